@@ -1,0 +1,1 @@
+"""Annotation: push candidates to Argilla, collect reviews, measure agreement, decide."""

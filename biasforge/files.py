@@ -1,0 +1,86 @@
+"""File-level guarantees shared by every stage.
+
+A run directory or a release either exists complete or does not exist at all: writers fill a
+hidden sibling staging directory and rename it into place as the very last step (a rename on
+the same filesystem is atomic), so a crash leaves a ``.NAME.partial-*`` folder that no reader
+mistakes for finished work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from biasforge.errors import OutputExistsError
+
+
+def sha256_file(path: str | Path, chunk_size: int = 1 << 20) -> str:
+    """Hex sha256 of a file, read in chunks so large files never sit in memory."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(chunk_size):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def stable_id(*parts: str, length: int = 16) -> str:
+    """Deterministic id from its parts: the same inputs give the same id on every machine."""
+    joined = "\x1f".join(parts)
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:length]
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write a text file so that readers see the old content or the new one, never half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json_atomic(path: str | Path, data: Any) -> None:
+    """Atomic JSON write with stable key order, so reruns give byte-identical files."""
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+@contextlib.contextmanager
+def staged_directory(final: str | Path, *, overwrite: bool = False) -> Iterator[Path]:
+    """Yield an empty staging directory that becomes ``final`` only if the block succeeds.
+
+    ``final`` must not exist unless ``overwrite`` is set; even then the old directory is only
+    removed after the new one is complete, so an interrupted overwrite keeps the old result.
+    """
+    final = Path(final)
+    if final.exists() and not overwrite:
+        raise OutputExistsError(
+            f"{final} already exists; choose another --out or pass --overwrite to replace it"
+        )
+    final.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.partial-", dir=final.parent))
+    try:
+        yield staging
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if final.exists():
+        trash = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-", dir=final.parent))
+        os.replace(final, trash / final.name)
+        os.replace(staging, final)
+        shutil.rmtree(trash, ignore_errors=True)
+    else:
+        os.replace(staging, final)

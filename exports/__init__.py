@@ -1,0 +1,1 @@
+"""Exports: versioned releases of reviewed items, dataset cards, and compatibility formats."""

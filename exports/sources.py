@@ -1,0 +1,29 @@
+"""Locate the items an export reads: a curation run directory, a release, or a parquet file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+from biasforge.errors import InputError
+
+
+def load_items(path: str | Path) -> pd.DataFrame:
+    """Items from a run directory (its verified ``candidates.parquet``), a release folder (all
+    its parquet files) or a single parquet file."""
+    path = Path(path)
+    if path.is_file() and path.suffix == ".parquet":
+        return pq.read_table(path).to_pandas()
+    if (path / "candidates.parquet").is_file():
+        from curation.rundir import read_run
+
+        return read_run(path).candidates
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*.parquet") if not p.name.startswith("."))
+        if files:
+            return pd.concat([pq.read_table(f).to_pandas() for f in files], ignore_index=True)
+    raise InputError(
+        path, "no items found: expected a run directory, a release folder or a .parquet file"
+    )
