@@ -1,0 +1,168 @@
+"""Run directories: atomic, deterministic, verified on read; bad input names file and line."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import curation.rundir
+from biasforge.errors import InputError, OutputExistsError
+from curation.becpro.lexicon import default_lexicon_dir
+from curation.becpro.pipeline import curate_becpro
+from curation.rundir import read_run
+from tests.conftest import run_cli
+
+
+def test_run_directory_has_the_contract_files(tmp_path):
+    out = tmp_path / "run"
+    stats = curate_becpro("en", out)
+    names = {p.name for p in out.iterdir()}
+    assert names == {
+        "candidates.parquet",
+        "rejected.parquet",
+        "stats.json",
+        "report.md",
+        "manifest.json",
+    }
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"] == {"family": "becpro", "language": "en", "variant": "default"}
+    assert {Path(i["path"]).name for i in manifest["inputs"]} == {
+        "professions.tsv",
+        "persons.tsv",
+        "templates.tsv",
+    }
+    assert all(len(i["sha256"]) == 64 for i in manifest["inputs"])
+    run = read_run(out)
+    assert len(run.candidates) == stats["kept"] == 5400
+    assert list(run.rejected.columns) == [*run.candidates.columns, "reasons"]
+    report = (out / "report.md").read_text()
+    assert "| male | 900 | 900 | 1800 |" in report  # group × gender counts
+    assert "gender_balance" in report and "en_indefinite_article" in report
+
+
+def test_rerun_gives_identical_candidates(tmp_path):
+    curate_becpro("es", tmp_path / "a", variant="without_articles")
+    curate_becpro("es", tmp_path / "b", variant="without_articles")
+    a = (tmp_path / "a" / "candidates.parquet").read_bytes()
+    b = (tmp_path / "b" / "candidates.parquet").read_bytes()
+    assert a == b
+
+
+def test_existing_run_is_not_overwritten_without_asking(tmp_path):
+    out = tmp_path / "run"
+    curate_becpro("eu", out)
+    before = (out / "candidates.parquet").read_bytes()
+    with pytest.raises(OutputExistsError, match="already exists"):
+        curate_becpro("eu", out)
+    result = run_cli("curate", "becpro", "--lang", "eu", "--out", out, check=False)
+    assert result.returncode == 2 and "already exists" in result.stderr
+    assert (out / "candidates.parquet").read_bytes() == before
+
+
+def test_crash_while_writing_leaves_no_run_and_keeps_the_old_one(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    curate_becpro("en", out)
+    old_manifest = (out / "manifest.json").read_text()
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt("killed while writing")
+
+    monkeypatch.setattr(curation.rundir, "write_text_atomic", crash)
+    with pytest.raises(KeyboardInterrupt):
+        curate_becpro("en", out, overwrite=True)
+    with pytest.raises(KeyboardInterrupt):
+        curate_becpro("en", tmp_path / "fresh")
+    assert not (tmp_path / "fresh").exists()
+    assert (out / "manifest.json").read_text() == old_manifest
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_tampered_run_is_refused(tmp_path):
+    out = tmp_path / "run"
+    curate_becpro("en", out)
+    with (out / "candidates.parquet").open("ab") as handle:
+        handle.write(b"x")
+    with pytest.raises(InputError, match="checksum differs"):
+        read_run(out)
+    (out / "manifest.json").unlink()
+    with pytest.raises(InputError, match=r"manifest\.json is missing"):
+        read_run(out)
+
+
+def _lexicon_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "lexicon"
+    shutil.copytree(default_lexicon_dir(), target)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("file", "edit", "message"),
+    [
+        (
+            "professions.tsv",
+            lambda lines: lines.__setitem__(5, lines[5].replace("male", "mle", 1)),
+            r"professions.tsv:6: column 'group' must be one of",
+        ),
+        (
+            "professions.tsv",
+            lambda lines: lines.__setitem__(3, lines[3].replace("\t", " ", 1)),
+            r"professions.tsv:4: expected 9 tab-separated fields, found 8",
+        ),
+        (
+            "persons.tsv",
+            lambda lines: lines.__setitem__(
+                12, lines[12].replace("my sister\tsister", "my sister\tsis")
+            ),
+            r"persons.tsv:13: person word 'sis' is not a word of the phrase 'my sister'",
+        ),
+        (
+            "templates.tsv",
+            lambda lines: lines.__setitem__(2, lines[2].replace("{profession}", "{job}")),
+            r"templates.tsv:3: template must contain \{profession\} exactly once",
+        ),
+    ],
+)
+def test_bad_lexicon_line_is_named(tmp_path, file, edit, message):
+    lexicon = _lexicon_copy(tmp_path)
+    path = lexicon / file
+    lines = path.read_text(encoding="utf-8").split("\n")
+    edit(lines)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    result = run_cli(
+        "curate",
+        "becpro",
+        "--lang",
+        "en",
+        "--lexicon",
+        lexicon,
+        "--out",
+        tmp_path / "run",
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ")
+    assert str(path) in result.stderr
+    assert re.search(message, result.stderr), result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_invalid_language_and_variant_are_explained(tmp_path):
+    result = run_cli("curate", "becpro", "--lang", "fr", "--out", tmp_path / "r", check=False)
+    assert result.returncode == 2 and "unknown language 'fr'" in result.stderr
+    result = run_cli(
+        "curate",
+        "becpro",
+        "--lang",
+        "en",
+        "--variant",
+        "with_articles",
+        "--out",
+        tmp_path / "r",
+        check=False,
+    )
+    assert result.returncode == 2 and "has no variant 'with_articles'" in result.stderr
