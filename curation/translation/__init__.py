@@ -1,0 +1,23 @@
+"""Machine translation behind a small protocol, with a persistent translation memory in front.
+
+``Translator`` (``translate(texts, source, target) -> texts``) is what a backend implements;
+``DeepLTranslator`` is the DeepL one; ``TranslationMemory`` stores every answer (and
+reviewers' preferred translations); ``translate_units`` ties them together with batching,
+retries and per-item failure reports.
+"""
+
+from curation.translation.base import TranslationError, Translator
+from curation.translation.memory import TranslationMemory, default_memory_path
+from curation.translation.runner import Outcome, RetryPolicy, Unit, plan, translate_units
+
+__all__ = [
+    "Outcome",
+    "RetryPolicy",
+    "TranslationError",
+    "TranslationMemory",
+    "Translator",
+    "Unit",
+    "default_memory_path",
+    "plan",
+    "translate_units",
+]

@@ -1,0 +1,57 @@
+"""The translator protocol every backend implements, and the errors it may raise.
+
+A backend only translates: ``translate(texts, source, target) -> texts`` in the same order.
+Two optional keywords carry what StereoSet needs: ``context`` (text that guides the
+translation but is not translated nor billed, as DeepL's ``context`` parameter) and ``xml``
+(the texts contain XML tags that must come back around the corresponding words). Memory,
+batching, retries and per-item failure reports live in :mod:`curation.translation.runner`,
+so a new backend stays a few lines long.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Translator(Protocol):
+    """A machine translation backend."""
+
+    #: identifies the engine in the translation memory (include the server for test servers)
+    engine_id: str
+    #: how many texts one call may carry
+    max_batch: int
+
+    def options_key(self) -> dict[str, Any]:
+        """Settings that change the output (formality, glossary…), part of the memory key."""
+        ...
+
+    def translate(
+        self,
+        texts: Sequence[str],
+        source: str,
+        target: str,
+        *,
+        context: str | None = None,
+        xml: bool = False,
+    ) -> list[str]:
+        """Translate ``texts`` from ``source`` to ``target`` (ISO codes such as en, fr)."""
+        ...
+
+
+class TranslationError(Exception):
+    """A failed translation call.
+
+    ``retryable``: worth retrying after a pause (429, 5xx, network). ``fatal``: no further
+    call can succeed in this run (quota exhausted, bad key), so the runner stops sending and
+    reports every remaining item as not translated.
+    """
+
+    def __init__(
+        self, message: str, *, status: int | None = None, retryable: bool, fatal: bool = False
+    ):
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.fatal = fatal

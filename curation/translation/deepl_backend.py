@@ -1,0 +1,186 @@
+"""DeepL backend over the official ``deepl`` client (``DeepLClient.translate_text``).
+
+The key comes from ``DEEPL_AUTH_KEY`` (never logged); ``server_url`` points the client at
+another server (a DeepL-compatible test server, a proxy); otherwise the client picks the Free or
+Pro endpoint from the key, as it always does. A glossary given as a ``{source: target}`` dict
+is created once on the account under a content-derived name and reused by later runs.
+
+Retries are the runner's job (so it can count them, pace them and report per item): this
+backend turns the client's exceptions into :class:`TranslationError` with ``retryable`` /
+``fatal`` set, and sets the client's documented module setting
+``deepl.http_client.max_network_retries`` to 0 so a failing request is not retried twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlparse
+
+from biasforge.errors import BiasforgeError
+from curation.translation.base import TranslationError
+
+#: contents of these XML tags are kept untranslated (the StereoSet slot marker)
+IGNORE_TAGS = ["x"]
+_OFFICIAL_HOSTS = {"api.deepl.com", "api-free.deepl.com"}
+
+
+def deepl_lang(code: str, *, target: bool) -> str:
+    """ISO code → DeepL code (EN/PT need a regional variant as target languages)."""
+    code = code.upper()
+    if target and code == "EN":
+        return "EN-US"
+    if target and code == "PT":
+        return "PT-PT"
+    return code
+
+
+def glossary_name(entries: Mapping[str, str], source: str, target: str) -> str:
+    payload = "\n".join(f"{k}\t{v}" for k, v in sorted(entries.items()))
+    digest = hashlib.sha256(f"{source}|{target}|{payload}".encode()).hexdigest()[:12]
+    return f"biasforge-{source.lower()}-{target.lower()}-{digest}"
+
+
+class DeepLTranslator:
+    """:class:`curation.translation.base.Translator` over the DeepL API."""
+
+    max_batch = 50  # DeepL accepts up to 50 texts per request
+
+    def __init__(
+        self,
+        *,
+        auth_key: str | None = None,
+        server_url: str | None = None,
+        formality: str | None = None,
+        glossary: Mapping[str, str] | None = None,
+        timeout: float = 10.0,
+    ) -> None:
+        self._auth_key = auth_key
+        self._server_url = server_url
+        self._timeout = timeout
+        self._client_obj = None
+        host = urlparse(server_url).hostname if server_url else "api.deepl.com"
+        self.engine_id = "deepl" if host in _OFFICIAL_HOSTS else f"deepl@{server_url}"
+        self.formality = formality
+        self.glossary_entries = dict(glossary or {})
+        self._glossary_ids: dict[tuple[str, str], str] = {}
+
+    @property
+    def _client(self):
+        """The ``deepl.DeepLClient``, created on first use so a dry run needs no key."""
+        if self._client_obj is None:
+            import deepl
+
+            key = self._auth_key or os.environ.get("DEEPL_AUTH_KEY")
+            if not key:
+                raise BiasforgeError(
+                    "DeepL needs an API key: set DEEPL_AUTH_KEY "
+                    "(or use --dry-run to see what a run would cost first)"
+                )
+            deepl.http_client.max_network_retries = 0
+            deepl.http_client.min_connection_timeout = self._timeout
+            self._deepl = deepl
+            self._client_obj = deepl.DeepLClient(key, server_url=self._server_url)
+            self._client_obj.set_app_info("biasforge", "0.1")
+        return self._client_obj
+
+    def options_key(self) -> dict[str, Any]:
+        opts: dict[str, Any] = {}
+        if self.formality:
+            opts["formality"] = self.formality
+        if self.glossary_entries:
+            opts["glossary"] = glossary_name(self.glossary_entries, "", "")
+        return opts
+
+    def _glossary_id(self, source: str, target: str) -> str | None:
+        if not self.glossary_entries:
+            return None
+        pair = (source.upper(), target.upper())
+        if pair not in self._glossary_ids:
+            name = glossary_name(self.glossary_entries, *pair)
+            found = [
+                g for g in self._call(self._client.list_glossaries) if g.name == name and g.ready
+            ]
+            info = (
+                found[0]
+                if found
+                else self._call(
+                    self._client.create_glossary,
+                    name,
+                    source_lang=pair[0],
+                    target_lang=pair[1],
+                    entries=self.glossary_entries,
+                )
+            )
+            self._glossary_ids[pair] = info.glossary_id
+        return self._glossary_ids[pair]
+
+    def usage(self) -> tuple[int | None, int | None]:
+        """Characters used and allowed in this billing period (None when unknown)."""
+        usage = self._call(self._client.get_usage)
+        return usage.character.count, usage.character.limit
+
+    def translate(
+        self,
+        texts: Sequence[str],
+        source: str,
+        target: str,
+        *,
+        context: str | None = None,
+        xml: bool = False,
+    ) -> list[str]:
+        if not texts:
+            return []
+        kwargs: dict[str, Any] = {
+            "source_lang": deepl_lang(source, target=False),
+            "target_lang": deepl_lang(target, target=True),
+        }
+        if context:
+            kwargs["context"] = context
+        if xml:
+            kwargs["tag_handling"] = "xml"
+            kwargs["ignore_tags"] = IGNORE_TAGS
+        if self.formality:
+            kwargs["formality"] = self.formality
+        glossary_id = self._glossary_id(source, target)
+        if glossary_id:
+            kwargs["glossary"] = glossary_id
+        results = self._call(self._client.translate_text, list(texts), **kwargs)
+        if len(results) != len(texts):
+            raise TranslationError(
+                f"DeepL answered {len(results)} translations for {len(texts)} texts",
+                retryable=True,
+            )
+        return [r.text for r in results]
+
+    def _call(self, fn, *args, **kwargs):
+        import deepl
+
+        try:
+            return fn(*args, **kwargs)
+        except deepl.QuotaExceededException as exc:
+            raise TranslationError(
+                f"DeepL quota exceeded (456): {exc}", status=456, retryable=False, fatal=True
+            ) from exc
+        except deepl.AuthorizationException as exc:
+            raise TranslationError(
+                f"DeepL rejected the key (403): {exc}", status=403, retryable=False, fatal=True
+            ) from exc
+        except deepl.TooManyRequestsException as exc:
+            raise TranslationError(
+                f"DeepL too many requests (429): {exc}", status=429, retryable=True
+            ) from exc
+        except deepl.ConnectionException as exc:
+            raise TranslationError(
+                f"network error talking to DeepL: {exc}", retryable=True
+            ) from exc
+        except deepl.DeepLException as exc:
+            status = getattr(exc, "http_status_code", None)
+            retryable = bool(getattr(exc, "should_retry", False)) or (
+                status is not None and status >= 500
+            )
+            raise TranslationError(
+                f"DeepL error ({status}): {exc}", status=status, retryable=retryable
+            ) from exc
