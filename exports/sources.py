@@ -21,9 +21,27 @@ def load_items(path: str | Path) -> pd.DataFrame:
 
         return read_run(path).candidates
     if path.is_dir():
+        if (path / "manifest.json").is_file() and (path / "README.md").is_file():
+            from exports.release import verify_release
+
+            verify_release(path)  # a release: refuse one whose files changed
         files = sorted(p for p in path.rglob("*.parquet") if not p.name.startswith("."))
         if files:
             return pd.concat([pq.read_table(f).to_pandas() for f in files], ignore_index=True)
     raise InputError(
         path, "no items found: expected a run directory, a release folder or a .parquet file"
     )
+
+
+def release_label(path: str | Path) -> str:
+    """``NAME-VERSION`` when ``path`` is (inside) a release, else the folder or file name."""
+    import json
+
+    path = Path(path)
+    for folder in (path, path.parent, path.parent.parent):
+        manifest = folder / "manifest.json"
+        if manifest.is_file():
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+            if "version" in data and "name" in data:
+                return f"{data['name']}-{data['version']}"
+    return path.stem

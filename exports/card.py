@@ -1,0 +1,334 @@
+"""The dataset card (README.md): the Hub's YAML header and a body a researcher can trust.
+
+The header is built with ``huggingface_hub.DatasetCardData`` (configs with their data files,
+licence, languages, task categories, size category, pretty name, version), so the Hub and
+``datasets.load_dataset(folder, name=config)`` read the same configs we wrote. The body says
+where every item came from: sources and their checksums, translation engines, each rule and
+how many items it removed or flagged, the review and its agreement figures, statistics
+tables, known limits from the source papers, and their citations.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from curation.report import crosstab_md, md_table
+from exports.families import SPLIT, Family
+from exports.inputs import ReleaseInput
+
+DOMAINS = ("gender", "profession", "race", "religion")
+
+
+def size_category(n: int) -> str:
+    """The Hub's size bucket for ``n`` records."""
+    bounds = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")]
+    bounds += [(1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")]
+    return next((label for bound, label in bounds if n < bound), "n>10M")
+
+
+def card_data(
+    name: str, version: str, family: Family, configs: dict[str, pa.Table], license: str
+) -> Any:
+    from huggingface_hub import DatasetCardData
+
+    languages = sorted(
+        {str(lang) for table in configs.values() for lang in table.column("language").to_pylist()}
+    )
+    total = sum(t.num_rows for t in configs.values())
+    extra: dict[str, Any] = {}
+    if license == "other":
+        extra["license_name"] = f"{family.name}-source-terms"
+    return DatasetCardData(
+        language=languages,
+        license=license,
+        pretty_name=f"{family.pretty_name} ({'/'.join(languages)}) — {name}",
+        size_categories=[size_category(total)],
+        task_categories=list(family.task_categories),
+        multilinguality="multilingual" if len(languages) > 1 else "monolingual",
+        tags=["bias-evaluation", "stereotypes", "fairness", family.name, "biasforge"],
+        configs=[
+            {
+                "config_name": config,
+                "data_files": [{"split": SPLIT, "path": f"{config}/{SPLIT}.parquet"}],
+            }
+            for config in configs
+        ],
+        version=version,
+        **extra,
+    )
+
+
+# ---------------------------------------------------------------- statistics tables
+
+
+def stereoset_table(configs: dict[str, pa.Table]) -> str:
+    """Table 1 of the French paper: target terms and tests per domain, intra and inter."""
+    header = ["domain"]
+    columns: list[dict[str, tuple[int, int]]] = []
+    for split in ("intrasentence", "intersentence"):
+        header += [f"{split}: target terms", f"{split}: tests"]
+        table = configs.get(split)
+        frame = (
+            table.select(["bias_type", "target"]).to_pandas()
+            if table is not None
+            else pd.DataFrame({"bias_type": [], "target": []})
+        )
+        per = {
+            d: (
+                int(frame[frame.bias_type == d].target.nunique()),
+                int((frame.bias_type == d).sum()),
+            )
+            for d in sorted(set(DOMAINS) | set(frame.bias_type))
+        }
+        per["total"] = (sum(v[0] for v in per.values()), len(frame))
+        columns.append(per)
+    domains = [d for d in columns[0] if d != "total"]
+    domains += [d for d in columns[1] if d not in domains and d != "total"]
+    rows = []
+    for domain in [*domains, "total"]:
+        row: list[object] = [domain]
+        for per in columns:
+            row += list(per.get(domain, (0, 0)))
+        rows.append(row)
+    return md_table(header, rows)
+
+
+def becpro_tables(configs: dict[str, pa.Table]) -> str:
+    parts = []
+    for config, table in configs.items():
+        frame = table.select(["profession_group", "gender"]).to_pandas()
+        parts.append(
+            f"**{config}** ({len(frame)} items): profession group × person gender\n\n"
+            + crosstab_md(frame, "profession_group", "gender", ("male", "female", "balanced"))
+        )
+    return "\n\n".join(parts)
+
+
+def slguset_table(configs: dict[str, pa.Table]) -> str:
+    parts = []
+    for config, table in configs.items():
+        frame = table.select(["keyword", "gender"]).to_pandas()
+        parts.append(
+            f"**{config}**: sentences per gender keyword\n\n"
+            + crosstab_md(frame, "keyword", "gender")
+        )
+    return "\n\n".join(parts)
+
+
+def statistics_md(family: Family, configs: dict[str, pa.Table]) -> str:
+    counts = md_table(
+        ["config", "split", "records", "file"],
+        [[c, SPLIT, t.num_rows, f"`{c}/{SPLIT}.parquet`"] for c, t in configs.items()],
+    )
+    detail = {"stereoset": stereoset_table, "becpro": becpro_tables, "slguset": slguset_table}[
+        family.name
+    ](configs)
+    return f"{counts}\n\n{detail}"
+
+
+# ---------------------------------------------------------------- provenance
+
+
+def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        out = []
+        for key, sub in value.items():
+            out += _flatten(sub, f"{prefix}.{key}" if prefix else str(key))
+        return out
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [(prefix, f"{len(value)} entries")]
+    if isinstance(value, float):
+        return [(prefix, f"{value:.4f}")]
+    return [(prefix, value)]
+
+
+def translation_md(table: pa.Table) -> str:
+    if "translation" not in table.column_names:
+        return ""
+    engines: Counter[str] = Counter()
+    hits = 0
+    rows = table.column("translation").to_pylist()
+    for t in rows:
+        if not t:
+            continue
+        engines[f"{t.get('engine')} ({t.get('source_lang')}→{t.get('target_lang')})"] += 1
+        hits += bool(t.get("cache_hit"))
+    if not engines:
+        return ""
+    lines = ", ".join(f"{engine}: {n} items" for engine, n in engines.most_common())
+    return f"Machine translation: {lines}; {hits} served from the translation memory."
+
+
+def rules_md(stats: dict[str, Any]) -> str:
+    rules = stats.get("rules")
+    if not isinstance(rules, list) or not rules:
+        return ""
+    rows = []
+    for r in rules:
+        if not isinstance(r, dict):
+            continue
+        effect = "removed" if r.get("severity") == "reject" else "flagged for review"
+        rows.append(
+            [
+                r.get("rule", r.get("name", "?")),
+                r.get("severity", ""),
+                r.get("description", ""),
+                r.get("seen", ""),
+                f"{r.get('failed', 0)} {effect}",
+            ]
+        )
+    return md_table(["rule", "severity", "what it checks", "items seen", "effect"], rows)
+
+
+def input_md(index: int, item: ReleaseInput) -> str:
+    config = item.manifest.get("config", {})
+    lines = [f"### Input {index}: `{item.path.name}` ({item.kind})", ""]
+    if config:
+        lines.append(
+            "Pipeline configuration: " + ", ".join(f"{k}={v}" for k, v in config.items()) + "."
+        )
+        lines.append("")
+    summary = {
+        k: item.stats[k] for k in ("items", "kept", "rejected", "needs_review") if k in item.stats
+    }
+    if summary:
+        lines += [md_table(list(summary), [list(summary.values())]), ""]
+    sources = item.manifest.get("inputs") or []
+    if isinstance(sources, list) and sources:
+        lines.append("Sources:")
+        lines.append("")
+        for s in sources:
+            if isinstance(s, dict):
+                name = str(s.get("path", "?")).rsplit("/", 1)[-1]
+                sha = str(s.get("sha256", ""))[:12]
+                lines.append(f"- {s.get('role', 'input')}: `{name}` (sha256 {sha}…)")
+        lines.append("")
+    translation = translation_md(item.table)
+    if translation:
+        lines += [translation, ""]
+    rules = rules_md(item.stats)
+    if rules:
+        lines += ["Rules (each item records every verdict in its `checks` column):", "", rules, ""]
+    if item.kind == "reviewed":
+        decisions = ", ".join(f"{k}: {v}" for k, v in item.decisions.items())
+        lines += [f"Review decisions: {decisions}. Only accepted records are released.", ""]
+    else:
+        lines += [
+            "**Not reviewed by annotators**: released with `--unreviewed`, every candidate "
+            "that passed the rules is included, flagged ones too (`needs_review`).",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def annotation_md(inputs: list[ReleaseInput]) -> str:
+    reviewed = [i for i in inputs if i.kind == "reviewed"]
+    if not reviewed:
+        return (
+            "These records were **not** reviewed by annotators (released with `--unreviewed`). "
+            "Use them for development, not for published measurements."
+        )
+    parts = [
+        "Candidates were reviewed on Argilla by several annotators per record; records were "
+        "released when the agreement policy accepted them (decision `accept`)."
+    ]
+    for item in reviewed:
+        if item.agreement:
+            rows = [[k, v] for k, v in _flatten(item.agreement) if not isinstance(v, list)]
+            parts.append(
+                f"Agreement for `{item.path.name}`:\n\n" + md_table(["measure", "value"], rows)
+            )
+        else:
+            parts.append(f"`{item.path.name}`: no agreement.json was provided.")
+    return "\n\n".join(parts)
+
+
+def card_body(
+    name: str,
+    version: str,
+    family: Family,
+    configs: dict[str, pa.Table],
+    inputs: list[ReleaseInput],
+    previous: str | None,
+    skipped: int,
+) -> str:
+    total = sum(t.num_rows for t in configs.values())
+    loading = "\n".join(
+        [
+            "```python",
+            "from datasets import load_dataset",
+            "",
+            *(
+                f'ds = load_dataset("PATH_OR_REPO", name="{c}", split="{SPLIT}")'
+                for c in list(configs)[:2]
+            ),
+            "```",
+        ]
+    )
+    provenance = "\n".join(input_md(i, item) for i, item in enumerate(inputs, 1))
+    skipped_md = (
+        f"\n\n{skipped} records failed the release's schema checks and were left out "
+        "(`--skip-invalid`); they are listed in `manifest.json`."
+        if skipped
+        else ""
+    )
+    citations = "\n\n".join(f"```bibtex\n{c}\n```" for c in family.citations)
+    limits = "\n".join(f"- {limit}" for limit in family.limitations)
+    return f"""# {family.pretty_name} — {name} {version}
+
+{family.description}
+
+This release holds {total} records in {len(configs)} config(s), each with one split
+(`{SPLIT}`). {"Previous version: " + previous + "; see `CHANGELOG.md`." if previous else "First release."}
+`manifest.json` lists the sha256 of every file and the provenance of every input.
+
+{loading}
+
+## Licence
+
+{family.license_note}
+
+## How the items were made
+
+{provenance}{skipped_md}
+
+## Annotation
+
+{annotation_md(inputs)}
+
+## Statistics
+
+{statistics_md(family, configs)}
+
+## Known limits
+
+{limits}
+
+## Citation
+
+{citations}
+"""
+
+
+def build_card(
+    name: str,
+    version: str,
+    family: Family,
+    configs: dict[str, pa.Table],
+    inputs: list[ReleaseInput],
+    *,
+    previous: str | None = None,
+    license: str | None = None,
+    skipped: int = 0,
+) -> str:
+    """The README.md text: DatasetCardData's YAML header, then the body."""
+    from huggingface_hub import DatasetCard
+
+    data = card_data(name, version, family, configs, license or family.license)
+    body = card_body(name, version, family, configs, inputs, previous, skipped)
+    card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body}")
+    return str(card)

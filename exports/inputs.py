@@ -1,0 +1,141 @@
+"""The inputs of a release: reviewed records from ``annotate pull``, or (explicitly) a run.
+
+A reviewed-records folder holds ``reviewed.parquet`` (candidate columns + ``decision``),
+``agreement.json`` and ``manifest.json``; only ``decision == "accept"`` rows are released. A
+curation run directory (``candidates.parquet``) is released only with ``--unreviewed``, so
+nobody publishes unreviewed machine output by accident. Rows are read as Arrow tables so the
+release keeps the candidates' exact column types.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from biasforge.errors import BiasforgeError, InputError
+from biasforge.files import sha256_file
+
+REVIEWED_FILE = "reviewed.parquet"
+RUN_FILE = "candidates.parquet"
+
+
+@dataclass
+class ReleaseInput:
+    """One input folder, read and verified, with what the card needs to describe it."""
+
+    path: Path
+    kind: str  # "reviewed" or "run"
+    table: pa.Table  # the rows to release (accepted, or every candidate of a run)
+    manifest: dict[str, Any]
+    stats: dict[str, Any] = field(default_factory=dict)  # the curation run's stats.json
+    agreement: dict[str, Any] | None = None
+    decisions: dict[str, int] = field(default_factory=dict)  # reviewed: accept/reject/pending
+    source_sha256: str = ""
+
+    def provenance(self) -> dict[str, Any]:
+        """What the release manifest records about this input."""
+        return {
+            "path": str(self.path),
+            "kind": self.kind,
+            "rows_released": self.table.num_rows,
+            "decisions": self.decisions,
+            "data_sha256": self.source_sha256,
+            "manifest": self.manifest,
+        }
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON: {exc.msg}", line=exc.lineno) from exc
+
+
+def _verify_listed_files(folder: Path, manifest: dict[str, Any]) -> None:
+    """Check the files a manifest lists (name -> sha256), as run directories do."""
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        return
+    for name, digest in files.items():
+        if not isinstance(digest, str):
+            continue
+        if not (folder / name).is_file():
+            raise InputError(folder / name, "listed in manifest.json but missing")
+        if sha256_file(folder / name) != digest:
+            raise InputError(folder / name, "checksum differs from manifest.json (file changed)")
+
+
+def _run_stats_near(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The curation stats behind reviewed records, when their manifest points to the run."""
+    for key in ("run", "source_run", "run_dir", "source"):
+        value = manifest.get(key)
+        if isinstance(value, dict):
+            value = value.get("path")
+        if isinstance(value, str) and (Path(value) / "stats.json").is_file():
+            return _read_json(Path(value) / "stats.json") or {}
+    return {}
+
+
+def read_reviewed(path: Path) -> ReleaseInput:
+    manifest = _read_json(path / "manifest.json")
+    if manifest is None:
+        raise InputError(path, "incomplete reviewed-records folder: manifest.json is missing")
+    _verify_listed_files(path, manifest)
+    table = pq.read_table(path / REVIEWED_FILE)
+    if "decision" not in table.column_names:
+        raise InputError(path / REVIEWED_FILE, "no 'decision' column: not reviewed records")
+    decisions = Counter(str(d) for d in table.column("decision").to_pylist())
+    accepted = table.filter(pc.equal(table.column("decision"), "accept")).drop_columns(["decision"])
+    stats = _read_json(path / "stats.json") or _run_stats_near(manifest)
+    return ReleaseInput(
+        path=path,
+        kind="reviewed",
+        table=accepted,
+        manifest=manifest,
+        stats=stats,
+        agreement=_read_json(path / "agreement.json"),
+        decisions=dict(sorted(decisions.items())),
+        source_sha256=sha256_file(path / REVIEWED_FILE),
+    )
+
+
+def read_candidates(path: Path) -> ReleaseInput:
+    from curation.rundir import read_run
+
+    run = read_run(path)  # verifies every file against the run's manifest
+    return ReleaseInput(
+        path=path,
+        kind="run",
+        table=pq.read_table(path / RUN_FILE),
+        manifest=run.manifest,
+        stats=run.stats,
+        agreement=_read_json(path / "agreement.json"),
+        source_sha256=sha256_file(path / RUN_FILE),
+    )
+
+
+def read_input(path: str | Path, *, unreviewed: bool = False) -> ReleaseInput:
+    """Read one input folder; a curation run needs ``unreviewed=True``."""
+    path = Path(path)
+    if (path / REVIEWED_FILE).is_file():
+        return read_reviewed(path)
+    if (path / RUN_FILE).is_file():
+        if not unreviewed:
+            raise BiasforgeError(
+                f"{path} is a curation run, not reviewed records: review it with "
+                "`biasforge annotate push/pull` first, or pass --unreviewed to release "
+                "its candidates as they are"
+            )
+        return read_candidates(path)
+    raise InputError(
+        path, f"no {REVIEWED_FILE} (reviewed records) or {RUN_FILE} (curation run) found"
+    )

@@ -1,0 +1,246 @@
+"""``biasforge export release``: reviewed records (or a run) -> an immutable, versioned release.
+
+``releases/NAME/VERSION/`` holds one ``CONFIG/test.parquet`` per config, ``README.md`` (the
+dataset card), ``CHANGELOG.md`` (diff against the previous version of NAME) and
+``manifest.json`` (sha256 of every file, the inputs' provenance). Everything is validated
+before anything is written, the folder is staged and renamed into place, and a version that
+exists is never overwritten.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from tqdm import tqdm
+
+from biasforge.errors import BiasforgeError, InputError, OutputExistsError
+from biasforge.files import sha256_file, staged_directory, write_json_atomic, write_text_atomic
+from exports.card import build_card
+from exports.changelog import changelog_md, diff_records, release_records
+from exports.families import SPLIT, Family, family_of, split_configs
+from exports.inputs import ReleaseInput, read_input
+from exports.validate import Violation, missing_columns, validate_rows
+from exports.versions import parse_version, previous_version
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+
+
+@dataclass
+class ReleaseResult:
+    path: Path
+    name: str
+    version: str
+    previous: str | None
+    configs: dict[str, int]
+    changes: dict[str, int]
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+
+def _check_name(name: str) -> None:
+    if not _NAME.match(name) or name.endswith(".partial"):
+        raise BiasforgeError(
+            f"invalid release name {name!r}: use letters, digits, '.', '_' or '-' "
+            "(it becomes a folder name and a Hub repository name)"
+        )
+
+
+def _family(inputs: list[ReleaseInput]) -> Family:
+    families = {family_of(item.table, str(item.path)).name: item for item in inputs}
+    if len(families) != 1:
+        raise BiasforgeError(
+            "a release holds one family; these inputs mix "
+            + ", ".join(f"{fam} ({item.path})" for fam, item in families.items())
+        )
+    return family_of(inputs[0].table, str(inputs[0].path))
+
+
+def _validate(
+    inputs: list[ReleaseInput], family: Family, skip_invalid: bool
+) -> list[dict[str, str]]:
+    """Check every input; raise on the first violation unless ``skip_invalid``, in which case
+    structurally invalid records are dropped from the inputs and returned. Duplicate ids are
+    always an error: which copy to keep is not ours to guess."""
+    skipped: list[dict[str, str]] = []
+    owner: dict[str, Path] = {}
+    for item in inputs:
+        missing = missing_columns(item.table.column_names, family.name)
+        if missing:
+            raise InputError(item.path, f"not {family.name} records: missing {', '.join(missing)}")
+        rows = item.table.to_pylist()
+        violations: list[Violation] = validate_rows(rows, family.name)
+        for row in rows:
+            rid = str(row.get("id"))
+            if rid in owner:
+                violations.append(Violation(rid, f"duplicate id: also released from {owner[rid]}"))
+            owner.setdefault(rid, item.path)
+        dup = [v for v in violations if "duplicate" in v.message]
+        fatal = dup or (violations if not skip_invalid else [])
+        if fatal:
+            first = fatal[0]
+            more = f" ({len(fatal) - 1} more violation(s) in this input)" if len(fatal) > 1 else ""
+            raise InputError(item.path, f"{first.message}{more}", record=first.record)
+        if violations:
+            bad = sorted({v.record for v in violations})
+            keep = pc.invert(pc.is_in(item.table.column("id"), value_set=pa.array(bad)))
+            item.table = item.table.filter(keep)
+            skipped += [
+                {"input": str(item.path), "record": v.record, "problem": v.message}
+                for v in violations
+            ]
+    return skipped
+
+
+def _concat(inputs: list[ReleaseInput]) -> pa.Table:
+    tables = [item.table for item in inputs]
+    try:
+        return pa.concat_tables(tables, promote_options="default")
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise BiasforgeError(f"the inputs' columns do not agree in type: {exc}") from exc
+
+
+def make_release(
+    sources: list[str | Path],
+    *,
+    name: str,
+    version: str,
+    out: str | Path = "releases",
+    unreviewed: bool = False,
+    skip_invalid: bool = False,
+    license: str | None = None,
+) -> ReleaseResult:
+    """Validate the inputs and write ``out/name/version`` atomically; return what was done."""
+    _check_name(name)
+    parsed = parse_version(version)
+    version = str(parsed)
+    name_dir = Path(out) / name
+    final = name_dir / version
+    if final.exists():
+        raise OutputExistsError(
+            f"release {name} {version} already exists at {final}; releases are immutable: "
+            "choose a new version (e.g. bump PATCH for corrections)"
+        )
+    if not sources:
+        raise BiasforgeError("give at least one input folder (reviewed records or a run)")
+    inputs = [
+        read_input(s, unreviewed=unreviewed)
+        for s in tqdm(sources, desc="reading inputs", leave=False)
+    ]
+    family = _family(inputs)
+    skipped = _validate(inputs, family, skip_invalid)
+    table = _concat(inputs)
+    if table.num_rows == 0:
+        raise BiasforgeError("nothing to release: the inputs hold no accepted records")
+    configs = split_configs(table, family)
+
+    prev = previous_version(name_dir, parsed)
+    old = release_records(prev[1]) if prev else {}
+    new = {
+        str(record["id"]): (config, record)
+        for config, t in configs.items()
+        for record in t.to_pylist()
+    }
+    diff = diff_records(old, new)
+    previous = str(prev[0]) if prev else None
+
+    with staged_directory(final) as stage:
+        for config, t in configs.items():
+            (stage / config).mkdir()
+            pq.write_table(t, stage / config / f"{SPLIT}.parquet")
+        write_text_atomic(
+            stage / "README.md",
+            build_card(
+                name,
+                version,
+                family,
+                configs,
+                inputs,
+                previous=previous,
+                license=license,
+                skipped=len({s["record"] for s in skipped}),
+            ),
+        )
+        write_text_atomic(
+            stage / "CHANGELOG.md", changelog_md(name, version, previous, diff, old, new)
+        )
+        write_json_atomic(
+            stage / "manifest.json",
+            _manifest(
+                stage,
+                name,
+                version,
+                family,
+                configs,
+                inputs,
+                previous,
+                diff.summary(),
+                skipped,
+                license,
+            ),
+        )
+    return ReleaseResult(
+        path=final,
+        name=name,
+        version=version,
+        previous=previous,
+        configs={c: t.num_rows for c, t in configs.items()},
+        changes=diff.summary(),
+        skipped=skipped,
+    )
+
+
+def _manifest(
+    stage: Path,
+    name: str,
+    version: str,
+    family: Family,
+    configs: dict[str, pa.Table],
+    inputs: list[ReleaseInput],
+    previous: str | None,
+    changes: dict[str, int],
+    skipped: list[dict[str, str]],
+    license: str | None,
+) -> dict[str, Any]:
+    from curation.rundir import package_versions
+
+    files = sorted(p for p in stage.rglob("*") if p.is_file() and not p.name.startswith("."))
+    return {
+        "name": name,
+        "version": version,
+        "family": family.name,
+        "license": license or family.license,
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "previous_version": previous,
+        "configs": {
+            c: {"split": SPLIT, "file": f"{c}/{SPLIT}.parquet", "rows": t.num_rows}
+            for c, t in configs.items()
+        },
+        "changes": changes,
+        "skipped": skipped,
+        "inputs": [item.provenance() for item in inputs],
+        "versions": package_versions(("biasforge", "pyarrow", "datasets", "huggingface_hub")),
+        "files": {p.relative_to(stage).as_posix(): sha256_file(p) for p in files},
+    }
+
+
+def verify_release(path: str | Path) -> dict[str, Any]:
+    """Read a release's manifest and check every file against it."""
+    import json
+
+    path = Path(path)
+    manifest_path = path / "manifest.json"
+    if not manifest_path.is_file():
+        raise InputError(path, "not a release: manifest.json is missing")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    for rel, digest in manifest.get("files", {}).items():
+        if not (path / rel).is_file():
+            raise InputError(path / rel, "listed in manifest.json but missing")
+        if sha256_file(path / rel) != digest:
+            raise InputError(path / rel, "checksum differs from manifest.json (file changed)")
+    return manifest
