@@ -75,13 +75,26 @@ def _verify_listed_files(folder: Path, manifest: dict[str, Any]) -> None:
 
 
 def _run_stats_near(manifest: dict[str, Any]) -> dict[str, Any]:
-    """The curation stats behind reviewed records, when their manifest points to the run."""
-    for key in ("run", "source_run", "run_dir", "source"):
-        value = manifest.get(key)
+    """The curation stats behind reviewed records: embedded in their manifest
+    (``run_stats``), or read from the run directory the manifest names (any string value,
+    at any depth, that is a folder holding ``stats.json`` and ``candidates.parquet``)."""
+    if isinstance(manifest.get("run_stats"), dict):
+        return manifest["run_stats"]
+    stack: list[Any] = [manifest]
+    while stack:
+        value = stack.pop(0)
         if isinstance(value, dict):
-            value = value.get("path")
-        if isinstance(value, str) and (Path(value) / "stats.json").is_file():
-            return _read_json(Path(value) / "stats.json") or {}
+            stack += list(value.values())
+        elif isinstance(value, list):
+            stack += value
+        elif isinstance(value, str) and 0 < len(value) < 4096:
+            folder = Path(value)
+            try:
+                found = (folder / "stats.json").is_file() and (folder / RUN_FILE).is_file()
+            except OSError:
+                continue
+            if found:
+                return _read_json(folder / "stats.json") or {}
     return {}
 
 
