@@ -35,3 +35,83 @@ def becpro(
         f"({stats['needs_review']} flagged for review), {stats['rejected']} rejected "
         f"-> {out}/candidates.parquet, report: {out}/report.md"
     )
+
+
+@app.command("stereoset")
+def stereoset(
+    lang: Annotated[str, typer.Option("--lang", help="target language (ISO code, e.g. fr)")] = "fr",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="run directory to create (not needed with --dry-run)"),
+    ] = None,
+    source: Annotated[
+        str,
+        typer.Option(
+            "--source",
+            help="StereoSet as official JSON, flattened JSONL, or a Hugging Face hub id "
+            "(default: the bundled sample)",
+        ),
+    ] = "",
+    translator: Annotated[str, typer.Option("--translator", help="translation backend")] = "deepl",
+    server_url: Annotated[
+        str | None,
+        typer.Option(
+            "--server-url",
+            envvar="DEEPL_SERVER_URL",
+            help="DeepL API server (default: chosen by the client from DEEPL_AUTH_KEY)",
+        ),
+    ] = None,
+    formality: Annotated[
+        str | None, typer.Option(help="DeepL formality: less, more, prefer_less, prefer_more")
+    ] = None,
+    glossary: Annotated[
+        Path | None, typer.Option(help="TSV 'source<TAB>target' of fixed term translations")
+    ] = None,
+    memory: Annotated[
+        Path | None,
+        typer.Option(help="translation memory (default $BIASFORGE_HOME/translation-memory.sqlite)"),
+    ] = None,
+    synonyms: Annotated[
+        Path | None,
+        typer.Option(help="TSV 'attribute<TAB>synonym[<TAB>target]': add synonym variants"),
+    ] = None,
+    lexicon: Annotated[
+        Path | None,
+        typer.Option(help="TSV of words with no exact translation (default: bundled)"),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="print characters to send and cost; send nothing")
+    ] = False,
+    price_per_million: Annotated[
+        float, typer.Option(help="price per million characters (DeepL API Pro list: 20 EUR)")
+    ] = 20.0,
+    retries: Annotated[int, typer.Option(help="attempts per request on 429/5xx/network")] = 5,
+    retry_delay: Annotated[float, typer.Option(help="first backoff pause in seconds")] = 1.0,
+    hf_split: Annotated[str, typer.Option(help="split when --source is a hub id")] = "validation",
+    limit: Annotated[int | None, typer.Option(help="only the first N source items")] = None,
+    overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
+) -> None:
+    """StereoSet in another language (StereoSet-fr): audit, DeepL + memory, structure, flags."""
+    from curation.stereoset.command import BUNDLED_SAMPLE, run
+
+    code = run(
+        source=source or str(BUNDLED_SAMPLE),
+        lang=lang,
+        out=out,
+        translator_name=translator,
+        server_url=server_url,
+        formality=formality,
+        glossary=glossary,
+        memory_path=memory,
+        synonyms=synonyms,
+        lexicon=lexicon,
+        dry_run=dry_run,
+        price_per_million=price_per_million,
+        retries=retries,
+        retry_delay=retry_delay,
+        hf_split=hf_split,
+        limit=limit,
+        overwrite=overwrite,
+    )
+    if code:
+        raise typer.Exit(code)

@@ -1,0 +1,426 @@
+"""``biasforge curate stereoset``: source → audit → translation (memory first) → alignment →
+adaptation flags → run directory.
+
+Reproduces the StereoSet-fr curation (Adam-Cuvillier et al. 2024, §2.1) for any target
+language DeepL serves. Nothing is paid for twice (translation memory), nothing is paid for
+before the audit has removed what cannot be adapted, and ``dry_run`` says what a run would
+send and cost without sending anything.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from biasforge.errors import BiasforgeError
+from biasforge.files import stable_id
+from curation.checks import CheckResult, CheckStats, run_checks
+from curation.rundir import input_entry, write_run
+from curation.stereoset import adapt, align, audit
+from curation.stereoset.report import render_report
+from curation.stereoset.schema import COLUMNS, SCHEMA
+from curation.stereoset.source import load_source
+from curation.translation.base import Translator
+from curation.translation.memory import TranslationMemory
+from curation.translation.runner import (
+    DEFAULT_PRICE_PER_MILLION,
+    Outcome,
+    Plan,
+    RetryPolicy,
+    RunStats,
+    Unit,
+    plan,
+    translate_units,
+)
+
+FAMILY = "stereoset"
+SOURCE_LANG = "en"
+
+
+@dataclass
+class Options:
+    lang: str = "fr"
+    synonyms: Path | None = None
+    lexicon: Path | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    price_per_million: float = DEFAULT_PRICE_PER_MILLION
+    hf_split: str = "validation"
+    limit: int | None = None
+    progress: bool = True
+
+
+@dataclass
+class ItemUnits:
+    """The translation units of one English item, by role."""
+
+    target: Unit
+    context: Unit
+    sentences: list[Unit]
+    unrelated_alone: Unit | None
+    source_sentences: list[str]
+    attributes_en: list[str]
+
+    def all(self) -> list[Unit]:
+        units = [self.target, self.context, *self.sentences]
+        return [*units, self.unrelated_alone] if self.unrelated_alone else units
+
+
+def load_items(source: str | Path, opts: Options) -> tuple[pd.DataFrame, str]:
+    items, kind = load_source(source, hf_split=opts.hf_split)
+    if opts.limit is not None:
+        items = items.head(opts.limit)
+    items = items.assign(variant="")
+    if opts.synonyms:
+        variants = audit.synonym_variants(items, audit.read_synonyms(opts.synonyms))
+        items = pd.concat([items, variants], ignore_index=True)
+    return items.reset_index(drop=True), kind
+
+
+def item_units(row: Any) -> ItemUnits:
+    if row.split == "intrasentence":
+        attrs = [align.source_attribute(row.context, s["sentence"]) or "" for s in row.sentences]
+        return ItemUnits(
+            target=Unit(row.target),
+            context=Unit(align.tagged_context(row.context), xml=True),
+            sentences=[Unit(align.tagged_sentence(row.context, a), xml=True) for a in attrs],
+            unrelated_alone=Unit(attrs[2]) if attrs[2] else None,
+            source_sentences=[align.fill(row.context, a) for a in attrs],
+            attributes_en=attrs,
+        )
+    sentences = [s["sentence"] for s in row.sentences]
+    return ItemUnits(
+        target=Unit(row.target),
+        context=Unit(row.context),
+        sentences=[Unit(s, context=row.context) for s in sentences],
+        unrelated_alone=None,
+        source_sentences=sentences,
+        attributes_en=sentences,
+    )
+
+
+@dataclass
+class DryRun:
+    plan: Plan
+    items: int
+    audited_out: int
+    price_per_million: float
+
+    @property
+    def cost(self) -> float:
+        return self.plan.cost(self.price_per_million)
+
+    def summary(self) -> str:
+        p = self.plan
+        saved = 100 * (1 - p.characters_to_send / p.characters_total) if p.characters_total else 0
+        return (
+            f"dry run: {self.items} items after the audit ({self.audited_out} rejected before "
+            f"translation); {len(p.units)} distinct texts, {p.characters_total} characters; "
+            f"{len(p.hits)} texts already in the translation memory; "
+            f"would send {len(p.missing)} texts = {p.characters_to_send} characters "
+            f"({saved:.1f}% saved by the memory); "
+            f"cost at {self.price_per_million:g} per million characters: "
+            f"{self.cost:.2f} (nothing was sent)"
+        )
+
+
+def _translate_assemble(
+    kept_en: pd.DataFrame,
+    units: list[ItemUnits],
+    outcomes: dict[Unit, Outcome],
+    memory: TranslationMemory,
+    translator: Translator,
+    lang: str,
+) -> pd.DataFrame:
+    """Build the translated candidate rows, with the private columns the checks read."""
+    source_texts = set()
+    for row, u in zip(kept_en.itertuples(index=False), units, strict=True):
+        source_texts.update([row.target, row.context, *u.source_sentences])
+    preferred = memory.preferred_many(source_texts, SOURCE_LANG, lang)
+    glossary = translator.options_key().get("glossary")
+    rows = []
+    for row, u in zip(kept_en.itertuples(index=False), units, strict=True):
+        got = {unit: outcomes.get(unit, Outcome(None, False, "not translated")) for unit in u.all()}
+        errors = [o.error for o in got.values() if o.error]
+        cache_hit = all(o.cache_hit for o in got.values())
+        target = preferred[row.target].text if row.target in preferred else got[u.target].text
+        cand_id = stable_id(FAMILY, lang, row.source_id, row.variant)
+        private: dict[str, Any] = {
+            "_error": "; ".join(dict.fromkeys(errors)) if errors else None,
+            "_target_en": row.target,
+            "_frame_diffs": [],
+            "_word_before_slot": "",
+            "_unrelated_alone": None,
+            "_unrelated_inside": None,
+            "_unrelated_en": None,
+            "_structure_status": "n/a",
+            "_structure_detail": "not applicable (intersentence)",
+        }
+        if row.split == "intrasentence":
+            structure = align.align_triplet(got[u.context].text, [got[s].text for s in u.sentences])
+            context, attrs, status = structure.context, list(structure.attributes), structure.status
+            detail = structure.detail
+            notes = []
+            if row.context in preferred and preferred[row.context].text.count(align.SLOT) == 1:
+                context = preferred[row.context].text
+                notes.append("context from a reviewer's preferred translation")
+            for i, english in enumerate(u.source_sentences):
+                if english in preferred:
+                    attr = align.source_attribute(context, preferred[english].text)
+                    if attr is None:
+                        status = "broken"
+                        notes.append(
+                            f"preferred translation of sentence {i + 1} does not fit the context"
+                        )
+                    else:
+                        attrs[i] = attr
+                        notes.append(f"sentence {i + 1} from a reviewer's preferred translation")
+            sentences_fr = [
+                align.fill(context, a) if (a and status != "broken") else None for a in attrs
+            ]
+            if status == "broken" and structure.sentences[0] is None:
+                # keep whatever came back so a reviewer can fix it in place
+                sentences_fr = [got[s].text for s in u.sentences]
+            if notes:
+                detail = f"{detail}; {'; '.join(notes)}"
+            read = [align.read_tagged_sentence(got[s].text or "") for s in u.sentences]
+            frames = [r[0] for r in read if r]
+            private.update(
+                {
+                    "_structure_status": status,
+                    "_structure_detail": detail,
+                    "_frame_diffs": align.word_differences(frames) if len(set(frames)) > 1 else [],
+                    "_word_before_slot": align.words_next_to_slot(context)[0] if context else "",
+                    "_unrelated_alone": got[u.unrelated_alone].text if u.unrelated_alone else None,
+                    "_unrelated_inside": attrs[2],
+                    "_unrelated_en": u.attributes_en[2],
+                }
+            )
+        else:
+            context = (
+                preferred[row.context].text if row.context in preferred else got[u.context].text
+            )
+            sentences_fr = [
+                preferred[e].text if e in preferred else got[s].text
+                for e, s in zip(u.source_sentences, u.sentences, strict=True)
+            ]
+            attrs = list(sentences_fr)
+        sentences = [
+            {
+                "id": s["id"],
+                "label": s["label"],
+                "sentence": text or "",
+                "attribute": attr or "",
+            }
+            for s, text, attr in zip(row.sentences, sentences_fr, attrs, strict=True)
+        ]
+        rows.append(
+            {
+                "id": cand_id,
+                "family": FAMILY,
+                "language": lang,
+                "source_id": row.source_id,
+                "source_language": SOURCE_LANG,
+                "source_text": row.context,
+                "split": row.split,
+                "bias_type": row.bias_type,
+                "target": target or "",
+                "context": context or "",
+                "sentences": sentences,
+                "source_sentences": u.source_sentences,
+                "variant": row.variant,
+                "translation": {
+                    "engine": translator.engine_id,
+                    "source_lang": SOURCE_LANG,
+                    "target_lang": lang,
+                    "cache_hit": cache_hit,
+                    "glossary": glossary,
+                },
+                **private,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _english_rows(rejected_en: pd.DataFrame, lang: str) -> pd.DataFrame:
+    """Items rejected by the audit, in the candidate columns (English texts, no translation)."""
+    rows = []
+    for row in rejected_en.itertuples(index=False):
+        attrs = [
+            align.source_attribute(row.context, s["sentence"]) or ""
+            if row.split == "intrasentence"
+            else s["sentence"]
+            for s in row.sentences
+        ]
+        rows.append(
+            {
+                "id": stable_id(FAMILY, lang, row.source_id, row.variant),
+                "family": FAMILY,
+                "language": lang,
+                "source_id": row.source_id,
+                "source_language": SOURCE_LANG,
+                "source_text": row.context,
+                "split": row.split,
+                "bias_type": row.bias_type,
+                "target": row.target,
+                "context": row.context,
+                "sentences": [
+                    {**s, "attribute": a} for s, a in zip(row.sentences, attrs, strict=True)
+                ],
+                "source_sentences": [s["sentence"] for s in row.sentences],
+                "variant": row.variant,
+                "checks": row.checks,
+                "needs_review": row.needs_review,
+                "review_reasons": row.review_reasons,
+                "translation": None,
+                "reasons": row.reasons,
+            }
+        )
+    return pd.DataFrame(rows, columns=[*COLUMNS, "reasons"])
+
+
+def curate_stereoset(
+    source: str | Path,
+    out: str | Path | None,
+    translator: Translator,
+    memory: TranslationMemory,
+    opts: Options,
+    *,
+    dry_run: bool = False,
+    overwrite: bool = False,
+    config_extra: dict[str, Any] | None = None,
+) -> dict[str, Any] | DryRun:
+    """Curate one StereoSet translation; return the run's stats (or the dry-run estimate)."""
+    steps: list[dict[str, Any]] = []
+
+    def step(name: str, started: float, n: int) -> None:
+        steps.append({"step": name, "items": n, "seconds": round(time.perf_counter() - started, 6)})
+
+    started = time.perf_counter()
+    items, kind = load_items(source, opts)
+    if items.empty:
+        raise BiasforgeError(f"{source}: no StereoSet items found")
+    step("load_source", started, len(items))
+
+    started = time.perf_counter()
+    audited = run_checks(items, audit.AUDIT_CHECKS)
+    kept_en = audited.kept
+    step("audit", started, len(items))
+
+    units = [item_units(row) for row in kept_en.itertuples(index=False)]
+    all_units = [unit for u in units for unit in u.all()]
+    if dry_run:
+        estimate = plan(
+            all_units,
+            engine=translator.engine_id,
+            options=translator.options_key(),
+            source=SOURCE_LANG,
+            target=opts.lang,
+            memory=memory,
+        )
+        return DryRun(estimate, len(kept_en), len(audited.rejected), opts.price_per_million)
+
+    started = time.perf_counter()
+    outcomes, tstats = translate_units(
+        all_units,
+        translator,
+        memory,
+        source=SOURCE_LANG,
+        target=opts.lang,
+        retry=opts.retry,
+        progress=opts.progress,
+    )
+    step("translate", started, len(kept_en))
+
+    started = time.perf_counter()
+    translated = _translate_assemble(kept_en, units, outcomes, memory, translator, opts.lang)
+    lexicon = adapt.read_no_exact_lexicon(opts.lexicon, opts.lang)
+    post = run_checks(translated, adapt.post_translation_checks(opts.lang, lexicon))
+    step("align_and_check", started, len(translated))
+
+    audit_checks = dict(
+        zip(kept_en["source_id"] + "\x1f" + kept_en["variant"], kept_en["checks"], strict=True)
+    )
+
+    def merge(frame: pd.DataFrame) -> pd.DataFrame:
+        if frame.empty:
+            return frame
+        keys = frame["source_id"] + "\x1f" + frame["variant"]
+        frame = frame.copy()
+        frame["checks"] = [audit_checks[k] + c for k, c in zip(keys, frame["checks"], strict=True)]
+        return frame
+
+    kept = merge(post.kept)
+    rejected = pd.concat(
+        [_english_rows(audited.rejected, opts.lang), merge(post.rejected)[[*COLUMNS, "reasons"]]]
+        if len(post.rejected)
+        else [_english_rows(audited.rejected, opts.lang)],
+        ignore_index=True,
+    )
+    result = CheckResult(kept=kept, rejected=rejected, stats=[*audited.stats, *post.stats])
+    config = {
+        "family": FAMILY,
+        "language": opts.lang,
+        "source": str(source),
+        "source_kind": kind,
+        "engine": translator.engine_id,
+        "translator_options": translator.options_key(),
+        "synonyms": str(opts.synonyms) if opts.synonyms else None,
+        "lexicon": str(opts.lexicon or adapt.DEFAULT_LEXICON),
+        **(config_extra or {}),
+    }
+    stats = _stats(config, items, result, tstats, steps)
+    inputs = []
+    if Path(source).is_file():
+        inputs.append(input_entry(source, "stereoset source"))
+    if opts.synonyms:
+        inputs.append(input_entry(opts.synonyms, "synonym variants"))
+    inputs.append(
+        input_entry(opts.lexicon or adapt.DEFAULT_LEXICON, "no-exact-translation lexicon")
+    )
+    started = time.perf_counter()
+    write_run(
+        out,
+        candidates=kept[COLUMNS] if len(kept) else pd.DataFrame(columns=COLUMNS),
+        rejected=rejected,
+        schema=SCHEMA,
+        stats=stats,
+        report_md=render_report(config, items, kept, rejected, result.stats, stats),
+        inputs=inputs,
+        config=config,
+        overwrite=overwrite,
+    )
+    step("write_run", started, len(items))
+    return stats
+
+
+def _stats(
+    config: dict, items: pd.DataFrame, result: CheckResult, tstats: RunStats, steps: list
+) -> dict[str, Any]:
+    kept = result.kept
+    structure = (
+        kept.loc[kept["split"] == "intrasentence", "_structure_status"].value_counts().to_dict()
+        if len(kept)
+        else {}
+    )
+    failed = result.rejected["reasons"].map(
+        lambda rs: any(r.startswith("translation:") for r in rs)
+    )
+    return {
+        **config,
+        "items": len(items),
+        "kept": len(kept),
+        "rejected": len(result.rejected),
+        "translation_failed": int(failed.sum()) if len(failed) else 0,
+        "needs_review": int(kept["needs_review"].sum()) if len(kept) else 0,
+        "structure": {k: int(v) for k, v in structure.items()},
+        "translation": tstats.as_dict(),
+        "rules": [s.as_dict() for s in result.stats],
+        "steps": steps,
+    }
+
+
+__all__ = ["CheckStats", "DryRun", "Options", "curate_stereoset"]
