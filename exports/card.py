@@ -185,7 +185,8 @@ def rules_md(stats: dict[str, Any]) -> str:
 
 
 def input_md(index: int, item: ReleaseInput) -> str:
-    config = item.manifest.get("config", {})
+    run_manifest = item.curation_manifest()
+    config = run_manifest.get("config", {})
     lines = [f"### Input {index}: `{item.path.name}` ({item.kind})", ""]
     if config:
         lines.append(
@@ -197,7 +198,7 @@ def input_md(index: int, item: ReleaseInput) -> str:
     }
     if summary:
         lines += [md_table(list(summary), [list(summary.values())]), ""]
-    sources = item.manifest.get("inputs") or []
+    sources = run_manifest.get("inputs") or []
     if isinstance(sources, list) and sources:
         lines.append("Sources:")
         lines.append("")

@@ -38,6 +38,11 @@ class ReleaseInput:
     agreement: dict[str, Any] | None = None
     decisions: dict[str, int] = field(default_factory=dict)  # reviewed: accept/reject/pending
     source_sha256: str = ""
+    run_manifest: dict[str, Any] = field(default_factory=dict)  # reviewed: the run behind them
+
+    def curation_manifest(self) -> dict[str, Any]:
+        """The manifest of the curation run these rows come from, if known."""
+        return self.manifest if self.kind == "run" else self.run_manifest
 
     def provenance(self) -> dict[str, Any]:
         """What the release manifest records about this input."""
@@ -48,6 +53,7 @@ class ReleaseInput:
             "decisions": self.decisions,
             "data_sha256": self.source_sha256,
             "manifest": self.manifest,
+            "run_manifest": self.run_manifest or None,
         }
 
 
@@ -74,12 +80,13 @@ def _verify_listed_files(folder: Path, manifest: dict[str, Any]) -> None:
             raise InputError(folder / name, "checksum differs from manifest.json (file changed)")
 
 
-def _run_stats_near(manifest: dict[str, Any]) -> dict[str, Any]:
-    """The curation stats behind reviewed records: embedded in their manifest
-    (``run_stats``), or read from the run directory the manifest names (any string value,
-    at any depth, that is a folder holding ``stats.json`` and ``candidates.parquet``)."""
+def _run_near(manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The curation stats and manifest behind reviewed records: embedded in their manifest
+    (``run_stats``, ``run_manifest``), or read from the run directory the manifest names (any
+    string value, at any depth, that is a folder holding ``stats.json`` and
+    ``candidates.parquet``)."""
     if isinstance(manifest.get("run_stats"), dict):
-        return manifest["run_stats"]
+        return manifest["run_stats"], manifest.get("run_manifest") or {}
     stack: list[Any] = [manifest]
     while stack:
         value = stack.pop(0)
@@ -94,8 +101,9 @@ def _run_stats_near(manifest: dict[str, Any]) -> dict[str, Any]:
             except OSError:
                 continue
             if found:
-                return _read_json(folder / "stats.json") or {}
-    return {}
+                stats = _read_json(folder / "stats.json") or {}
+                return stats, _read_json(folder / "manifest.json") or {}
+    return {}, {}
 
 
 def read_reviewed(path: Path) -> ReleaseInput:
@@ -108,7 +116,8 @@ def read_reviewed(path: Path) -> ReleaseInput:
         raise InputError(path / REVIEWED_FILE, "no 'decision' column: not reviewed records")
     decisions = Counter(str(d) for d in table.column("decision").to_pylist())
     accepted = table.filter(pc.equal(table.column("decision"), "accept")).drop_columns(["decision"])
-    stats = _read_json(path / "stats.json") or _run_stats_near(manifest)
+    run_stats, run_manifest = _run_near(manifest)
+    stats = _read_json(path / "stats.json") or run_stats
     return ReleaseInput(
         path=path,
         kind="reviewed",
@@ -118,6 +127,7 @@ def read_reviewed(path: Path) -> ReleaseInput:
         agreement=_read_json(path / "agreement.json"),
         decisions=dict(sorted(decisions.items())),
         source_sha256=sha256_file(path / REVIEWED_FILE),
+        run_manifest=run_manifest,
     )
 
 

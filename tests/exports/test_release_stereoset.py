@@ -129,7 +129,8 @@ def test_card_yaml_parses_and_states_the_facts(first_release, stereoset_candidat
             cells += [len({r["target"] for r in rows}), len(rows)]
         assert f"| {domain} | {' | '.join(map(str, cells))} |" in card.text
     assert "0.7123" in card.text and "0.6891" in card.text  # agreement figures
-    assert "one_blank" in card.text  # the run's rule, with how many it removed
+    assert "| one_blank | reject | exactly one BLANK | 4229 | 2 removed |" in card.text
+    assert "stereoset_dev_en.jsonl" in card.text  # the source, from the run's manifest
     assert "@inproceedings{nadeem-etal-2021-stereoset" in card.text
     assert "## Known limits" in card.text
 
