@@ -211,6 +211,15 @@ def from_hf_rows(
     return _official_items(Path(name), items, split, label_of)
 
 
+def gold_label_names(features: Mapping[str, Any]) -> list[str]:
+    """Names of the ``gold_label`` ClassLabel, whichever way ``datasets`` nests sequences."""
+    node: Any = features["sentences"]
+    node = getattr(node, "feature", node)  # Sequence({...}) in older datasets
+    node = node["gold_label"]
+    node = getattr(node, "feature", node)  # List(ClassLabel) in datasets >= 4
+    return list(node.names)
+
+
 def read_hub(hub_id: str, hf_split: str = "validation") -> pd.DataFrame:
     """Load from the Hugging Face hub with ``datasets`` (needs network the first time)."""
     try:
@@ -225,7 +234,7 @@ def read_hub(hub_id: str, hf_split: str = "validation") -> pd.DataFrame:
             raise BiasforgeError(
                 f"could not load {hub_id!r} (config {split}, split {hf_split}) from the hub: {exc}"
             ) from exc
-        gold_names = ds.features["sentences"].feature["gold_label"].names
+        gold_names = gold_label_names(ds.features)
         rows += from_hf_rows(ds, split, gold_names, f"hf://{hub_id}")
     _check_unique(Path(f"hf://{hub_id}"), rows)
     return pd.DataFrame(rows, columns=COLUMNS)
