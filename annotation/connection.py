@@ -32,7 +32,9 @@ def find_server(data_dir: Path | None = None, workspace: str | None = None) -> C
         key = os.environ.get("ARGILLA_API_KEY")
         if not key:
             raise BiasforgeError("ARGILLA_API_URL is set but ARGILLA_API_KEY is not")
-        return Connection(url.rstrip("/"), key, workspace or os.environ.get("ARGILLA_WORKSPACE", WORKSPACE), False)
+        return Connection(
+            url.rstrip("/"), key, workspace or os.environ.get("ARGILLA_WORKSPACE", WORKSPACE), False
+        )
     data_dir = Path(data_dir or default_data_dir())
     state = read_state(data_dir)
     if state is None:
@@ -41,7 +43,9 @@ def find_server(data_dir: Path | None = None, workspace: str | None = None) -> C
             "(or set ARGILLA_API_URL and ARGILLA_API_KEY for an external server)"
         )
     credentials = read_secret_json(data_dir / CREDENTIALS_FILE)
-    return Connection(state["url"], credentials["api_key"], workspace or credentials["workspace"], True)
+    return Connection(
+        state["url"], credentials["api_key"], workspace or credentials["workspace"], True
+    )
 
 
 def client(connection: Connection):

@@ -140,7 +140,7 @@ def _becpro_record(row: dict[str, Any]) -> dict[str, Any]:
             "variant": str(row.get("variant") or "default"),
             "gender": str(row.get("gender")),
             "needs_review": "yes" if row.get("needs_review") else "no",
-            "flags": failed_rules(row) or ["none"],
+            "failed_rules": failed_rules(row) or ["none"],
         },
         "suggestions": {"correction": str(row["sentence"])},
     }
@@ -191,7 +191,7 @@ BECPRO = Family(
         "variant": "Variant",
         "gender": "Person gender",
         "needs_review": "Flagged by rules",
-        "flags": "Failed rules",
+        "failed_rules": "Failed rules",
     },
     to_record=_becpro_record,
     accepts=lambda decided: (
@@ -243,7 +243,7 @@ def _slguset_record(row: dict[str, Any]) -> dict[str, Any]:
             "domain": str(row.get("keyword")),
             "gender": str(row.get("gender")),
             "needs_review": "yes" if row.get("needs_review") else "no",
-            "flags": failed_rules(row) or ["none"],
+            "failed_rules": failed_rules(row) or ["none"],
         },
         "suggestions": {},
     }
@@ -276,7 +276,7 @@ SLGUSET = Family(
         "domain": "Keyword",
         "gender": "Keyword gender",
         "needs_review": "Flagged by rules",
-        "flags": "Failed rules",
+        "failed_rules": "Failed rules",
     },
     to_record=_slguset_record,
     accepts=lambda decided: all(
@@ -334,7 +334,7 @@ def _stereoset_record(row: dict[str, Any]) -> dict[str, Any]:
             "split": str(row.get("split")),
             "target": str(row.get("target")),
             "needs_review": "yes" if row.get("needs_review") else "no",
-            "flags": failed_rules(row) or ["none"],
+            "failed_rules": failed_rules(row) or ["none"],
         },
         "suggestions": suggestions,
     }
@@ -398,7 +398,7 @@ STEREOSET = Family(
         "split": "Split",
         "target": "Target term",
         "needs_review": "Flagged by rules",
-        "flags": "Failed rules",
+        "failed_rules": "Failed rules",
     },
     to_record=_stereoset_record,
     accepts=lambda decided: (
