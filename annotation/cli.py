@@ -2,13 +2,138 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
 app = typer.Typer(
-    help="Review candidates on Argilla (serve, push, pull, agreement).", no_args_is_help=True
+    help="Review candidates on Argilla (serve, users, push, pull, agreement).", no_args_is_help=True
 )
+
+DataDir = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="embedded server data (default $BIASFORGE_HOME/argilla)"),
+]
+Workspace = Annotated[str | None, typer.Option("--workspace", help="Argilla workspace")]
 
 
 @app.callback()
 def annotate() -> None:
-    """Review candidates on Argilla."""
+    """Review candidates on Argilla.
+
+    Commands talk to ARGILLA_API_URL / ARGILLA_API_KEY when set, else to the embedded server
+    started by `biasforge annotate serve`.
+    """
+
+
+@app.command()
+def serve(
+    data_dir: DataDir = None,
+    port: Annotated[int, typer.Option("--port", help="port on 127.0.0.1")] = 6900,
+    worker: Annotated[bool, typer.Option(help="also run Argilla's background job worker")] = True,
+) -> None:
+    """Run the embedded Argilla server (127.0.0.1 only) until Ctrl-C."""
+    from annotation.serve import serve as run
+
+    raise typer.Exit(run(data_dir, port, worker=worker))
+
+
+@app.command()
+def users(
+    usernames: Annotated[list[str] | None, typer.Argument(help="usernames to add")] = None,
+    csv_file: Annotated[Path | None, typer.Option("--csv", help="CSV with username[,role]")] = None,
+    role: Annotated[str, typer.Option(help="role for usernames given as arguments")] = "annotator",
+    workspace: Workspace = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Add annotators to the workspace; generated passwords are shown once, here."""
+    from annotation.connection import find_server
+    from annotation.users import add_users, read_users_csv
+    from biasforge.errors import BiasforgeError
+
+    wanted = [(name, role) for name in usernames or []]
+    if csv_file:
+        wanted += read_users_csv(csv_file)
+    if not wanted:
+        raise BiasforgeError("give usernames or --csv FILE")
+    connection = find_server(data_dir, workspace)
+    for user in add_users(connection, wanted):
+        secret = user.password if user.password else "(already existed; password unchanged)"
+        typer.echo(f"{user.username}\t{user.role}\t{user.workspace}\t{secret}")
+    typer.echo(
+        f"Annotators log in at {connection.url} ; passwords above are not stored anywhere.",
+        err=True,
+    )
+
+
+@app.command()
+def push(
+    run: Annotated[Path, typer.Argument(help="curation run directory")],
+    dataset: Annotated[str, typer.Option("--dataset", help="Argilla dataset name")],
+    min_submitted: Annotated[int, typer.Option(help="annotators per record")] = 3,
+    workspace: Workspace = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Push a run's candidates (idempotent: only missing ids are created)."""
+    from annotation.connection import find_server
+    from annotation.push import push_run
+    from annotation.registry import remember_run
+
+    connection = find_server(data_dir, workspace)
+    result = push_run(run, dataset, connection, min_submitted=min_submitted)
+    remember_run(connection.url, connection.workspace, dataset, run)
+    typer.echo(
+        f"{dataset}: {result.created} records created, {result.already_present} already there "
+        f"({result.total} candidates) -> {connection.url}/dataset/{result.dataset_id}/annotation-mode"
+    )
+
+
+@app.command()
+def pull(
+    dataset: Annotated[str, typer.Option("--dataset", help="Argilla dataset name")],
+    out: Annotated[Path, typer.Option("--out", help="reviewed-records folder to write")],
+    policy: Annotated[str, typer.Option(help="unanimous | majority")] = "unanimous",
+    run: Annotated[
+        Path | None, typer.Option("--run", help="run the dataset was pushed from")
+    ] = None,
+    workspace: Workspace = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Collect answers, compute agreement, decide, and write reviewed records."""
+    from annotation.connection import find_server
+    from annotation.pull import pull as run_pull
+
+    connection = find_server(data_dir, workspace)
+    manifest = run_pull(dataset, out, connection, policy=policy, run_dir=run)
+    counts = ", ".join(f"{k}: {v}" for k, v in sorted(manifest["decisions"].items()))
+    typer.echo(
+        f"{dataset}: {counts}; {manifest['adjudication']['sent']} sent to "
+        f"{manifest['adjudication']['dataset']} -> {out}/reviewed.parquet (report: {out}/report.md)"
+    )
+
+
+@app.command()
+def agreement(
+    dataset: Annotated[str, typer.Option("--dataset", help="Argilla dataset name")],
+    workspace: Workspace = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Print per-question agreement of a dataset's submitted answers (writes nothing)."""
+    from annotation.agreement import agreement_report
+    from annotation.connection import find_server
+    from annotation.pull import _dataset, collect
+    from biasforge.errors import BiasforgeError
+
+    connection = find_server(data_dir, workspace)
+    target = _dataset(connection, dataset)
+    if target is None:
+        raise BiasforgeError(f"no dataset {dataset!r} in workspace {connection.workspace!r}")
+    _, long = collect(connection, str(target.id))
+    answers = long[long["status"] == "submitted"].rename(columns={"id": "item"})
+    questions = [q.name for q in target.settings.questions if q.type in ("label_selection",)]
+    for question, figures in agreement_report(answers, questions).items():
+        typer.echo(
+            f"{question}: alpha={figures['krippendorff_alpha']} kappa={figures['fleiss_kappa']} "
+            f"unanimous%={figures['percent_unanimous']} items={figures['items']}"
+        )

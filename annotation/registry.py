@@ -1,0 +1,38 @@
+"""Which run directory a dataset was pushed from, so ``pull`` can find the candidates again.
+
+Argilla records carry what annotators see, not every typed candidate column; the reviewed
+output must have exactly the candidate columns and types, so pull re-reads the run. The link is
+kept in ``$BIASFORGE_HOME/annotation/datasets.json`` keyed by server URL, workspace and
+dataset name (``pull --run`` overrides it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from annotation.paths import biasforge_home
+from biasforge.files import write_json_atomic
+
+
+def _path() -> Path:
+    return biasforge_home() / "annotation" / "datasets.json"
+
+
+def _key(url: str, workspace: str, dataset: str) -> str:
+    return f"{url.rstrip('/')}|{workspace}|{dataset}"
+
+
+def remember_run(url: str, workspace: str, dataset: str, run_dir: Path) -> None:
+    path = _path()
+    data = json.loads(path.read_text()) if path.is_file() else {}
+    data[_key(url, workspace, dataset)] = {"run": str(Path(run_dir).resolve())}
+    write_json_atomic(path, data)
+
+
+def run_of(url: str, workspace: str, dataset: str) -> Path | None:
+    path = _path()
+    if not path.is_file():
+        return None
+    entry = json.loads(path.read_text()).get(_key(url, workspace, dataset))
+    return Path(entry["run"]) if entry else None
