@@ -56,6 +56,14 @@ def release(
         typer.Option("--license", help="override the family's licence id (e.g. cc-by-sa-4.0)"),
     ] = None,
     private: Annotated[bool, typer.Option(help="create the Hub repo as private")] = False,
+    exist_ok: Annotated[
+        bool,
+        typer.Option(
+            "--exist-ok",
+            help="succeed without writing when this version already holds exactly these records "
+            "(for scripts that re-run); a different existing release is still an error",
+        ),
+    ] = False,
 ) -> None:
     """Write releases/NAME/VERSION: parquet per config, dataset card, changelog, manifest."""
     from exports.release import make_release
@@ -68,10 +76,18 @@ def release(
         unreviewed=unreviewed,
         skip_invalid=skip_invalid,
         license=license,
+        exist_ok=exist_ok,
     )
     configs = ", ".join(f"{c}: {n}" for c, n in result.configs.items())
     changes = ", ".join(f"{k} {v}" for k, v in result.changes.items())
     since = f"since {result.previous}" if result.previous else "first release"
+    if result.already_existed:
+        typer.echo(
+            f"{result.name} {result.version} already released with these records: {result.path}"
+        )
+        if push_to_hub:
+            _push(result.path, push_to_hub, private)
+        return
     typer.echo(f"released {result.name} {result.version} -> {result.path} ({configs})")
     typer.echo(f"changes ({since}): {changes}; see {result.path / 'CHANGELOG.md'}")
     if result.skipped:

@@ -41,6 +41,7 @@ class ReleaseResult:
     configs: dict[str, int]
     changes: dict[str, int]
     skipped: list[dict[str, str]] = field(default_factory=list)
+    already_existed: bool = False
 
 
 def _check_name(name: str) -> None:
@@ -114,14 +115,20 @@ def make_release(
     unreviewed: bool = False,
     skip_invalid: bool = False,
     license: str | None = None,
+    exist_ok: bool = False,
 ) -> ReleaseResult:
-    """Validate the inputs and write ``out/name/version`` atomically; return what was done."""
+    """Validate the inputs and write ``out/name/version`` atomically; return what was done.
+
+    An existing release is never overwritten. With ``exist_ok`` (for scripts that re-run, like
+    the demo) it is accepted when it already holds exactly the records these inputs give,
+    and an error otherwise.
+    """
     _check_name(name)
     parsed = parse_version(version)
     version = str(parsed)
     name_dir = Path(out) / name
     final = name_dir / version
-    if final.exists():
+    if final.exists() and not exist_ok:
         raise OutputExistsError(
             f"release {name} {version} already exists at {final}; releases are immutable: "
             "choose a new version (e.g. bump PATCH for corrections)"
@@ -148,6 +155,8 @@ def make_release(
     }
     diff = diff_records(old, new)
     previous = str(prev[0]) if prev else None
+    if final.exists():  # only reached with exist_ok
+        return _same_as_existing(final, name, version, configs, new)
 
     with staged_directory(final) as stage:
         for config, t in configs.items():
@@ -192,6 +201,29 @@ def make_release(
         configs={c: t.num_rows for c, t in configs.items()},
         changes=diff.summary(),
         skipped=skipped,
+    )
+
+
+def _same_as_existing(
+    final: Path, name: str, version: str, configs: dict[str, pa.Table], new: dict
+) -> ReleaseResult:
+    manifest = verify_release(final)
+    same = diff_records(release_records(final), new)
+    if same.added or same.removed or same.changed:
+        s = same.summary()
+        raise OutputExistsError(
+            f"release {name} {version} already exists at {final} with different records "
+            f"({s['added']} added, {s['removed']} removed, {s['changed']} changed by these "
+            "inputs); releases are immutable: choose a new version"
+        )
+    return ReleaseResult(
+        path=final,
+        name=name,
+        version=version,
+        previous=manifest.get("previous_version"),
+        configs={c: t.num_rows for c, t in configs.items()},
+        changes=manifest.get("changes", {}),
+        already_existed=True,
     )
 
 

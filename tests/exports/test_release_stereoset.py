@@ -148,6 +148,27 @@ def test_same_version_twice_fails_cleanly(first_release):
     assert tree_digest(path.parent) == before  # nothing touched, no staging folder left
 
 
+def test_exist_ok_accepts_only_the_identical_release(first_release, stereoset_candidates):
+    path = first_release["path"]
+    before = tree_digest(path.parent)
+    same = run_cli(
+        "export", "release", first_release["root"] / "reviewed-v1",
+        "--name", "stereoset-en", "--version", "1.0.0", "--out", first_release["out"],
+        "--exist-ok",
+    )  # fmt: skip
+    assert "already released with these records" in same.stdout
+    decisions = ["accept"] * 5 + ["reject"] * (stereoset_candidates.num_rows - 5)
+    other = write_reviewed(
+        first_release["root"] / "reviewed-other", stereoset_candidates, decisions
+    )
+    different = run_cli(
+        "export", "release", other, "--name", "stereoset-en", "--version", "1.0.0",
+        "--out", first_release["out"], "--exist-ok", check=False,
+    )  # fmt: skip
+    assert different.returncode == 2 and "different records" in different.stderr
+    assert tree_digest(path.parent) == before
+
+
 @pytest.mark.parametrize("bad", ["1.0", "v1.0.0", "1.0.0+build", "01.0.0"])
 def test_invalid_versions_are_refused(first_release, bad, tmp_path):
     result = run_cli(
