@@ -114,4 +114,6 @@ def stereoset(
         overwrite=overwrite,
     )
     if code:
-        raise typer.Exit(code)
+        # not typer.Exit: biasforge.cli.main runs click with standalone_mode=False, which turns
+        # Exit into a return value that main() does not pass on
+        raise SystemExit(code)

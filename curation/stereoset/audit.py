@@ -21,7 +21,10 @@ from curation.checks import Check, verdicts
 from curation.stereoset.align import SLOT, fill, source_attribute
 from curation.tables import read_tsv
 
-#: English words whose agreement does not carry over to gendered languages
+#: possessives and object pronouns: their agreement does not carry over to languages where
+#: the possessive agrees with the possessed noun ("his/her notebook" → "son cahier") or the
+#: object pronoun moves ("Promote him/her" → "Promouvez-le/la"). Subject pronouns (he/she)
+#: carry over; agreement they force elsewhere is caught by the gender_agreement flag.
 PRONOUNS = {
     "his",
     "her",
@@ -36,10 +39,6 @@ PRONOUNS = {
     "yours",
     "our",
     "ours",
-    "he",
-    "she",
-    "himself",
-    "herself",
 }
 _SEVERAL = re.compile(r"[,/;&+]|\b(and|or)\b", re.I)
 
@@ -96,7 +95,12 @@ def _possessive(batch: pd.DataFrame) -> pd.DataFrame:
             passed.append(True)
             detail.append("not applicable (intersentence)")
             continue
-        attrs = [source_attribute(context, s["sentence"]) or "" for s in sentences]
+        # the unrelated filler is meant to be absurd ("mine" there is the noun)
+        attrs = [
+            source_attribute(context, s["sentence"]) or ""
+            for s in sentences
+            if s["label"] != "unrelated"
+        ]
         bad = [a for a in attrs if a.split() and a.split()[0].lower() in PRONOUNS]
         passed.append(not bad)
         detail.append(
