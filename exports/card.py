@@ -211,6 +211,13 @@ def input_md(index: int, item: ReleaseInput) -> str:
     translation = translation_md(item.table)
     if translation:
         lines += [translation, ""]
+    for key, title in (
+        ("translation", "Translation run"),
+        ("structure", "Structure of intrasentence items after uniformisation"),
+    ):
+        if isinstance(item.stats.get(key), dict) and item.stats[key]:
+            rows = [[k, v] for k, v in _flatten(item.stats[key]) if not isinstance(v, list)]
+            lines += [f"{title}:", "", md_table(["", "count"], rows), ""]
     rules = rules_md(item.stats)
     if rules:
         lines += ["Rules (each item records every verdict in its `checks` column):", "", rules, ""]

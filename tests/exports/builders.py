@@ -152,6 +152,7 @@ def write_stereoset_run(out: Path, rows: list[dict]) -> Path:
         "kept": len(kept),
         "rejected": len(rejected),
         "needs_review": 0,
+        "structure": {"identical_but_attribute": sum(r["split"] == "intrasentence" for r in kept)},
         "rules": [
             {
                 "rule": "one_blank",

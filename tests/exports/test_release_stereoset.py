@@ -130,6 +130,7 @@ def test_card_yaml_parses_and_states_the_facts(first_release, stereoset_candidat
         assert f"| {domain} | {' | '.join(map(str, cells))} |" in card.text
     assert "0.7123" in card.text and "0.6891" in card.text  # agreement figures
     assert "| one_blank | reject | exactly one BLANK | 4229 | 2 removed |" in card.text
+    assert "| identical_but_attribute | 2104 |" in card.text  # the run's structure counts
     assert "stereoset_dev_en.jsonl" in card.text  # the source, from the run's manifest
     assert "@inproceedings{nadeem-etal-2021-stereoset" in card.text
     assert "## Known limits" in card.text
