@@ -21,8 +21,8 @@ The "translation" is deterministic and small, so tests can reason about it:
 * XML tags are kept in place; the content of ignored tags (``ignore_tags``) is left alone;
 * glossary entries (single words, case-insensitive) win over the lexicon.
 
-Run standalone for demos: ``python -m tests.fakes.deepl_server --port 8765`` (key: any
-non-empty string unless ``--key`` is given).
+Run standalone for demos: ``python -m tests.fakes.deepl_server --port 8765`` prints its URL
+and serves until killed (key: any non-empty string unless ``--key`` is given).
 """
 
 from __future__ import annotations
@@ -399,7 +399,8 @@ def main() -> None:
     args = parser.parse_args()
     state = FakeDeepL(auth_key=args.key)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), _handler(state))
-    print(f"fake DeepL API on http://127.0.0.1:{server.server_address[1]}", flush=True)
+    # the URL alone on the first line, so scripts can read it (e.g. with --port 0)
+    print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
 
