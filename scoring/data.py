@@ -1,0 +1,107 @@
+"""Read the items to score: a release folder, one config folder, a parquet file, or a Hub id.
+
+Scoring never imports curation or exports; it only relies on the column contract of
+DESIGN.md / RULES.md. Accepted paths:
+
+- a release version folder ``<name>/<version>/<config>/<split>.parquet`` (all configs read),
+- a config folder holding ``<split>.parquet`` files (a curation run folder works too: its
+  ``candidates.parquet`` is read and ``rejected.parquet`` skipped),
+- one ``.parquet`` file,
+- otherwise the argument is tried as a Hugging Face dataset id (needs network).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from biasforge.errors import InputError
+
+REQUIRED = {
+    "stereoset": ["id", "split", "bias_type", "target", "context", "sentences"],
+    "slguset": [
+        "id",
+        "sentence",
+        "keyword",
+        "keyword_start",
+        "keyword_end",
+        "gender",
+        "counterpart",
+    ],
+    "becpro": [
+        "id",
+        "sentence",
+        "person",
+        "person_span",
+        "gender",
+        "profession",
+        "profession_word_spans",
+        "profession_group",
+    ],
+}
+_SKIP = {"rejected.parquet"}
+
+
+def parquet_files(path: Path) -> list[Path]:
+    """The parquet files a path stands for (see module docstring), in a stable order."""
+    if path.is_file():
+        return [path]
+    direct = sorted(p for p in path.glob("*.parquet") if p.name not in _SKIP)
+    if direct:
+        return direct
+    nested = sorted(p for p in path.glob("*/*.parquet") if p.name not in _SKIP)
+    if nested:
+        return nested
+    raise InputError(path, "no parquet files here (expected <config>/<split>.parquet or *.parquet)")
+
+
+def load_items(spec: str, family: str) -> pd.DataFrame:
+    """Load and validate the items of ``family`` from a path or Hub id."""
+    path = Path(spec)
+    if path.exists():
+        frames = []
+        for file in parquet_files(path):
+            try:
+                frame = pd.read_parquet(file)
+            except Exception as exc:
+                raise InputError(file, f"cannot read parquet: {exc}") from exc
+            frame.attrs["source"] = str(file)
+            frames.append(frame)
+        items = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        where = str(path)
+    else:
+        items = _load_hub(spec)
+        where = spec
+    if "family" in items.columns:
+        items = items[items["family"].isna() | (items["family"] == family)]
+    missing = [c for c in REQUIRED[family] if c not in items.columns]
+    if missing:
+        raise InputError(where, f"not a {family} dataset: missing columns {', '.join(missing)}")
+    if items.empty:
+        raise InputError(where, f"no {family} items found")
+    if items["id"].duplicated().any():
+        dup = items.loc[items["id"].duplicated(), "id"].iloc[0]
+        raise InputError(where, "duplicate item id", record=str(dup))
+    return items.reset_index(drop=True)
+
+
+def _load_hub(spec: str) -> pd.DataFrame:
+    try:
+        import datasets
+
+        loaded = datasets.load_dataset(spec)
+    except Exception as exc:
+        raise InputError(spec, f"not a local path and not loadable from the Hub: {exc}") from exc
+    frames = [split.to_pandas() for split in loaded.values()]
+    return pd.concat(frames, ignore_index=True)
+
+
+def as_list(value: object) -> list:
+    """Arrow list cells arrive as numpy arrays; give plain lists."""
+    if value is None:
+        return []
+    if isinstance(value, Iterable) and not isinstance(value, str | bytes | dict):
+        return list(value)
+    raise TypeError(f"expected a list, got {type(value).__name__}")
