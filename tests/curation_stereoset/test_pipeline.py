@@ -262,7 +262,7 @@ def test_killed_run_restarts_without_resending(fake_deepl, deepl_env, tmp_path):
     run_cli("curate", "stereoset", "--out", out, env=deepl_env)
     resent = set(fake_deepl.texts_sent()) & before
     # at most the one request in flight when the process died is sent again
-    assert resent <= set(answered[-1]["text"]) | set(answered[-2]["text"])
+    assert resent <= set(answered[-1]["text"])
     assert len(read_run(out).candidates) == 200
 
 
@@ -307,3 +307,28 @@ def test_malformed_source_is_one_line_error(tmp_path, deepl_env):
     )
     assert result.returncode == 2
     assert f"{bad}:1" in result.stderr and "missing field" in result.stderr
+
+
+def test_glossary_formality_and_memory_path_from_the_command_line(fake_deepl, deepl_env, tmp_path):
+    src = write_jsonl(
+        tmp_path / "s.jsonl",
+        [intra("engineer", "The engineer was BLANK.", "smart", "lazy", "fox", "profession")],
+    )
+    glossary = tmp_path / "glossary.tsv"
+    glossary.write_text("source\ttarget\nengineer\tingénieur·e\n", encoding="utf-8")
+    memory = tmp_path / "tm.sqlite"
+    out = tmp_path / "run"
+    args = ["curate", "stereoset", "--source", src, "--memory", memory, "--out", out]
+    run_cli(*args, "--glossary", glossary, "--formality", "prefer_more", env=deepl_env)
+    assert memory.is_file()
+    assert len(fake_deepl.glossaries) == 1
+    assert all(r["glossary_id"] and r["formality"] == "prefer_more" for r in fake_deepl.requests)
+    cand = read_run(out).candidates.iloc[0]
+    assert cand["target"] == "ingénieur·e"
+    assert cand["context"] == "La ingénieur·e était BLANK."  # the fake agrees "la" with -e
+    assert cand["translation"]["glossary"].startswith("biasforge-")
+    # without the glossary the memory holds nothing for these options: everything is sent again
+    requests = fake_deepl.translate_requests
+    run_cli(*args, "--overwrite", env=deepl_env)
+    assert fake_deepl.translate_requests > requests
+    assert read_run(out).candidates.iloc[0]["target"] == "ingénieur"
