@@ -235,3 +235,25 @@ def test_second_version_changelog_lists_exactly_the_changes(first_release, stere
     assert manifest["changes"] == {
         "added": 2, "removed": 3, "changed": 2, "unchanged": n_new - 4,
     }  # fmt: skip
+
+
+def test_convert_a_release_to_stereoset_json(first_release, stereoset_candidates, tmp_path):
+    out = tmp_path / "release.json"
+    run_cli("export", "convert", first_release["path"], "--format", "stereoset-json", "--out", out)
+    document = json.loads(out.read_text())
+    assert document["version"] == "stereoset-en-1.0.0"
+    ids = {e["id"] for split in document["data"].values() for e in split}
+    assert ids == {r["id"] for r in accepted(stereoset_candidates, first_release["decisions"])}
+
+
+def test_convert_refuses_a_tampered_release(first_release, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(first_release["path"], copy)
+    (copy / "CHANGELOG.md").write_text("edited\n")
+    result = run_cli(
+        "export", "convert", copy, "--format", "stereoset-json", "--out", tmp_path / "x.json",
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 2 and "checksum differs" in result.stderr
