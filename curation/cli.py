@@ -117,3 +117,59 @@ def stereoset(
         # not typer.Exit: biasforge.cli.main runs click with standalone_mode=False, which turns
         # Exit into a return value that main() does not pass on
         raise SystemExit(code)
+
+
+@app.command("slguset")
+def slguset(
+    corpus: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--corpus",
+            help="text file (one paragraph per line), .jsonl file, or hf:PATH_OR_NAME[::SPLIT]; "
+            "repeatable (default: the bundled People's Daily sample)",
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="run directory to create")] = Path(
+        "runs/slguset"
+    ),
+    num_proc: Annotated[int, typer.Option("--num-proc", help="parallel datatrove tasks")] = 1,
+    encoding: Annotated[
+        str, typer.Option(help="encoding of text/JSONL files, e.g. gb18030 or gbk")
+    ] = "utf-8",
+    text_field: Annotated[str, typer.Option(help="text field of JSONL / dataset rows")] = "text",
+    skip_bad_lines: Annotated[
+        bool, typer.Option(help="skip (and count) undecodable or malformed lines")
+    ] = False,
+    lexicon: Annotated[
+        Path | None, typer.Option(help="folder with gender_pairs.tsv and word lists")
+    ] = None,
+    tagger: Annotated[
+        str, typer.Option(help="name-filter tokens: fast (segmentation) or posseg (jieba POS)")
+    ] = "fast",
+    name_eval: Annotated[
+        Path | None,
+        typer.Option(help="gold JSONL (text, person_names) to measure the name filter's P/R"),
+    ] = None,
+    overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
+) -> None:
+    """SlguSet: mine gender-neutral Chinese sentences with one gender keyword from a corpus."""
+    from curation.slguset.pipeline import curate_slguset
+    from curation.slguset.sample import BUNDLED_SAMPLE
+
+    stats = curate_slguset(
+        corpus or [str(BUNDLED_SAMPLE)],
+        out,
+        num_proc=num_proc,
+        encoding=encoding,
+        text_field=text_field,
+        skip_bad_lines=skip_bad_lines,
+        lexicon_dir=lexicon,
+        tagger=tagger,
+        name_eval=name_eval,
+        overwrite=overwrite,
+    )
+    typer.echo(
+        f"slguset: {stats['kept']} candidates kept ({stats['needs_review']} flagged for review), "
+        f"{stats['rejected']} rejected, from {stats['raw_chars']:,} characters "
+        f"-> {out}/candidates.parquet, report: {out}/report.md"
+    )

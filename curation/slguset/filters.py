@@ -43,15 +43,31 @@ def classify_matches(
     matches: Sequence[tuple[str, int, int]], tokens: Sequence[Token], lexicon: Lexicon
 ) -> list[Match]:
     """Decide with the jieba tokens whether each occurrence is a gender word: it must lie inside
-    one token, and that token must not be a listed non-gender word (吉他, 他杀, 子女 …)."""
+    one token, and no listed non-gender word (吉他, 他杀, 子女 …) inside that token may cover it
+    (jieba's own dictionary has longer words such as 其他人 that contain 其他)."""
     out = []
     for form, start, end in matches:
         token = next((t for t in tokens if t.start <= start < t.start + len(t.word)), None)
         inside = token is not None and end <= token.start + len(token.word)
         word = token.word if token is not None else ""
-        genuine = inside and word not in lexicon.non_gender_words
+        genuine = inside and not _covered(word, token.start if token else 0, start, end, lexicon)
         out.append(Match(form, start, end, genuine, word))
     return out
+
+
+def _covered(word: str, offset: int, start: int, end: int, lexicon: Lexicon) -> bool:
+    """Whether a non-gender word inside token ``word`` (at ``offset``) covers [start, end)."""
+    if word in lexicon.non_gender_words:
+        return True
+    for other in lexicon.non_gender_words:
+        if len(other) >= len(word):
+            continue
+        pos = word.find(other)
+        while pos >= 0:
+            if offset + pos <= start and end <= offset + pos + len(other):
+                return True
+            pos = word.find(other, pos + 1)
+    return False
 
 
 def target_of(matches: Sequence[Match]) -> Match | None:

@@ -107,6 +107,7 @@ class Miner:
             stats.seconds["keyword_prefilter"] += time.perf_counter() - started
             return
         rows = []
+        short = source if source.startswith("hf:") else source.rsplit("/", 1)[-1]
         for index, raw in enumerate(split_sentences(text)):
             stats.sentences_seen += 1
             sentence = clean(raw)
@@ -127,7 +128,7 @@ class Miner:
             problem = _problem(fixed, broken)
             self._pending.append(
                 {
-                    "source_id": f"{source}:{line}#{index}",
+                    "source_id": f"{short}:{line}#{index}",
                     "source_text": raw.strip(),
                     "sentence": fixed,
                     "problem": problem or "",

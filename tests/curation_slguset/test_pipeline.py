@@ -1,0 +1,100 @@
+"""End to end through the CLI: run directory, spans, reasons, determinism across processes."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from curation.rundir import read_run
+from curation.slguset.sample import BUNDLED_SAMPLE
+from tests.conftest import run_cli
+
+
+@pytest.fixture(scope="module")
+def sample_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("slguset") / "run"
+    result = run_cli("curate", "slguset", "--corpus", BUNDLED_SAMPLE, "--out", out)
+    assert "candidates kept" in result.stdout
+    return read_run(out)
+
+
+def test_candidates_have_the_contract_columns_and_right_spans(sample_run, lexicon):
+    kept = sample_run.candidates
+    assert len(kept) > 50
+    assert list(kept.columns) == [
+        "id", "family", "language", "source_id", "source_language", "source_text",
+        "sentence", "keyword", "keyword_start", "keyword_end", "gender", "counterpart",
+        "checks", "needs_review", "review_reasons",
+    ]  # fmt: skip
+    for row in kept.itertuples():
+        assert row.sentence[row.keyword_start : row.keyword_end] == row.keyword
+        form = lexicon.forms[row.keyword]
+        assert (row.gender, row.counterpart) == (form.gender, form.counterpart)
+        assert row.family == "slguset" and row.language == "zh"
+    assert kept["id"].is_unique and kept["sentence"].is_unique
+
+
+def test_rejected_rows_say_why(sample_run):
+    rejected = sample_run.rejected
+    assert len(rejected) > 0
+    rules = {"preprocess", "non_gender_word", "person_name"}
+    for reasons in rejected["reasons"]:
+        assert len(reasons) >= 1 and reasons[0].split(":")[0] in rules
+
+
+def test_stats_and_report(sample_run):
+    stats = sample_run.stats
+    assert stats["duplicates"] >= 2  # the sample repeats two paragraphs
+    assert sum(r["male"] + r["female"] for r in stats["per_keyword"]) == len(sample_run.candidates)
+    by_rule = {r["rule"]: r for r in stats["rules"]}
+    assert by_rule["person_name"]["failed"] == stats["rejections_per_rule"]["person_name"]
+    assert all("seconds" in r for r in stats["rules"])
+    report = (sample_run.path / "report.md").read_text(encoding="utf-8")
+    for heading in ("## Kept candidates per keyword pair", "## Rules", "## Timings"):
+        assert heading in report
+
+
+def test_two_processes_give_the_same_candidates_as_one(tmp_path):
+    big = tmp_path / "corpus.txt"
+    text = BUNDLED_SAMPLE.read_text(encoding="utf-8")
+    big.write_text(text * 8, encoding="utf-8")  # > 1 MB: split into byte ranges
+    one, two = tmp_path / "one", tmp_path / "two"
+    run_cli("curate", "slguset", "--corpus", big, "--out", one)
+    run_cli("curate", "slguset", "--corpus", big, "--out", two, "--num-proc", "2")
+    a, b = read_run(one), read_run(two)
+    assert b.stats["num_proc"] == 2
+    pd.testing.assert_frame_equal(a.candidates, b.candidates)
+    pd.testing.assert_frame_equal(a.rejected, b.rejected)
+    assert a.stats["duplicates"] == b.stats["duplicates"] > 0
+
+
+def test_jsonl_corpus_with_gbk_encoding(tmp_path):
+    path = tmp_path / "news.jsonl"
+    rows = [
+        {"id": 1, "content": "这位女教师每天很早就到学校。"},
+        {"id": 2, "content": "其他人都走了。"},
+    ]
+    path.write_bytes(
+        "\n".join(json.dumps(r, ensure_ascii=False) for r in rows).encode("gbk") + b"\n"
+    )
+    out = tmp_path / "run"
+    run_cli(
+        "curate", "slguset", "--corpus", path, "--out", out,
+        "--encoding", "gbk", "--text-field", "content",
+    )  # fmt: skip
+    run = read_run(out)
+    assert list(run.candidates["sentence"]) == ["这位女教师每天很早就到学校。"]
+    assert run.candidates.iloc[0]["source_id"] == "news.jsonl:1#0"
+
+
+def test_undecodable_corpus_is_a_one_line_error_naming_file_and_line(tmp_path):
+    path = tmp_path / "gbk.txt"
+    path.write_bytes("他来了。\n".encode() + "他走了。\n".encode("gbk"))
+    result = run_cli("curate", "slguset", "--corpus", path, "--out", tmp_path / "r", check=False)
+    assert result.returncode == 2
+    assert f"{path}:2:" in result.stderr
+    ok = run_cli(
+        "curate", "slguset", "--corpus", path, "--out", tmp_path / "r2", "--skip-bad-lines"
+    )
+    assert "candidates kept" in ok.stdout
+    assert read_run(tmp_path / "r2").stats["bad_lines_skipped"] == 1
