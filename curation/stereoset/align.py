@@ -73,6 +73,11 @@ def _clean(text: str) -> str:
     return re.sub(r"\s+", " ", unescape(_ANY_TAG.sub("", text))).strip()
 
 
+def untag(text: str) -> str:
+    """A translated text without its XML tags (for showing a broken item to reviewers)."""
+    return _clean(text)
+
+
 def read_tagged_sentence(translated: str) -> tuple[str, str] | None:
     """``(frame, attribute)`` from a translated tagged sentence, or None if the tag was lost."""
     found = _ATTR.findall(translated)

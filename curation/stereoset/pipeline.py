@@ -178,12 +178,14 @@ def _translate_assemble(
                     else:
                         attrs[i] = attr
                         notes.append(f"sentence {i + 1} from a reviewer's preferred translation")
-            sentences_fr = [
-                align.fill(context, a) if (a and status != "broken") else None for a in attrs
-            ]
-            if status == "broken" and structure.sentences[0] is None:
-                # keep whatever came back so a reviewer can fix it in place
-                sentences_fr = [got[s].text for s in u.sentences]
+            sentences_fr = []
+            for i, (english, unit) in enumerate(zip(u.source_sentences, u.sentences, strict=True)):
+                if english in preferred:
+                    sentences_fr.append(preferred[english].text)
+                elif status != "broken" and attrs[i]:
+                    sentences_fr.append(align.fill(context, attrs[i]))
+                else:  # keep whatever came back, untagged, so a reviewer can fix it in place
+                    sentences_fr.append(align.untag(got[unit].text) if got[unit].text else None)
             if notes:
                 detail = f"{detail}; {'; '.join(notes)}"
             read = [align.read_tagged_sentence(got[s].text or "") for s in u.sentences]
