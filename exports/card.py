@@ -263,18 +263,23 @@ def card_body(
     inputs: list[ReleaseInput],
     previous: str | None,
     skipped: int,
+    hub_repo: str | None = None,
 ) -> str:
     total = sum(t.num_rows for t in configs.values())
+    first = next(iter(configs))
+    repo = hub_repo or "OWNER/REPO"
     loading = "\n".join(
         [
             "```python",
             "from datasets import load_dataset",
             "",
-            *(
-                f'ds = load_dataset("PATH_OR_REPO", name="{c}", split="{SPLIT}")'
-                for c in list(configs)[:2]
-            ),
+            "# a local copy of this folder",
+            f'ds = load_dataset("releases/{name}/{version}", name="{first}", split="{SPLIT}")',
+            "# the Hub (each version is a tag)",
+            f'ds = load_dataset("{repo}", name="{first}", split="{SPLIT}", revision="{version}")',
             "```",
+            "",
+            f"Configs: {', '.join(f'`{c}`' for c in configs)}.",
         ]
     )
     provenance = "\n".join(input_md(i, item) for i, item in enumerate(inputs, 1))
@@ -332,11 +337,12 @@ def build_card(
     previous: str | None = None,
     license: str | None = None,
     skipped: int = 0,
+    hub_repo: str | None = None,
 ) -> str:
     """The README.md text: DatasetCardData's YAML header, then the body."""
     from huggingface_hub import DatasetCard
 
     data = card_data(name, version, family, configs, license or family.license)
-    body = card_body(name, version, family, configs, inputs, previous, skipped)
+    body = card_body(name, version, family, configs, inputs, previous, skipped, hub_repo)
     card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body}")
     return str(card)

@@ -77,6 +77,7 @@ def release(
         skip_invalid=skip_invalid,
         license=license,
         exist_ok=exist_ok,
+        hub_repo=push_to_hub,
     )
     configs = ", ".join(f"{c}: {n}" for c, n in result.configs.items())
     changes = ", ".join(f"{k} {v}" for k, v in result.changes.items())

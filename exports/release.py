@@ -79,10 +79,13 @@ def _validate(
         for row in rows:
             rid = str(row.get("id"))
             if rid in owner:
-                violations.append(Violation(rid, f"duplicate id: also released from {owner[rid]}"))
+                violations.append(
+                    Violation(
+                        rid, f"duplicate id: also released from {owner[rid]}", skippable=False
+                    )
+                )
             owner.setdefault(rid, item.path)
-        dup = [v for v in violations if "duplicate" in v.message]
-        fatal = dup or (violations if not skip_invalid else [])
+        fatal = [v for v in violations if not v.skippable or not skip_invalid]
         if fatal:
             first = fatal[0]
             more = f" ({len(fatal) - 1} more violation(s) in this input)" if len(fatal) > 1 else ""
@@ -116,6 +119,7 @@ def make_release(
     skip_invalid: bool = False,
     license: str | None = None,
     exist_ok: bool = False,
+    hub_repo: str | None = None,
 ) -> ReleaseResult:
     """Validate the inputs and write ``out/name/version`` atomically; return what was done.
 
@@ -173,6 +177,7 @@ def make_release(
                 previous=previous,
                 license=license,
                 skipped=len({s["record"] for s in skipped}),
+                hub_repo=hub_repo,
             ),
         )
         write_text_atomic(
@@ -193,6 +198,8 @@ def make_release(
                 license,
             ),
         )
+        if final.exists():  # another process released this version meanwhile: keep theirs
+            raise OutputExistsError(f"release {name} {version} appeared at {final} meanwhile")
     return ReleaseResult(
         path=final,
         name=name,

@@ -27,6 +27,9 @@ BASE = ("id", "family", "language")
 class Violation:
     record: str
     message: str
+    # Identity problems (missing or duplicate ids) cannot be skipped: which copy to keep, or
+    # how to refer to the record, is not ours to guess.
+    skippable: bool = True
 
 
 def missing_columns(columns: Iterable[str], family: str) -> list[str]:
@@ -131,10 +134,14 @@ def validate_rows(rows: Iterable[dict[str, Any]], family: str) -> list[Violation
     for row in rows:
         rid = str(row.get("id") or "")
         if not rid:
-            out.append(Violation("<no id>", f"record without an id: {str(row)[:120]}"))
+            out.append(
+                Violation("<no id>", f"record without an id: {str(row)[:120]}", skippable=False)
+            )
             continue
         if rid in seen:
-            out.append(Violation(rid, "duplicate id (ids must be unique in a release)"))
+            out.append(
+                Violation(rid, "duplicate id (ids must be unique in a release)", skippable=False)
+            )
         seen.add(rid)
         if row.get("family") != family:
             out.append(Violation(rid, f"family {row.get('family')!r} in a {family} release"))
@@ -142,6 +149,6 @@ def validate_rows(rows: Iterable[dict[str, Any]], family: str) -> list[Violation
         for s in row.get("sentences") or [] if family == "stereoset" else []:
             sid = s.get("id")
             if sid and sid in seen_sentences:
-                out.append(Violation(rid, f"duplicate sentence id {sid!r}"))
+                out.append(Violation(rid, f"duplicate sentence id {sid!r}", skippable=False))
             seen_sentences.add(sid)
     return out
