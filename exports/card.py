@@ -233,6 +233,50 @@ def input_md(index: int, item: ReleaseInput) -> str:
     return "\n".join(lines)
 
 
+def _figure(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def agreement_md(agreement: dict[str, Any]) -> str:
+    """Agreement figures as `annotate pull` writes them (one entry per question), or any other
+    JSON flattened to measure/value rows. Per-annotator figures stay out of the public card."""
+    questions = agreement.get("questions")
+    if not isinstance(questions, dict):
+        rows = [[k, v] for k, v in _flatten(agreement) if not isinstance(v, list)]
+        return md_table(["measure", "value"], rows)
+    lines = []
+    policy = agreement.get("policy")
+    if policy:
+        minimum = agreement.get("min_submitted")
+        lines.append(
+            f"Decision policy: {policy}"
+            + (f", at least {minimum} answers per record" if minimum else "")
+            + "."
+        )
+    decisions = agreement.get("decisions")
+    if isinstance(decisions, dict) and decisions:
+        lines.append(
+            "Decisions: " + ", ".join(f"{k}: {v}" for k, v in sorted(decisions.items())) + "."
+        )
+    rows = [
+        [
+            question,
+            _figure(q.get("items")),
+            _figure(q.get("annotators")),
+            _figure(q.get("krippendorff_alpha")),
+            _figure(q.get("fleiss_kappa")),
+            _figure(q.get("percent_unanimous"), 1),
+        ]
+        for question, q in questions.items()
+        if isinstance(q, dict)
+    ]
+    header = ["question", "items", "annotators", "Krippendorff's α", "Fleiss' κ", "% unanimous"]
+    lines += ["", md_table(header, rows)]
+    return "\n".join(lines)
+
+
 def annotation_md(inputs: list[ReleaseInput]) -> str:
     reviewed = [i for i in inputs if i.kind == "reviewed"]
     if not reviewed:
@@ -241,15 +285,13 @@ def annotation_md(inputs: list[ReleaseInput]) -> str:
             "Use them for development, not for published measurements."
         )
     parts = [
-        "Candidates were reviewed on Argilla by several annotators per record; records were "
-        "released when the agreement policy accepted them (decision `accept`)."
+        "Candidates were reviewed on Argilla by several annotators per record (each saw the "
+        "item, its English source and the rule flags, and could correct the text in place); "
+        "disagreements went to an adjudication view. Only records decided `accept` are released."
     ]
     for item in reviewed:
         if item.agreement:
-            rows = [[k, v] for k, v in _flatten(item.agreement) if not isinstance(v, list)]
-            parts.append(
-                f"Agreement for `{item.path.name}`:\n\n" + md_table(["measure", "value"], rows)
-            )
+            parts.append(f"Agreement for `{item.path.name}`:\n\n" + agreement_md(item.agreement))
         else:
             parts.append(f"`{item.path.name}`: no agreement.json was provided.")
     return "\n\n".join(parts)

@@ -14,7 +14,24 @@ import pytest
 from tests.conftest import run_cli
 from tests.exports.builders import write_reviewed
 
-AGREEMENT = {"krippendorff_alpha": 0.7123, "fleiss_kappa": 0.6891, "annotators": 3}
+AGREEMENT = {  # as `annotate pull` writes it
+    "dataset": "stereoset-en",
+    "policy": "majority",
+    "min_submitted": 3,
+    "questions": {
+        "valid": {
+            "items": 4000,
+            "answers": 12000,
+            "annotators": 3,
+            "krippendorff_alpha": 0.7123,
+            "fleiss_kappa": 0.6891,
+            "fleiss_items": 4000,
+            "percent_unanimous": 81.25,
+            "per_annotator": {"alice": {"items": 4000, "pairwise_agreement": 0.9}},
+        }
+    },
+    "decisions": {"accept": 3500, "reject": 400, "pending": 329},
+}
 
 
 def decisions_for(n: int) -> list[str]:
@@ -128,7 +145,9 @@ def test_card_yaml_parses_and_states_the_facts(first_release, stereoset_candidat
             rows = [r for r in want if r["split"] == split and r["bias_type"] == domain]
             cells += [len({r["target"] for r in rows}), len(rows)]
         assert f"| {domain} | {' | '.join(map(str, cells))} |" in card.text
-    assert "0.7123" in card.text and "0.6891" in card.text  # agreement figures
+    assert "| valid | 4000 | 3 | 0.712 | 0.689 | 81.2 |" in card.text  # agreement figures
+    assert "Decision policy: majority, at least 3 answers per record." in card.text
+    assert "alice" not in card.text  # per-annotator figures stay private
     assert "| one_blank | reject | exactly one BLANK | 4229 | 2 removed |" in card.text
     assert "| identical_but_attribute | 2104 |" in card.text  # the run's structure counts
     assert "stereoset_dev_en.jsonl" in card.text  # the source, from the run's manifest
