@@ -66,7 +66,9 @@ class Family:
     apply_correction: Callable[[dict[str, Any], str], dict[str, Any]] | None = None
     extra_questions: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
 
-    def settings(self, min_submitted: int = 3):
+    def settings(
+        self, min_submitted: int = 3, extra_fields: tuple = (), guidelines: str | None = None
+    ):
         """The Argilla settings (import of argilla is deferred to the caller's process)."""
         import argilla as rg
 
@@ -86,9 +88,10 @@ class Family:
                     description="Pre-filled with the current text: edit it in place if it needs fixing.",
                 )
             )
+        fields = [*self.fields, *extra_fields]
         return rg.Settings(
-            guidelines=self.guidelines,
-            fields=[rg.TextField(name=n, title=t, use_markdown=md) for n, t, md in self.fields],
+            guidelines=guidelines or self.guidelines,
+            fields=[rg.TextField(name=n, title=t, use_markdown=md) for n, t, md in fields],
             questions=questions,
             metadata=[rg.TermsMetadataProperty(name=n, title=t) for n, t in self.metadata.items()],
             distribution=rg.TaskDistribution(min_submitted=min_submitted),

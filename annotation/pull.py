@@ -214,14 +214,12 @@ def push_adjudication(
     name = adjudication_name(dataset)
     target = _dataset(connection, name)
     if target is None:
-        settings = family.settings(min_submitted=1)
-        settings.fields.append(
-            rg.TextField(name="votes", title="Annotators' answers", use_markdown=True)
-        )
-        settings.guidelines = (
-            "# Adjudication\n\nThese items had no agreed answer. Read the annotators' answers, then "
-            "give the final answer to every question; it replaces their votes.\n\n"
-            + family.guidelines
+        settings = family.settings(
+            min_submitted=1,
+            extra_fields=(("votes", "Annotators' answers", True),),
+            guidelines="# Adjudication\n\nThese items had no agreed answer. Read the annotators' "
+            "answers, then give the final answer to every question; it replaces their votes.\n\n"
+            + family.guidelines,
         )
         target = rg.Dataset(
             name=name, workspace=connection.workspace, settings=settings, client=rg_client
