@@ -3,6 +3,7 @@ module stays a thin list of options)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -17,6 +18,28 @@ def read_glossary(path: Path) -> dict[str, str]:
     """A TSV with header ``source<TAB>target``: fixed translations of terms."""
     rows = read_tsv(path, ["source", "target"], non_empty=["source", "target"])
     return {row["source"]: row["target"] for _, row in rows}
+
+
+def quota_note(translator, characters: int) -> str | None:
+    """What the account has left vs what the run needs (``/v2/usage``; free of charge).
+
+    Only asked when a key is configured; a run that does not fit still starts, stops at the
+    quota with every untranslated item reported, and resumes from the memory next time.
+    """
+    if not characters or not os.environ.get("DEEPL_AUTH_KEY"):
+        return None
+    try:
+        used, limit = translator.usage()
+    except Exception as exc:  # usage is advice only: never block a run on it
+        return f"DeepL usage unavailable ({exc})"
+    if used is None or limit is None:
+        return None
+    left = max(limit - used, 0)
+    verdict = "fits" if characters <= left else "does NOT fit: the run will stop at the quota"
+    return (
+        f"DeepL account: {used} of {limit} characters used this period, {left} left; "
+        f"this run needs {characters} ({verdict})"
+    )
 
 
 def run(
@@ -64,20 +87,21 @@ def run(
         hf_split=hf_split,
         limit=limit,
     )
+    extra = {"glossary_file": str(glossary) if glossary else None}
     with TranslationMemory(memory_path) as memory:
+        estimate = curate_stereoset(source, out, translator, memory, opts, dry_run=True)
+        assert isinstance(estimate, DryRun)
+        if dry_run:
+            typer.echo(estimate.summary())
+        quota = quota_note(translator, estimate.plan.characters_to_send)
+        if quota:
+            typer.echo(quota, err=not dry_run)
+        if dry_run:
+            return 0
         result = curate_stereoset(
-            source,
-            out,
-            translator,
-            memory,
-            opts,
-            dry_run=dry_run,
-            overwrite=overwrite,
-            config_extra={"glossary_file": str(glossary) if glossary else None},
+            source, out, translator, memory, opts, overwrite=overwrite, config_extra=extra
         )
-    if isinstance(result, DryRun):
-        typer.echo(result.summary())
-        return 0
+    assert not isinstance(result, DryRun)
     t = result["translation"]
     typer.echo(
         f"stereoset {result['language']}: {result['kept']} items kept "

@@ -24,6 +24,8 @@ from curation.translation.base import TranslationError
 
 #: contents of these XML tags are kept untranslated (the StereoSet slot marker)
 IGNORE_TAGS = ["x"]
+#: tags that mark words inside a sentence (never a sentence boundary)
+INLINE_TAGS = ["a", "x"]
 _OFFICIAL_HOSTS = {"api.deepl.com", "api-free.deepl.com"}
 
 
@@ -142,6 +144,7 @@ class DeepLTranslator:
         if xml:
             kwargs["tag_handling"] = "xml"
             kwargs["ignore_tags"] = IGNORE_TAGS
+            kwargs["non_splitting_tags"] = INLINE_TAGS  # the tags sit inside one sentence
         if self.formality:
             kwargs["formality"] = self.formality
         glossary_id = self._glossary_id(source, target)

@@ -332,3 +332,12 @@ def test_glossary_formality_and_memory_path_from_the_command_line(fake_deepl, de
     run_cli(*args, "--overwrite", env=deepl_env)
     assert fake_deepl.translate_requests > requests
     assert read_run(out).candidates.iloc[0]["target"] == "ingénieur"
+
+
+def test_dry_run_with_a_key_compares_with_the_account_quota(fake_deepl, deepl_env):
+    fake_deepl.character_limit = 1000
+    fake_deepl.character_count = 400
+    result = run_cli("curate", "stereoset", "--dry-run", env=deepl_env)
+    assert "400 of 1000 characters used this period, 600 left" in result.stdout
+    assert "does NOT fit" in result.stdout
+    assert fake_deepl.translate_requests == 0
