@@ -20,14 +20,28 @@ import pyarrow.parquet as pq
 
 from exports.families import SPLIT
 
+# Run-time provenance that says how an item was produced this time, not what it is: a re-run
+# served from the translation memory flips ``cache_hit`` without changing a word.
+VOLATILE = {"translation": ("cache_hit",)}
+
+
+def _content(record: dict[str, Any]) -> dict[str, Any]:
+    out = dict(record)
+    for column, keys in VOLATILE.items():
+        if isinstance(out.get(column), dict):
+            out[column] = {k: v for k, v in out[column].items() if k not in keys}
+    return out
+
 
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
 
 
 def content_hash(record: dict[str, Any], config: str) -> str:
-    """sha256 of a record's content (all columns, sorted) and the config it is released in."""
-    return hashlib.sha256(_canonical({"config": config, "record": record}).encode()).hexdigest()
+    """sha256 of a record's content (all columns, sorted, without :data:`VOLATILE` fields) and
+    the config it is released in."""
+    payload = _canonical({"config": config, "record": _content(record)})
+    return hashlib.sha256(payload.encode()).hexdigest()
 
 
 def release_records(release_dir: str | Path) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -68,10 +82,11 @@ def diff_records(
         if content_hash(old_rec, old_config) == content_hash(new_rec, new_config):
             diff.unchanged += 1
             continue
+        old_c, new_c = _content(old_rec), _content(new_rec)
         fields = sorted(
             key
-            for key in set(old_rec) | set(new_rec)
-            if _canonical(old_rec.get(key)) != _canonical(new_rec.get(key))
+            for key in set(old_c) | set(new_c)
+            if _canonical(old_c.get(key)) != _canonical(new_c.get(key))
         )
         if old_config != new_config:
             fields.insert(0, "(config)")
