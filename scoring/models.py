@@ -4,7 +4,8 @@ Like lm-evaluation-harness, the metrics never touch a model directly: they send 
 and get log-probabilities back, and each adapter answers the requests its architecture can:
 
 - ``masked_logprobs([(text, targets)])`` — masked LMs: ``text`` holds one mask token per
-  entry of ``targets``; returns log P(target_k) at the k-th mask.
+  entry of ``targets``; returns log P(target_k) at the k-th mask (``None`` targets mark masks
+  that are present but not read, e.g. the masked profession of a BEC-Pro prior).
 - ``continuation_logprobs([(context, continuation)])`` — causal LMs: per-token log-probs of
   the continuation given the model's start token followed by the context; encoder-decoders:
   per-token log-probs of the target (decoder side) given the source (encoder side).
@@ -197,12 +198,15 @@ class MaskedLM(LanguageModel):
         mask_id = int(tok.mask_token_id)
         unique: dict[str, int] = {}
         needs: list[dict[int, set[int]]] = []
+        wanted: dict[int, int] = {}
         for text, targets in requests:
             u = unique.setdefault(text, len(unique))
             if u == len(needs):
                 needs.append({})
             for k, t in enumerate(targets):
-                needs[u].setdefault(k, set()).add(int(t))
+                if t is not None:
+                    needs[u].setdefault(k, set()).add(int(t))
+            wanted[u] = max(wanted.get(u, 0), len(targets))
         texts = list(unique)
         encoded = tok(texts, add_special_tokens=True, truncation=True, max_length=self.max_length)
         ids_list = encoded["input_ids"]
@@ -210,7 +214,7 @@ class MaskedLM(LanguageModel):
         positions = []
         for u, ids in enumerate(ids_list):
             pos = [i for i, x in enumerate(ids) if x == mask_id]
-            want = max(needs[u], default=-1) + 1
+            want = wanted[u]
             if len(pos) < want:
                 raise BiasforgeError(
                     f"{self.name}: expected {want} mask token(s) in {texts[u]!r}, found {len(pos)}"
@@ -245,7 +249,9 @@ class MaskedLM(LanguageModel):
         out = []
         for text, targets in requests:
             u = unique[text]
-            out.append([values[(u, k, int(t))] for k, t in enumerate(targets)])
+            out.append(
+                [None if t is None else values[(u, k, int(t))] for k, t in enumerate(targets)]
+            )
         return out
 
     def pooled(self, pairs):

@@ -1,0 +1,125 @@
+"""Train a next-sentence-prediction head on a user corpus (French paper, footnotes 6–7).
+
+Models without a pre-trained NSP head get one: a linear layer over the sentence-pair
+representation of ``LanguageModel.pooled`` (first token for encoders, mean of the last hidden
+states for decoders and encoder-decoders), trained with cross-entropy on pairs from the corpus —
+half true continuations (consecutive lines of one document), half random sentences from
+elsewhere, as in BERT. Unlike the paper, the language model itself stays frozen: only the head
+is trained, which is cheap enough for a CPU. Label 0 means "is next", as in BERT, so
+``P(is next)`` is the StereoSet intersentence score.
+
+Corpus format: UTF-8 text, one sentence per line, blank lines between documents.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from biasforge.errors import InputError
+
+
+def read_corpus(path: Path) -> list[list[str]]:
+    """Documents as lists of sentences."""
+    documents, current = [], []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line:
+            current.append(line)
+        elif current:
+            documents.append(current)
+            current = []
+    if current:
+        documents.append(current)
+    if sum(max(0, len(d) - 1) for d in documents) < 2:
+        raise InputError(path, "NSP corpus needs documents with at least two consecutive sentences")
+    return documents
+
+
+def make_pairs(documents: list[list[str]], n: int, seed: int = 0) -> list[tuple[str, str, int]]:
+    """``n`` (first, second, label) pairs: label 0 = second follows first, 1 = random."""
+    rng = random.Random(seed)
+    consecutive = [(d, i) for d, doc in enumerate(documents) for i in range(len(doc) - 1)]
+    every = [(d, s) for d, doc in enumerate(documents) for s in doc]
+    pairs = []
+    for k in range(n):
+        d, i = consecutive[rng.randrange(len(consecutive))]
+        first = documents[d][i]
+        if k % 2 == 0:
+            pairs.append((first, documents[d][i + 1], 0))
+        else:
+            other = [s for dd, s in every if dd != d] or [s for _, s in every]
+            pairs.append((first, rng.choice(other), 1))
+    return pairs
+
+
+@dataclass
+class NSPHead:
+    """A trained linear NSP head; calling it scores (context, sentence) pairs."""
+
+    weight: object
+    bias: object
+    model_name: str
+
+    def __call__(self, lm, pairs, batch_size: int = 64) -> list[float]:
+        import torch
+
+        scores = []
+        for i in range(0, len(pairs), batch_size):
+            features = lm.pooled(pairs[i : i + batch_size])
+            logits = features @ self.weight.T + self.bias
+            scores += torch.softmax(logits, dim=-1)[:, 0].tolist()
+        return scores
+
+    def save(self, path: Path) -> None:
+        import torch
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        torch.save({"weight": self.weight, "bias": self.bias, "model": self.model_name}, path)
+
+    @classmethod
+    def load(cls, path: Path) -> NSPHead:
+        import torch
+
+        data = torch.load(path, weights_only=True)
+        return cls(data["weight"], data["bias"], data["model"])
+
+
+def train_head(
+    lm,
+    corpus: Path,
+    pairs: int = 2000,
+    steps: int = 200,
+    lr: float = 1e-2,
+    seed: int = 0,
+    progress: bool = True,
+) -> NSPHead:
+    """Fit the head on features of a frozen model (features computed once, then full-batch Adam)."""
+    import torch
+
+    data = make_pairs(read_corpus(corpus), pairs, seed)
+    feats = []
+    chunks = range(0, len(data), 64)
+    if progress:
+        from tqdm.auto import tqdm
+
+        chunks = tqdm(chunks, desc=f"{lm.name} NSP features", leave=False)
+    for i in chunks:
+        feats.append(lm.pooled([(a, b) for a, b, _ in data[i : i + 64]]))
+    x = torch.cat(feats)
+    y = torch.tensor([label for _, _, label in data])
+    mean, std = x.mean(0), x.std(0) + 1e-6
+    torch.manual_seed(seed)
+    layer = torch.nn.Linear(x.shape[1], 2)
+    optimiser = torch.optim.Adam(layer.parameters(), lr=lr)
+    xn = (x - mean) / std
+    for _ in range(steps):
+        optimiser.zero_grad()
+        loss = torch.nn.functional.cross_entropy(layer(xn), y)
+        loss.backward()
+        optimiser.step()
+    # fold the standardisation into the layer so the head reads raw features
+    weight = (layer.weight / std).detach()
+    bias = (layer.bias - (layer.weight * mean / std).sum(1)).detach()
+    return NSPHead(weight, bias, lm.name)
