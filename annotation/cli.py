@@ -34,9 +34,13 @@ def serve(
     worker: Annotated[bool, typer.Option(help="also run Argilla's background job worker")] = True,
 ) -> None:
     """Run the embedded Argilla server (127.0.0.1 only) until Ctrl-C."""
+    import sys
+
     from annotation.serve import serve as run
 
-    raise typer.Exit(run(data_dir, port, worker=worker))
+    code = run(data_dir, port, worker=worker)
+    if code:
+        sys.exit(code)  # typer.Exit's code is dropped by the root command's non-standalone mode
 
 
 @app.command()

@@ -1,0 +1,137 @@
+"""The embedded server as a process: credentials, binding, crash mid-push, restart, shutdown."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import stat
+import threading
+import time
+
+import httpx
+import pandas as pd
+import psutil
+
+from annotation.connection import find_server
+from annotation.push import push_candidates
+from annotation.serve import pid_alive
+
+DATASET = "crash-push"
+N = 1000
+
+
+def listening(pids: list[int]) -> list[tuple[str, int]]:
+    found = []
+    for pid in pids:
+        try:
+            proc = psutil.Process(pid)
+            procs = [proc, *proc.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            continue
+        for p in procs:
+            try:
+                found += [
+                    (c.laddr.ip, c.laddr.port)
+                    for c in p.net_connections(kind="inet")
+                    if c.status == psutil.CONN_LISTEN
+                ]
+            except psutil.NoSuchProcess:
+                continue
+    return found
+
+
+def test_credentials_are_private_and_strong(server):
+    path = server.data_dir / "credentials.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    creds = __import__("json").loads(path.read_text())
+    assert creds["password"] not in {"1234", "12345678", "argilla"} and len(creds["password"]) >= 20
+    assert len(creds["api_key"]) >= 40
+    assert "argilla.apikey" not in creds["api_key"]
+    # the stock default account does not exist
+    token = httpx.post(
+        f"{server.url}/api/v1/token", data={"username": "argilla", "password": "12345678"}
+    )
+    assert token.status_code == 401
+    # unauthenticated API calls are refused
+    assert httpx.get(f"{server.url}/api/v1/me").status_code == 401
+
+
+def test_everything_listens_on_loopback_only(server):
+    sockets = listening(server.children())
+    assert sockets, "expected the web server and redis to listen"
+    assert {ip for ip, _ in sockets} == {"127.0.0.1"}
+    assert server.port in {port for _, port in sockets}
+
+
+def record_count(db_path) -> int:
+    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30) as db:
+        return db.execute(
+            "SELECT COUNT(*) FROM records r JOIN datasets d ON d.id = r.dataset_id WHERE d.name = ?",
+            (DATASET,),
+        ).fetchone()[0]
+
+
+def test_crash_mid_push_then_restart_loses_and_duplicates_nothing(server, becpro_run):
+    candidates = pd.read_parquet(becpro_run / "candidates.parquet").head(N)
+    connection = find_server(server.data_dir)
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            push_candidates(candidates, DATASET, connection, batch_size=50, progress=False)
+        except BaseException as exc:  # the server goes away under it
+            errors.append(exc)
+
+    pusher = threading.Thread(target=run)
+    pusher.start()
+    db = server.data_dir / "argilla.db"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if record_count(db) >= 150:
+                break
+        except sqlite3.OperationalError:
+            pass
+        time.sleep(0.05)
+    os.kill(server.state["server_pid"], signal.SIGKILL)  # a crash, mid-transaction
+    pusher.join(120)
+    assert errors, "the push should have failed when the server died"
+    code = server.proc.wait(30)  # the supervisor notices, stops the other children, exits 1
+    assert code == 1
+    for pid in server.children():
+        deadline = time.monotonic() + 15
+        while pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not pid_alive(pid)
+    assert not (server.data_dir / "server.json").exists()
+    before = record_count(db)
+    assert 0 < before < N
+
+    server.start()
+    connection = find_server(server.data_dir)
+    result = push_candidates(candidates, DATASET, connection, progress=False)
+    assert result.already_present == before and result.created == N - before
+    assert record_count(db) == N
+    with sqlite3.connect(db) as conn:
+        ids = [
+            r[0]
+            for r in conn.execute(
+                "SELECT r.external_id FROM records r JOIN datasets d ON d.id = r.dataset_id WHERE d.name = ?",
+                (DATASET,),
+            )
+        ]
+    assert sorted(ids) == sorted(candidates["id"])
+    # data from before the crash survived the restart (earlier tests' datasets too)
+    again = push_candidates(candidates, DATASET, connection, progress=False)
+    assert again.created == 0
+
+
+def test_sigterm_stops_every_child(server):
+    children = server.children()
+    assert children and all(pid_alive(p) for p in children)
+    assert server.stop(signal.SIGTERM) == 0
+    assert not any(pid_alive(p) for p in children)
+    assert not (server.data_dir / "server.json").exists()
+    assert not (server.data_dir / "tmp").exists()
+    server.start()  # leave it running for any later test
