@@ -205,6 +205,17 @@ def _load_famous() -> re.Pattern[str]:
 FAMOUS = _load_famous()
 
 
+def _load_places() -> frozenset[str]:
+    words: set[str] = set()
+    for line in (DATA_DIR / "places.txt").read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            words.update(line.split())
+    return frozenset(words)
+
+
+PLACES = _load_places()
+
+
 def _next_kind(word: str | None) -> str:
     if word is None:
         return "end"
@@ -269,6 +280,7 @@ def feature_names() -> list[str]:
     names += ["oov_x_surname", "nr_x_next_digit", "next_is_short_oov", "tag_nr_x_log_freq"]
     names += ["llr_nr_vs_n", "llr_nrt_vs_ns", "function_start", "weather_context"]
     names += ["place_suffix", "org_suffix", "ns_x_translit", "compound_of_words"]
+    names += ["in_book_title", "repeated", "char_name_prior", "next_de", "known_place"]
     return names
 
 
@@ -339,10 +351,47 @@ def features(tokens: Sequence[Token], i: int) -> dict[str, float]:
     x["org_suffix"] = float(n >= 2 and word[-1] in ORG_SUFFIX)
     x["ns_x_translit"] = translit if tok.tag == "ns" else 0.0
     x["compound_of_words"] = float(_compound(word))
+    x["in_book_title"] = float(_inside_title(tokens, i))
+    x["repeated"] = float(sum(t.word == word for t in tokens) > 1)
+    x["char_name_prior"] = _char_prior(word)
+    x["next_de"] = float(nxt is not None and nxt.word in ("的", "之"))
+    x["known_place"] = float(word in PLACES or word[:-1] in PLACES or word[:-2] in PLACES)
     x["w=" + word] = 1.0
     x["f=" + word[0]] = 1.0
     x["l=" + word[-1]] = 1.0
     return {k: v for k, v in x.items() if v}
+
+
+def _inside_title(tokens: Sequence[Token], i: int) -> bool:
+    """Whether token ``i`` sits inside 《…》 (a title of a work, not a person)."""
+    for k in range(i - 1, max(-1, i - 12), -1):
+        if tokens[k].word == "》":
+            return False
+        if tokens[k].word == "《":
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=1)
+def _char_name_table() -> dict[str, float]:
+    """log((names with c + 1) / (words with c + 1)) over jieba's dictionary: how often a
+    character appears in words the dictionary tags as person names (nr*)."""
+    import jieba.posseg
+
+    names: dict[str, int] = {}
+    words: dict[str, int] = {}
+    for word, tag in jieba.posseg.dt.word_tag_tab.items():
+        is_name = tag.startswith("nr")
+        for ch in set(word):
+            words[ch] = words.get(ch, 0) + 1
+            if is_name:
+                names[ch] = names.get(ch, 0) + 1
+    return {ch: math.log((names.get(ch, 0) + 1) / (n + 1)) for ch, n in words.items()}
+
+
+def _char_prior(word: str) -> float:
+    table = _char_name_table()
+    return sum(table.get(ch, -3.0) for ch in word) / len(word) / 5.0
 
 
 def _compound(word: str, min_freq: int = 50) -> bool:

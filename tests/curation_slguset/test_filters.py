@@ -84,9 +84,7 @@ def test_criteria_two_and_three_flag_for_review_without_dropping(lexicon, model)
 
 
 def test_exact_duplicates_and_sentences_without_keywords_never_become_rows(lexicon, model):
-    kept, rejected, stats = mine(
-        lexicon, model, "他每天骑车上班。今天天气很好。", "他每天骑车上班。"
-    )
+    kept, _, stats = mine(lexicon, model, "他每天骑车上班。今天天气很好。", "他每天骑车上班。")
     assert list(kept["sentence"]) == ["他每天骑车上班。"]
     assert stats.duplicates == 1
     assert stats.sentences_without_keyword == 1

@@ -11,9 +11,11 @@ from tests.conftest import run_cli
 
 
 @pytest.fixture(scope="module")
-def sample_run(tmp_path_factory):
+def sample_run(tmp_path_factory, peoples_daily):
     out = tmp_path_factory.mktemp("slguset") / "run"
-    result = run_cli("curate", "slguset", "--corpus", BUNDLED_SAMPLE, "--out", out)
+    result = run_cli(
+        "curate", "slguset", "--corpus", BUNDLED_SAMPLE, "--out", out, "--name-eval", peoples_daily
+    )
     assert "candidates kept" in result.stdout
     return read_run(out)
 
@@ -52,6 +54,9 @@ def test_stats_and_report(sample_run):
     report = (sample_run.path / "report.md").read_text(encoding="utf-8")
     for heading in ("## Kept candidates per keyword pair", "## Rules", "## Timings"):
         assert heading in report
+    heldout = stats["name_filter_eval"]["heldout"]["model"]
+    assert heldout["recall"] >= 0.95
+    assert f"| heldout | this filter | 1155 | 274 | {heldout['flagged']} |" in report
 
 
 def test_two_processes_give_the_same_candidates_as_one(tmp_path):
