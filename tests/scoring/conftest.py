@@ -8,7 +8,9 @@ for GPT-2 and BART, so the tests exercise real space-prefix tokenisation.
 from __future__ import annotations
 
 import string
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
 WORDS = [
@@ -183,7 +185,7 @@ def _home(tmp_path, monkeypatch):
     monkeypatch.setenv("BIASFORGE_HOME", str(tmp_path / "home"))
 
 
-def stereoset_items() -> "pd.DataFrame":
+def stereoset_items() -> pd.DataFrame:
     """A few StereoSet items in the release contract (intra + inter, two domains, shared terms)."""
     import pandas as pd
 
@@ -248,7 +250,7 @@ def stereoset_items() -> "pd.DataFrame":
     return pd.DataFrame(rows)
 
 
-def write_release(items, root) -> "Path":
+def write_release(items, root) -> Path:
     """Write items as releases/<name>/<version>/<config>/test.parquet; return the version folder."""
     version = root / "releases" / "stereoset-test" / "1.0.0"
     for split, frame in items.groupby("split"):
