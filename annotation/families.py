@@ -42,7 +42,7 @@ def flags_markdown(row: dict[str, Any]) -> str:
     else:
         lines.append("No rule flagged this item.")
     for check in _as_list(row.get("checks")):
-        mark = "✅" if check.get("passed") else "⚠️"
+        mark = "ok" if check.get("passed") else "**FLAG**"
         lines.append(f"- {mark} `{check.get('rule')}`: {check.get('detail') or ''}".rstrip())
     return "\n".join(lines)
 
@@ -120,7 +120,7 @@ For each sentence answer:
 3. **Correction** — if either answer is *No*, edit the pre-filled sentence so it becomes
    correct, keeping the same person word and profession. Leave it unchanged otherwise.
 
-The *Rule flags* panel shows the automatic checks; a ⚠️ tells you what to look at first.
+The *Rule flags* panel shows the automatic checks; **FLAG** tells you what to look at first.
 """
 
 

@@ -1,0 +1,85 @@
+"""A real browser (Debian chromium, headless, driven by Playwright) answers in the Argilla UI
+served by the embedded server, and ``pull`` sees the answer."""
+
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from annotation.connection import find_server
+from annotation.pull import pull
+from annotation.push import push_run
+from annotation.registry import remember_run
+from annotation.users import add_users
+from tests.annotation.conftest import subset_run
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DATASET = "becpro-browser"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not shutil.which("chromium"):
+        pytest.fail("Debian chromium is required for the browser test: apt-get install -y chromium")
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield instance
+        instance.close()
+
+
+def test_annotator_answers_in_the_ui_and_pull_sees_it(server, becpro_run, browser, tmp_path):
+    run = subset_run(becpro_run, tmp_path / "run", 3)
+    connection = find_server(server.data_dir)
+    pushed = push_run(run, DATASET, connection, min_submitted=1, progress=False)
+    remember_run(connection.url, connection.workspace, DATASET, run)
+    (person,) = add_users(connection, [("browser-annotator", "annotator")])
+    sentences = dict(
+        zip(*pd.read_parquet(run / "candidates.parquet")[["sentence", "id"]].T.values, strict=True)
+    )
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{connection.url}/sign-in")
+    page.get_by_label("Username").fill(person.username)
+    page.get_by_label("Password").fill(person.password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(lambda url: "sign-in" not in url, timeout=30_000)
+    page.goto(f"{connection.url}/dataset/{pushed.dataset_id}/annotation-mode")
+    page.get_by_text("Is the sentence grammatical and natural?").wait_for(timeout=60_000)
+    shown = next(s for s in sentences if page.get_by_text(s, exact=True).count())
+    page.get_by_text("Yes", exact=True).nth(0).click()  # grammatical: yes
+    page.get_by_text("No", exact=True).nth(1).click()  # agreement: no
+    page.get_by_role("button", name="Submit").click()
+    page.get_by_text("Submitted").first.wait_for(timeout=30_000)
+    page.wait_for_function("() => document.body.innerText.match(/Submitted\\s*1/)", timeout=30_000)
+    page.close()
+
+    out = tmp_path / "reviewed"
+    pull(DATASET, out, connection, policy="unanimous", adjudicate=False)
+    responses = pd.read_parquet(out / "responses.parquet")
+    mine = responses[
+        (responses["annotator"] == person.username) & (responses["status"] == "submitted")
+    ]
+    record_id = sentences[shown]
+    answers = dict(
+        zip(
+            mine[mine["id"] == record_id]["question"],
+            mine[mine["id"] == record_id]["value"],
+            strict=True,
+        )
+    )
+    assert answers["grammatical"] == "yes" and answers["agreement"] == "no"
+    reviewed = pd.read_parquet(out / "reviewed.parquet").set_index("id")
+    assert reviewed.loc[record_id, "decision"] == "reject"  # one annotator needed; agreement failed
+    assert (reviewed["decision"] == "pending").sum() == 2
