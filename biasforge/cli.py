@@ -30,24 +30,16 @@ app.add_typer(score_app, name="score")
 
 
 def main() -> None:
-    """Console entry point: user errors print one clear line and exit 2, no traceback."""
+    """Console entry point: user errors print one clear line and exit 2, no traceback.
+
+    Typer's standalone mode already handles usage errors, ``--help``, exit codes and Ctrl-C;
+    only our own errors (bad input, refusing to overwrite) need translating.
+    """
     try:
-        app(standalone_mode=False)
+        app()
     except BiasforgeError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(2)
-    except typer.Abort:
-        typer.echo("aborted", err=True)
-        sys.exit(130)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except Exception as exc:  # click's usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
 
 
 if __name__ == "__main__":
