@@ -121,8 +121,12 @@ class LanguageModel:
     def _head(self) -> Callable | None:
         return None
 
-    def _logprobs_at(self, ids, mask, rows, cols, extra: dict | None = None):
-        """Log-softmax (float32) at (rows, cols), via the cheap head when it is verified."""
+    def _logprobs_at(self, ids, mask, rows, cols, extra: dict | None = None, targets=None):
+        """Log-softmax (float32) at (rows, cols), via the cheap head when it is verified.
+
+        With ``targets`` (one token id per position) only those log-probabilities are returned,
+        so a 262k-token vocabulary never materialises for more than a chunk of positions.
+        """
         import torch
 
         extra = extra or {}
@@ -143,13 +147,16 @@ class LanguageModel:
                 except Exception:
                     self._head_ok = False
             if self._head_ok:
-                chunks = [
-                    torch.log_softmax(head(picked[i : i + 256]).float(), dim=-1)
-                    for i in range(0, picked.shape[0], 256)
-                ]
-                return torch.cat(chunks) if chunks else picked.new_zeros((0, 1))
+                chunks = []
+                for i in range(0, picked.shape[0], 256):
+                    logp = torch.log_softmax(head(picked[i : i + 256]).float(), dim=-1)
+                    if targets is not None:
+                        logp = logp.gather(1, targets[i : i + 256, None])[:, 0]
+                    chunks.append(logp)
+                return torch.cat(chunks) if chunks else picked.new_zeros((0,)).float()
         logits = self.model(input_ids=ids, attention_mask=mask, **extra).logits
-        return torch.log_softmax(logits[rows, cols].float(), dim=-1)
+        logp = torch.log_softmax(logits[rows, cols].float(), dim=-1)
+        return logp if targets is None else logp.gather(1, targets[:, None])[:, 0]
 
     # -- requests (overridden where the architecture supports them) ---------------------------
     def masked_logprobs(self, requests: Sequence[tuple[str, Sequence[int]]]) -> list[list[float]]:
@@ -411,13 +418,13 @@ class CausalLM(LanguageModel):
                         cols.append(p - 1)
                         targets.append(urows[u][p])
                 ids, att = ids.to(self.device), att.to(self.device)
-                logp = self._logprobs_at(
+                picked = self._logprobs_at(
                     ids,
                     att,
                     torch.tensor(rows, device=self.device),
                     torch.tensor(cols, device=self.device),
+                    targets=torch.tensor(targets, device=self.device),
                 )
-                picked = logp[torch.arange(len(targets)), torch.tensor(targets, device=logp.device)]
                 picked = picked.cpu().numpy().astype(np.float64)
                 offset = 0
                 for u in batch:
