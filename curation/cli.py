@@ -151,6 +151,7 @@ def slguset(
         typer.Option(help="gold JSONL (text, person_names) to measure the name filter's P/R"),
     ] = None,
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
+    verbose: Annotated[bool, typer.Option(help="show datatrove's per-task logs")] = False,
 ) -> None:
     """SlguSet: mine gender-neutral Chinese sentences with one gender keyword from a corpus."""
     from curation.slguset.pipeline import curate_slguset
@@ -167,6 +168,7 @@ def slguset(
         tagger=tagger,
         name_eval=name_eval,
         overwrite=overwrite,
+        verbose=verbose,
     )
     typer.echo(
         f"slguset: {stats['kept']} candidates kept ({stats['needs_review']} flagged for review), "

@@ -67,11 +67,10 @@ def run_pipeline(
     lexicon_dir: str | None = None,
     tagger: str = "fast",
     executor: str = "local",
+    verbose: bool = False,
 ) -> dict[str, Any]:
     """Run the datatrove pipeline into ``parts_dir``; return datatrove's merged stats."""
-    from datatrove.executor import LocalPipelineExecutor
-
-    from curation.slguset.steps import CorpusReader, MineStep
+    from curation.slguset.steps import CorpusReader, MineStep, QuietLocalExecutor
 
     if num_proc < 1:
         raise BiasforgeError("--num-proc must be at least 1")
@@ -93,8 +92,13 @@ def run_pipeline(
             "into datatrove's SlurmPipelineExecutor/RayPipelineExecutor for a cluster"
         )
     logs = parts_dir / "datatrove-logs"
-    runner = LocalPipelineExecutor(
-        pipeline=pipeline, tasks=tasks, workers=tasks, logging_dir=str(logs), skip_completed=False
+    runner = QuietLocalExecutor(
+        pipeline=pipeline,
+        tasks=tasks,
+        workers=tasks,
+        logging_dir=str(logs),
+        skip_completed=False,
+        verbose=verbose,
     )
     try:
         runner.run()
@@ -103,7 +107,11 @@ def run_pipeline(
             info = json.loads(error.read_text(encoding="utf-8"))
             message = info["message"].split(": ", 1)[-1]
             raise InputError(info["path"], message, line=info["line"]) from None
-        raise BiasforgeError(f"slguset pipeline failed: {exc}") from exc
+        kept_logs = parts_dir.parent.parent / f"{parts_dir.parent.name}-logs"
+        shutil.copytree(logs, kept_logs, dirs_exist_ok=True)
+        raise BiasforgeError(
+            f"slguset pipeline failed: {exc} (datatrove task logs: {kept_logs})"
+        ) from exc
     stats_file = logs / "stats.json"
     return json.loads(stats_file.read_text(encoding="utf-8")) if stats_file.exists() else {}
 
@@ -154,6 +162,7 @@ def curate_slguset(
     tagger: str = "fast",
     name_eval: str | Path | None = None,
     overwrite: bool = False,
+    verbose: bool = False,
 ) -> dict[str, Any]:
     """Mine the corpus into a SlguSet run directory; return the run's stats."""
     if not corpus:
@@ -175,6 +184,7 @@ def curate_slguset(
             skip_bad_lines=skip_bad_lines,
             lexicon_dir=str(lexicon.directory),
             tagger=tagger,
+            verbose=verbose,
         )
         mining_seconds = time.perf_counter() - started
         merge_started = time.perf_counter()

@@ -12,14 +12,70 @@ merges them into the run directory.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from datatrove.data import Document, DocumentsPipeline
+from datatrove.executor import LocalPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
 from datatrove.pipeline.readers.base import BaseReader
+from tqdm import tqdm
 
 from biasforge.errors import InputError
 from curation.slguset.readers import ReadStats, Unit, read_unit, units_for_rank
+
+
+class QuietLocalExecutor(LocalPipelineExecutor):
+    """datatrove's LocalPipelineExecutor with its per-task logs kept in the logging folder
+    only (not echoed to the terminal), unless ``verbose``; the CLI prints one summary line and
+    user errors as one line, as every biasforge command does."""
+
+    def __init__(self, *args, verbose: bool = False, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.verbose = verbose
+
+    def run(self):
+        if self.verbose:
+            return super().run()
+        from datatrove.utils.logging import setup_default_logger
+        from loguru import logger
+
+        _quiet_task_logs()
+        logger.remove()
+        try:
+            return super().run()
+        finally:
+            setup_default_logger()
+
+    def _launch_run_for_rank(self, rank, ranks_q, completed=None, completed_lock=None):
+        if not self.verbose:
+            _quiet_task_logs()
+        return super()._launch_run_for_rank(rank, ranks_q, completed, completed_lock)
+
+
+def _quiet_task_logs() -> None:
+    """Make datatrove's task logger write to the task's log file only (in this process)."""
+    import datatrove.executor.base as executor_base
+    from loguru import logger
+
+    if getattr(executor_base.add_task_logger, "_slguset_quiet", False):
+        return
+
+    def file_only(logging_dir, rank: int, local_rank: int = 0, node_rank: int = -1):
+        logger.remove()
+        logfile = logging_dir.open(f"logs/task_{rank:05d}.log", "w")
+        logger.add(logfile, level="DEBUG", colorize=False)
+        logger.info(f"Launching pipeline for {rank=}")
+        return logfile
+
+    def close_quietly(logfile) -> None:
+        logger.complete()
+        logger.remove()
+        logfile.close()
+
+    file_only._slguset_quiet = True
+    executor_base.add_task_logger = file_only
+    executor_base.close_task_logger = close_quietly
 
 
 class CorpusReader(BaseReader):
@@ -45,6 +101,14 @@ class CorpusReader(BaseReader):
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         stats = ReadStats()
+        progress = tqdm(
+            desc=f"slguset task {rank}",
+            unit="char",
+            unit_scale=True,
+            position=rank,
+            leave=False,
+            disable=not sys.stderr.isatty(),
+        )
         try:
             for unit in units_for_rank(self.units, rank, world_size):
                 for record in read_unit(
@@ -54,6 +118,7 @@ class CorpusReader(BaseReader):
                     skip_bad_lines=self.skip_bad_lines,
                     stats=stats,
                 ):
+                    progress.update(len(record.text))
                     yield Document(
                         text=record.text,
                         id=record.id,
@@ -71,6 +136,8 @@ class CorpusReader(BaseReader):
                     encoding="utf-8",
                 )
             raise RuntimeError(str(exc)) from None
+        finally:
+            progress.close()
         self.stat_update("records", value=stats.records)
         self.stat_update("raw_chars", value=stats.raw_chars)
         self.stat_update("bad_lines", value=stats.bad_lines)
