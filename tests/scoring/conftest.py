@@ -180,11 +180,6 @@ def tiny_models(tmp_path_factory):
     return {k: str(v) for k, v in paths.items()}
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path, monkeypatch):
-    monkeypatch.setenv("BIASFORGE_HOME", str(tmp_path / "home"))
-
-
 def stereoset_items() -> pd.DataFrame:
     """A few StereoSet items in the release contract (intra + inter, two domains, shared terms)."""
     import pandas as pd

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pandas as pd
-from conftest import stereoset_items, write_release
 from typer.testing import CliRunner
 
 from scoring.cli import app
+from tests.scoring.conftest import stereoset_items, write_release
 
 
 def _run(args):

@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 import pytest
-from conftest import stereoset_items
 
 from scoring.models import ModelOptions, load_model
 from scoring.reference import official_intrasentence_causal, official_intrasentence_mlm
 from scoring.stereoset import examples_from, score_intrasentence
 from scoring.stereoset_eval import Example, evaluate, official_results
+from tests.scoring.conftest import stereoset_items
 
 # (id, split, domain, target, pro, anti, unrelated)
 CRAFTED = [
