@@ -25,7 +25,7 @@ from curation.checks import CheckStats
 from curation.report import examples_md, md_table, rules_md
 from curation.rundir import input_entry, write_run
 from curation.slguset.lexicon import load_lexicon
-from curation.slguset.readers import kind_of, plan_units
+from curation.slguset.readers import expand_corpus, kind_of, plan_units
 
 CHECK = pa.struct(
     [
@@ -252,8 +252,9 @@ def curate_slguset(
         "tagger": tagger,
         "lexicon": str(lexicon.directory),
     }
-    inputs = [input_entry(c, "corpus") for c in corpus if kind_of(str(c)) != "hf"]
-    inputs += [{"role": "corpus", "path": str(c)} for c in corpus if kind_of(str(c)) == "hf"]
+    files = expand_corpus([str(c) for c in corpus])
+    inputs = [input_entry(c, "corpus") for c in files if kind_of(c) != "hf"]
+    inputs += [{"role": "corpus", "path": c} for c in files if kind_of(c) == "hf"]
     inputs += [input_entry(p, f"slguset lexicon: {p.name}") for p in lexicon.files()]
     write_run(
         out,

@@ -60,12 +60,38 @@ def kind_of(path: str) -> str:
     return "jsonl" if name.endswith((".jsonl", ".json", ".ndjson")) else "text"
 
 
+CORPUS_SUFFIXES = (".txt", ".text", ".jsonl", ".json", ".ndjson", ".gz")
+
+
+def expand_corpus(corpus: list[str]) -> list[str]:
+    """Folders become their corpus files (sorted, recursive; hidden files skipped)."""
+    out: list[str] = []
+    for source in corpus:
+        path = Path(source)
+        if not source.startswith("hf:") and path.is_dir() and not (path / "state.json").exists():
+            files = sorted(
+                str(p)
+                for p in path.rglob("*")
+                if p.is_file()
+                and p.name.lower().endswith(CORPUS_SUFFIXES)
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+            if not files:
+                raise InputError(path, f"no corpus files ({', '.join(CORPUS_SUFFIXES)}) in folder")
+            out += files
+        elif not source.startswith("hf:") and path.is_dir():
+            out.append(f"hf:{source}")  # a dataset saved with save_to_disk
+        else:
+            out.append(source)
+    return out
+
+
 def plan_units(
     corpus: list[str], world_size: int = 1, chunk_bytes: int = CHUNK_BYTES
 ) -> list[Unit]:
     """Cut the corpus into units; large files into at least ``world_size`` byte ranges."""
     units: list[Unit] = []
-    for source in corpus:
+    for source in expand_corpus(corpus):
         kind = kind_of(source)
         if kind == "hf":
             units += [Unit(source, kind, shard=i, shards=world_size) for i in range(world_size)]

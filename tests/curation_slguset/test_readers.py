@@ -91,3 +91,20 @@ def test_hugging_face_dataset_from_disk_sharded(tmp_path):
 def test_missing_file_is_an_input_error(tmp_path):
     with pytest.raises(InputError):
         plan_units([str(tmp_path / "nope.txt")])
+
+
+def test_folder_corpus_expands_to_its_files(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "1.txt").write_text("他来了。\n", encoding="utf-8")
+    (tmp_path / "2.jsonl").write_text('{"text": "她走了。"}\n', encoding="utf-8")
+    (tmp_path / "notes.md").write_text("ignored\n", encoding="utf-8")
+    records = _read_all(plan_units([str(tmp_path)]))
+    assert [r.text for r in records] == ["她走了。", "他来了。"]
+    with pytest.raises(InputError):
+        plan_units([str(_empty(tmp_path))])
+
+
+def _empty(tmp_path):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    return folder
