@@ -74,7 +74,11 @@ class Family:
 
         questions: list[Any] = [
             rg.LabelQuestion(
-                name=name, title=title, labels=labels, description=description, required=True
+                name=name,
+                title=title,
+                labels=labels,
+                description=description or None,
+                required=True,
             )
             for name, (title, labels, description) in self.criteria.items()
         ]

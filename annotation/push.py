@@ -14,6 +14,7 @@ times faster than ``dataset.records.log``.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,15 @@ def ensure_dataset(connection: Connection, name: str, family: Family, min_submit
 
     rg_client = client(connection)
     ensure_workspace(rg_client, connection.workspace)
-    dataset = rg_client.datasets(name=name, workspace=connection.workspace)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "dataset not found" is expected on a first push
+        dataset = rg_client.datasets(name=name, workspace=connection.workspace)
+    if dataset is not None:
+        with http(connection) as api:
+            if check(api.get(f"/api/v1/datasets/{dataset.id}")).get("status") == "draft":
+                # left behind by a creation that failed half-way (no settings, no records)
+                check(api.delete(f"/api/v1/datasets/{dataset.id}"))
+                dataset = None
     if dataset is None:
         dataset = rg.Dataset(
             name=name,
