@@ -201,6 +201,22 @@ def _stereoset_spearman(results: pd.DataFrame) -> dict:
     return out
 
 
+def _table2(results: pd.DataFrame) -> pd.DataFrame:
+    """LMS and SS, and ICAT per domain, each the mean of the two tasks' values."""
+    both = results[results["split"].isin(["intrasentence", "intersentence"])]
+    means = both.groupby(["model", "domain"], sort=False)[["LMS", "SS", "ICAT"]].mean()
+    rows = []
+    for model in both["model"].unique():
+        m = means.loc[model]
+        row = {"model": model, "LMS": m.loc["overall", "LMS"], "SS": m.loc["overall", "SS"]}
+        for domain in m.index:
+            if domain != "overall":
+                row[f"ICAT {domain}"] = m.loc[domain, "ICAT"]
+        row["ICAT global"] = m.loc["overall", "ICAT"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def _stereoset_report(dataset, items, results, methods, timings, spearman, figures) -> str:
     parts = [
         "# StereoSet scores\n",
@@ -228,6 +244,9 @@ def _stereoset_report(dataset, items, results, methods, timings, spearman, figur
         parts.append(md_table(pivot))
         parts.append(f"\n### {split.capitalize()}: LMS / SS / ICAT per domain\n")
         parts.append(md_table(sub[["model", "domain", "items", "terms", "LMS", "SS", "ICAT"]]))
+    if set(results["split"]) >= {"intrasentence", "intersentence"}:
+        parts.append("\n## Mean of the intra- and intersentence tasks (French paper, Table 2)\n")
+        parts.append(md_table(_table2(results)))
     parts.append("\n## Methods\n")
     parts.append(
         md_table(

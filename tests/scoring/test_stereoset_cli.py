@@ -54,6 +54,9 @@ def test_three_kinds_one_command(tiny_models, tmp_path):
     report = (out / "report.md").read_text()
     assert "pre-trained NSP head" in report  # BERT checkpoint saved with its NSP head
     assert "continuation likelihood" in report  # GPT-2 and BART
+    bert = results[(results["model"] == "tiny-bert") & (results["domain"] == "overall")]
+    table2_lms = bert[bert["split"] != "all"]["LMS"].mean()
+    assert "Table 2" in report and f"| tiny-bert | {table2_lms:.2f} |" in report
     for png in ("bias_distribution.png", "bias_correlation.png"):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bias = pd.read_csv(out / "item_bias.csv", index_col=0)
