@@ -56,8 +56,10 @@ def worker(corpus: Path, num_proc: int) -> dict:
         wall = time.perf_counter() - started
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    own, children = me.ru_maxrss, kids.ru_maxrss
+    own = me.ru_maxrss
     cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    if num_proc > 1:  # pool workers are children of datatrove's forkserver, not of this process
+        cpu += sum(stats["task_cpu_seconds"].values())
     return {
         "num_proc": num_proc,
         "raw_chars": stats["raw_chars"],
@@ -67,9 +69,13 @@ def worker(corpus: Path, num_proc: int) -> dict:
         "kept": stats["kept"],
         "rejected": stats["rejected"],
         "duplicates": stats["duplicates"],
-        "peak_rss_mb": round((own + children) / 1024, 1),
+        "task_cpu_s": stats["task_cpu_seconds"],
+        "task_rss_mb": stats["task_peak_rss_mb"],
         "parent_rss_mb": round(own / 1024, 1),
-        "largest_worker_rss_mb": round(children / 1024, 1),
+        "largest_worker_rss_mb": max(stats["task_peak_rss_mb"].values(), default=0.0),
+        "peak_rss_mb": round(own / 1024 + sum(stats["task_peak_rss_mb"].values()), 1)
+        if num_proc > 1
+        else round(own / 1024, 1),
     }
 
 
@@ -103,14 +109,15 @@ def main() -> None:
             result = json.loads(out.stdout.strip().splitlines()[-1])
             results.append(result)
             per_proc = result["raw_chars"] / result["mining_s"] / n
-            per_cpu = result["raw_chars"] / result["cpu_s"]
+            task_cpu = sum(result["task_cpu_s"].values())
+            per_cpu = result["raw_chars"] / task_cpu if task_cpu else 0.0
             print(
                 f"{n} process(es): {result['raw_chars']:,} raw chars in {result['mining_s']:.1f} s "
-                f"mining ({result['wall_s']:.1f} s total) = {per_proc:,.0f} raw chars/s per "
-                f"process (wall clock); {per_cpu:,.0f} raw chars per CPU-second (whole run, "
-                f"{result['cpu_s']:.1f} CPU-s); peak memory {result['peak_rss_mb']} MB (parent "
-                f"{result['parent_rss_mb']} MB + largest worker "
-                f"{result['largest_worker_rss_mb']} MB); kept {result['kept']}, rejected "
+                f"mining ({result['wall_s']:.1f} s with merge and write) = {per_proc:,.0f} raw "
+                f"chars/s per process (wall clock); {per_cpu:,.0f} raw chars per CPU-second of "
+                f"the mining tasks ({task_cpu:.1f} CPU-s; whole run {result['cpu_s']:.1f} CPU-s); "
+                f"peak memory {result['peak_rss_mb']} MB (parent {result['parent_rss_mb']} MB, "
+                f"tasks {result['task_rss_mb']} MB); kept {result['kept']}, rejected "
                 f"{result['rejected']}, duplicates {result['duplicates']}"
             )
         if len(results) >= 2:

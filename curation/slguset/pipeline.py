@@ -144,6 +144,8 @@ def _merge_stats(parts_dir: Path) -> dict[str, Any]:
                         mine[field] += rule[field]
             elif key == "seconds":
                 total["seconds"].update(value)
+            elif key.startswith("task_"):
+                total.setdefault(key, {}).update(value)
             else:
                 total[key] = total.get(key, 0) + value
     total["seconds"] = {k: round(v, 6) for k, v in total["seconds"].items()}
@@ -241,6 +243,8 @@ def curate_slguset(
             "merge": round(time.perf_counter() - merge_started, 3),
         },
         "raw_chars_per_second": round(mined.get("raw_chars", 0) / max(mining_seconds, 1e-9)),
+        "task_cpu_seconds": mined.get("task_cpu_seconds", {}),
+        "task_peak_rss_mb": mined.get("task_peak_rss_mb", {}),
         "name_filter_eval": evaluation,
     }
     config = {

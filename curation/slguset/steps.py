@@ -12,7 +12,9 @@ merges them into the run directory.
 from __future__ import annotations
 
 import json
+import resource
 import sys
+import time
 from pathlib import Path
 
 from datatrove.data import Document, DocumentsPipeline
@@ -161,6 +163,7 @@ class MineStep(PipelineStep):
         from curation.slguset.mine import Miner
         from curation.slguset.names import load_models
 
+        cpu_start = time.process_time()
         miner = Miner(load_lexicon(self.lexicon_dir), load_models()[self.tagger])
         parts = Path(self.parts_dir)
         parts.mkdir(parents=True, exist_ok=True)
@@ -183,6 +186,9 @@ class MineStep(PipelineStep):
             with self.track_time():
                 write(miner.finish())
         stats = miner.stats.as_dict()
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        stats["task_cpu_seconds"] = {str(rank): round(time.process_time() - cpu_start, 3)}
+        stats["task_peak_rss_mb"] = {str(rank): round(usage.ru_maxrss / 1024, 1)}
         (parts / f"stats-{rank:05d}.json").write_text(
             json.dumps(stats, ensure_ascii=False), encoding="utf-8"
         )
