@@ -25,7 +25,7 @@ from curation.checks import CheckStats
 from curation.report import examples_md, md_table, rules_md
 from curation.rundir import input_entry, write_run
 from curation.slguset.lexicon import load_lexicon
-from curation.slguset.readers import expand_corpus, kind_of, plan_units
+from curation.slguset.readers import check_encoding, expand_corpus, kind_of, plan_units
 
 CHECK = pa.struct(
     [
@@ -74,6 +74,7 @@ def run_pipeline(
 
     if num_proc < 1:
         raise BiasforgeError("--num-proc must be at least 1")
+    check_encoding(encoding)  # before any process starts
     units = plan_units(corpus, world_size=num_proc)
     tasks = max(1, min(num_proc, len(units)))
     pipeline = [

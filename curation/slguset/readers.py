@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from biasforge.errors import InputError
+from biasforge.errors import BiasforgeError, InputError
 
 CHUNK_BYTES = 32 << 20
 
@@ -113,6 +113,20 @@ def units_for_rank(units: list[Unit], rank: int, world_size: int) -> list[Unit]:
     return units[rank::world_size]
 
 
+def check_encoding(encoding: str) -> None:
+    """Refuse unknown encodings and ones where a newline is not the byte 0x0A (UTF-16/32):
+    lines and byte-range shards are found by that byte."""
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise BiasforgeError(f"unknown encoding {encoding!r}") from None
+    if "\n".encode(encoding) != b"\n" or "他".encode(encoding).count(b"\n"):
+        raise BiasforgeError(
+            f"encoding {encoding!r} is not ASCII-compatible; convert the corpus to UTF-8 or "
+            "GB18030 first (e.g. with iconv)"
+        )
+
+
 def _line_number(path: str, offset: int) -> int:
     """1-based number of the line that starts at byte ``offset`` (counted, not guessed)."""
     count = 0
@@ -165,7 +179,7 @@ def read_unit(
     if unit.kind == "hf":
         yield from _read_hf(unit, text_field, stats)
         return
-    codecs.lookup(encoding)  # unknown encoding: LookupError before any work
+    check_encoding(encoding)
     for lineno, raw in _file_lines(unit):
         try:
             line = raw.decode(encoding)

@@ -108,3 +108,14 @@ def _empty(tmp_path):
     folder = tmp_path / "empty"
     folder.mkdir()
     return folder
+
+
+def test_encodings_that_break_line_splitting_are_refused(tmp_path):
+    from biasforge.errors import BiasforgeError
+
+    path = tmp_path / "u16.txt"
+    path.write_text("他来了。\n", encoding="utf-16")
+    with pytest.raises(BiasforgeError, match="ASCII-compatible"):
+        _read_all(plan_units([str(path)]), encoding="utf-16")
+    with pytest.raises(BiasforgeError, match="unknown encoding"):
+        _read_all(plan_units([str(path)]), encoding="klingon")
