@@ -56,6 +56,47 @@ SCHEMA = pa.schema(
 )
 
 
+def build_pipeline(
+    corpus: list[str],
+    parts_dir: str | Path,
+    *,
+    tasks: int,
+    encoding: str = "utf-8",
+    text_field: str = "text",
+    skip_bad_lines: bool = False,
+    lexicon_dir: str | None = None,
+    tagger: str = "fast",
+) -> tuple[list, int]:
+    """The datatrove steps for ``tasks`` tasks, and the number of tasks worth running.
+
+    The same steps run under any datatrove executor; on a Slurm cluster, with ``parts_dir`` on
+    shared storage::
+
+        from datatrove.executor import SlurmPipelineExecutor
+        steps, tasks = build_pipeline(files, "/shared/slguset/parts", tasks=1000)
+        SlurmPipelineExecutor(pipeline=steps, tasks=tasks, time="04:00:00",
+                              partition="cpu", logging_dir="/shared/slguset/logs",
+                              job_name="slguset").run()
+        # once every task is done:
+        finish_run("/shared/slguset/parts", "runs/slguset", corpus=files)
+    """
+    from curation.slguset.steps import CorpusReader, MineStep
+
+    check_encoding(encoding)  # before any process starts
+    units = plan_units(corpus, world_size=tasks)
+    steps = [
+        CorpusReader(
+            units,
+            encoding=encoding,
+            text_field=text_field,
+            skip_bad_lines=skip_bad_lines,
+            parts_dir=str(parts_dir),
+        ),
+        MineStep(str(parts_dir), lexicon_dir=lexicon_dir, tagger=tagger),
+    ]
+    return steps, max(1, min(tasks, len(units)))
+
+
 def run_pipeline(
     corpus: list[str],
     parts_dir: Path,
@@ -70,23 +111,20 @@ def run_pipeline(
     verbose: bool = False,
 ) -> dict[str, Any]:
     """Run the datatrove pipeline into ``parts_dir``; return datatrove's merged stats."""
-    from curation.slguset.steps import CorpusReader, MineStep, QuietLocalExecutor
+    from curation.slguset.steps import QuietLocalExecutor
 
     if num_proc < 1:
         raise BiasforgeError("--num-proc must be at least 1")
-    check_encoding(encoding)  # before any process starts
-    units = plan_units(corpus, world_size=num_proc)
-    tasks = max(1, min(num_proc, len(units)))
-    pipeline = [
-        CorpusReader(
-            units,
-            encoding=encoding,
-            text_field=text_field,
-            skip_bad_lines=skip_bad_lines,
-            parts_dir=str(parts_dir),
-        ),
-        MineStep(str(parts_dir), lexicon_dir=lexicon_dir, tagger=tagger),
-    ]
+    pipeline, tasks = build_pipeline(
+        corpus,
+        parts_dir,
+        tasks=num_proc,
+        encoding=encoding,
+        text_field=text_field,
+        skip_bad_lines=skip_bad_lines,
+        lexicon_dir=lexicon_dir,
+        tagger=tagger,
+    )
     if executor != "local":
         raise BiasforgeError(
             f"executor {executor!r}: only 'local' is wired to the CLI; build the same two steps "
@@ -189,13 +227,53 @@ def curate_slguset(
             tagger=tagger,
             verbose=verbose,
         )
-        mining_seconds = time.perf_counter() - started
-        merge_started = time.perf_counter()
-        kept = _read_parts(work / "parts", "kept")
-        rejected = _read_parts(work / "parts", "rejected")
-        mined = _merge_stats(work / "parts")
+        return finish_run(
+            work / "parts",
+            out,
+            corpus=corpus,
+            num_proc=num_proc,
+            encoding=encoding,
+            text_field=text_field,
+            skip_bad_lines=skip_bad_lines,
+            lexicon_dir=lexicon.directory,
+            tagger=tagger,
+            name_eval=name_eval,
+            overwrite=overwrite,
+            datatrove_stats=dt_stats,
+            mining_seconds=time.perf_counter() - started,
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def finish_run(
+    parts_dir: str | Path,
+    out: str | Path,
+    *,
+    corpus: list[str],
+    num_proc: int = 1,
+    encoding: str = "utf-8",
+    text_field: str = "text",
+    skip_bad_lines: bool = False,
+    lexicon_dir: str | Path | None = None,
+    tagger: str = "fast",
+    name_eval: str | Path | None = None,
+    overwrite: bool = False,
+    datatrove_stats: dict[str, Any] | None = None,
+    mining_seconds: float = 0.0,
+) -> dict[str, Any]:
+    """Merge the tasks' parts into the run directory (ordered by file, line, sentence;
+    duplicates across tasks dropped), with stats, report and manifest."""
+    parts_dir = Path(parts_dir)
+    lexicon = load_lexicon(lexicon_dir)
+    dt_stats = datatrove_stats
+    if dt_stats is None:
+        stats_file = parts_dir / "datatrove-logs" / "stats.json"
+        dt_stats = json.loads(stats_file.read_text(encoding="utf-8")) if stats_file.exists() else {}
+    merge_started = time.perf_counter()
+    kept = _read_parts(parts_dir, "kept")
+    rejected = _read_parts(parts_dir, "rejected")
+    mined = _merge_stats(parts_dir)
     cross_duplicates = 0
     if not kept.empty:
         before = len(kept)
@@ -205,7 +283,7 @@ def curate_slguset(
         before = len(rejected)
         rejected = rejected.drop_duplicates("sentence", keep="first").reset_index(drop=True)
         if not kept.empty:
-            rejected = rejected[~rejected["sentence"].isin(set(kept["sentence"]))]
+            rejected = rejected[~rejected["sentence"].isin(set(kept["sentence"]))].copy()
         cross_duplicates += before - len(rejected)
     for frame in (kept, rejected):
         if not frame.empty:

@@ -103,3 +103,26 @@ def test_undecodable_corpus_is_a_one_line_error_naming_file_and_line(tmp_path):
     )
     assert "candidates kept" in ok.stdout
     assert read_run(tmp_path / "r2").stats["bad_lines_skipped"] == 1
+
+
+def test_same_steps_under_another_executor_configuration(tmp_path):
+    """The steps of build_pipeline under datatrove's own LocalPipelineExecutor with 3 tasks run
+    one after another (as a cluster scheduler would hand them out), then finish_run: the same
+    candidates as the CLI's run."""
+    from datatrove.executor import LocalPipelineExecutor
+
+    from curation.slguset.pipeline import build_pipeline, finish_run
+
+    big = tmp_path / "corpus.txt"
+    big.write_text(BUNDLED_SAMPLE.read_text(encoding="utf-8") * 8, encoding="utf-8")
+    parts = tmp_path / "parts"
+    steps, tasks = build_pipeline([str(big)], parts, tasks=3)
+    assert tasks == 3
+    LocalPipelineExecutor(
+        pipeline=steps, tasks=tasks, workers=1, logging_dir=str(parts / "datatrove-logs")
+    ).run()
+    finish_run(parts, tmp_path / "cluster", corpus=[str(big)], num_proc=3)
+    run_cli("curate", "slguset", "--corpus", big, "--out", tmp_path / "cli")
+    a, b = read_run(tmp_path / "cluster"), read_run(tmp_path / "cli")
+    pd.testing.assert_frame_equal(a.candidates, b.candidates)
+    assert a.stats["raw_chars"] == b.stats["raw_chars"]
