@@ -399,10 +399,18 @@ class CausalLM(LanguageModel):
             n = min(len(cont) - from_start, len(seq) - 1)
             plans.append((tuple(seq), n, from_start))
         unique: dict[tuple, int] = {}
+        needed: list[int] = []  # per unique sequence: how many final positions are read
         for seq, n, _ in plans:
             if n > 0:
-                unique.setdefault(seq, len(unique))
+                u = unique.setdefault(seq, len(unique))
+                if u == len(needed):
+                    needed.append(0)
+                needed[u] = max(needed[u], n)
         urows = list(unique)
+        # log P(token p | tokens < p) depends only on the prefix up to p: identical prefixes
+        # (the shared start of StereoSet's three sentences) go through the vocabulary head once
+        memo: dict[tuple, float] = {}
+        pending: set[tuple] = set()
         results: dict[int, np.ndarray] = {}
         lengths = [len(r) for r in urows]
         batches = list(length_batches(lengths, self.options.batch_tokens, self.options.max_batch))
@@ -411,29 +419,39 @@ class CausalLM(LanguageModel):
                 batches, len(batches), f"{self.name} tokens", self.options.progress
             ):
                 ids, att = _pad([urows[u] for u in batch], self.pad_id)
-                rows, cols, targets = [], [], []
+                rows, cols, targets, keys = [], [], [], []
                 for r, u in enumerate(batch):
-                    for p in range(1, len(urows[u])):
+                    row = urows[u]
+                    for p in range(len(row) - needed[u], len(row)):
+                        key = row[: p + 1]
+                        if key in memo or key in pending:
+                            continue
+                        pending.add(key)
                         rows.append(r)
                         cols.append(p - 1)
-                        targets.append(urows[u][p])
-                ids, att = ids.to(self.device), att.to(self.device)
-                picked = self._logprobs_at(
-                    ids,
-                    att,
-                    torch.tensor(rows, device=self.device),
-                    torch.tensor(cols, device=self.device),
-                    targets=torch.tensor(targets, device=self.device),
-                )
-                picked = picked.cpu().numpy().astype(np.float64)
-                offset = 0
+                        targets.append(row[p])
+                        keys.append(key)
+                if keys:
+                    ids, att = ids.to(self.device), att.to(self.device)
+                    picked = self._logprobs_at(
+                        ids,
+                        att,
+                        torch.tensor(rows, device=self.device),
+                        torch.tensor(cols, device=self.device),
+                        targets=torch.tensor(targets, device=self.device),
+                    )
+                    memo.update(zip(keys, picked.cpu().double().tolist(), strict=True))
+                pending.clear()
                 for u in batch:
-                    n = len(urows[u]) - 1
-                    results[u] = picked[offset : offset + n]
-                    offset += n
+                    row = urows[u]
+                    results[u] = np.array(
+                        [memo[row[: p + 1]] for p in range(len(row) - needed[u], len(row))]
+                    )
+                if len(memo) > 2_000_000:  # bound memory on very large datasets
+                    memo.clear()
         out = []
         for seq, n, from_start in plans:
-            values = results[unique[seq]][len(seq) - 1 - n :] if n > 0 else np.zeros(0)
+            values = results[unique[seq]][needed[unique[seq]] - n :] if n > 0 else np.zeros(0)
             if from_start:
                 first = float(self._start_logprobs()[seq[0]])
                 values = np.concatenate([[first], values])
