@@ -67,6 +67,10 @@ def stereoset(
         ),
     ] = None,
     nsp_steps: Annotated[int, typer.Option(help="Optimiser steps for the NSP head.")] = 200,
+    nsp_head: Annotated[
+        Path | None,
+        typer.Option(help="Reuse an NSP head saved by an earlier run (<out>/<model>/nsp_head.pt)."),
+    ] = None,
     kind: Kind = "auto",
     device: Device = "cpu",
     dtype: Dtype = "float32",
@@ -81,7 +85,9 @@ def stereoset(
     if split not in ("intrasentence", "intersentence", "all"):
         raise typer.BadParameter("split must be intrasentence, intersentence or all")
     options = _options(kind, device, dtype, batch_tokens, progress)
-    run_stereoset(dataset, model, out, options, split, limit, nsp_corpus, nsp_steps, overwrite)
+    run_stereoset(
+        dataset, model, out, options, split, limit, nsp_corpus, nsp_head, nsp_steps, overwrite
+    )
     typer.echo(f"wrote {out}/report.md")
 
 

@@ -82,6 +82,7 @@ def run_stereoset(
     split: str = "all",
     limit: int | None = None,
     nsp_corpus: Path | None = None,
+    nsp_head: Path | None = None,
     nsp_steps: int = 200,
     overwrite: bool = False,
 ) -> Path:
@@ -109,7 +110,9 @@ def run_stereoset(
             inter = items[items["split"] == "intersentence"]
             scores = stereoset.score_intrasentence(lm, intra, dataset)
             head = None
-            if nsp_corpus is not None and not inter.empty:
+            if nsp_head is not None and not inter.empty:
+                head = nsp_mod.NSPHead.load(nsp_head)
+            elif nsp_corpus is not None and not inter.empty:
                 head = nsp_mod.train_head(
                     lm, nsp_corpus, steps=nsp_steps, progress=options.progress
                 )
@@ -155,6 +158,7 @@ def run_stereoset(
                 "split": split,
                 "limit": limit,
                 "nsp_corpus": str(nsp_corpus or ""),
+                "nsp_head": str(nsp_head or ""),
                 "seconds": time.time() - started,
             },
         )

@@ -129,3 +129,24 @@ def test_nsp_head_training_for_a_causal_model(tiny_models, tmp_path):
     assert "trained NSP head" in (out / "report.md").read_text()
     predictions = json.loads((out / "tiny-gpt2" / "predictions.json").read_text())
     assert predictions["intrasentence"] == [] and len(predictions["intersentence"]) == 9
+    # the saved head, reused in a second run, gives the same predictions
+    again = tmp_path / "again"
+    _run(
+        [
+            "stereoset",
+            "-d",
+            str(path),
+            "-m",
+            tiny_models["causal"],
+            "-o",
+            str(again),
+            "--split",
+            "intersentence",
+            "--nsp-head",
+            str(out / "tiny-gpt2" / "nsp_head.pt"),
+            "--no-progress",
+        ]
+    )
+    assert json.loads((again / "tiny-gpt2" / "predictions.json").read_text()) == predictions
+    scores = [p["score"] for p in predictions["intersentence"]]
+    assert all(0.0 < s < 1.0 for s in scores) and len(set(scores)) > 1
