@@ -7,8 +7,9 @@ and get log-probabilities back, and each adapter answers the requests its archit
   entry of ``targets``; returns log P(target_k) at the k-th mask (``None`` targets mark masks
   that are present but not read, e.g. the masked profession of a BEC-Pro prior).
 - ``continuation_logprobs([(context, continuation)])`` — causal LMs: per-token log-probs of
-  the continuation given the model's start token followed by the context; encoder-decoders:
-  per-token log-probs of the target (decoder side) given the source (encoder side).
+  the continuation given the context (after BOS for tokenizers that add one, e.g. Gemma; as the
+  official StereoSet code for GPT-2-style ones, see ``CausalLM.continuation_logprobs``);
+  encoder-decoders: per-token log-probs of the target (decoder side) given the source.
 - ``pooled([(first, second)])`` — the sentence-pair representation an NSP head reads (the
   first token for encoders, the mean of the last hidden states for decoders/encoder-decoders,
   as in the French paper's footnote 7); ``native_nsp`` uses a pre-trained NSP head if the
@@ -17,7 +18,8 @@ and get log-probabilities back, and each adapter answers the requests its archit
 Speed: identical inputs are computed once, batches are sorted by length with dynamic padding
 under a token budget, everything runs under ``torch.inference_mode``, and the vocabulary
 projection is applied only where a probability is read (it is checked once against the
-model's own full forward and abandoned if the two disagree).
+model's own full forward and abandoned if the two disagree); for causal models each distinct
+prefix goes through the projection once (StereoSet's three sentences share their start).
 """
 
 from __future__ import annotations
