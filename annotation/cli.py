@@ -32,15 +32,36 @@ def serve(
     data_dir: DataDir = None,
     port: Annotated[int, typer.Option("--port", help="port on 127.0.0.1")] = 6900,
     worker: Annotated[bool, typer.Option(help="also run Argilla's background job worker")] = True,
+    background: Annotated[
+        bool, typer.Option("--background", help="start detached, return once it answers")
+    ] = False,
 ) -> None:
-    """Run the embedded Argilla server (127.0.0.1 only) until Ctrl-C."""
+    """Run the embedded Argilla server (127.0.0.1 only) until Ctrl-C (or `annotate stop`)."""
     import sys
 
+    from annotation.serve import CREDENTIALS_FILE, OWNER_USERNAME, serve_background
     from annotation.serve import serve as run
 
+    if background:
+        state = serve_background(data_dir, port, worker=worker)
+        credentials = Path(state["data_dir"]) / CREDENTIALS_FILE
+        typer.echo(
+            f"Argilla is running at {state['url']} (pid {state['pid']})\n"
+            f"  log in as: {OWNER_USERNAME}; password in {credentials} (readable only by you)\n"
+            "  stop it with: biasforge annotate stop"
+        )
+        return
     code = run(data_dir, port, worker=worker)
     if code:
         sys.exit(code)  # typer.Exit's code is dropped by the root command's non-standalone mode
+
+
+@app.command()
+def stop(data_dir: DataDir = None) -> None:
+    """Stop the embedded server started with `annotate serve` (any of its forms)."""
+    from annotation.serve import stop_server
+
+    typer.echo("stopped" if stop_server(data_dir) else "no embedded server was running")
 
 
 @app.command()

@@ -388,3 +388,65 @@ def serve(
         server.stop()
         raise
     return server.wait()
+
+
+def serve_background(
+    data_dir: Path | None = None, port: int = 6900, *, worker: bool = True, timeout: float = 600
+) -> dict[str, Any]:
+    """Start ``annotate serve`` detached (its output in DATA/logs/serve.log); return when ready."""
+    data_dir = Path(data_dir or default_data_dir()).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    running = read_state(data_dir)
+    if running:
+        return running
+    (data_dir / "logs").mkdir(exist_ok=True)
+    argv = [
+        sys.executable,
+        "-m",
+        "biasforge.cli",
+        "annotate",
+        "serve",
+        "--data-dir",
+        str(data_dir),
+        "--port",
+        str(port),
+    ]
+    if not worker:
+        argv.append("--no-worker")
+    with open(data_dir / "logs" / "serve.log", "ab") as log:
+        proc = subprocess.Popen(
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise BiasforgeError(
+                f"the server exited (code {proc.returncode}); see {data_dir / 'logs' / 'serve.log'}"
+            )
+        state = read_state(data_dir)
+        if state and state.get("pid") == proc.pid:
+            return state
+        time.sleep(0.3)
+    raise BiasforgeError(
+        f"the server did not start within {timeout:.0f} s; see {data_dir / 'logs' / 'serve.log'}"
+    )
+
+
+def stop_server(data_dir: Path | None = None, timeout: float = 60) -> bool:
+    """SIGTERM the running embedded server of ``data_dir``; False when none was running."""
+    data_dir = Path(data_dir or default_data_dir()).resolve()
+    state = read_state(data_dir)
+    if state is None:
+        return False
+    os.kill(int(state["pid"]), signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    pids = [int(state["pid"]), *map(int, state.get("children", {}).values())]
+    while any(pid_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if any(pid_alive(pid) for pid in pids):
+        raise BiasforgeError(f"the server (pid {state['pid']}) did not stop within {timeout:.0f} s")
+    return True

@@ -66,3 +66,29 @@ def test_push_twice_then_pull(server, becpro_run, tmp_path):
     ):
         assert (out / name).is_file()
     assert cli("agreement", "--dataset", "cli-ds").returncode == 0
+
+
+def test_serve_in_background_then_stop(server, tmp_path):
+    from annotation.serve import free_port, pid_alive, read_state
+
+    data_dir = tmp_path / "bg"
+    started = cli(
+        "serve",
+        "--background",
+        "--no-worker",
+        "--data-dir",
+        str(data_dir),
+        "--port",
+        str(free_port()),
+    )
+    assert started.returncode == 0, started.stderr
+    state = read_state(data_dir)
+    assert state and state["url"] in started.stdout and "biasforge-owner" in started.stdout
+    assert httpx.get(f"{state['url']}/api/v1/status").status_code == 200
+    pids = [state["pid"], *state["children"].values()]
+    stopped = cli("stop", "--data-dir", str(data_dir))
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout
+    assert not any(pid_alive(pid) for pid in pids)
+    assert (
+        cli("stop", "--data-dir", str(data_dir)).stdout.strip() == "no embedded server was running"
+    )
