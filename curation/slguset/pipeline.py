@@ -315,7 +315,7 @@ def finish_run(
         "needs_review": int(kept["needs_review"].sum()) if len(kept) else 0,
         "per_keyword": _per_keyword(kept, lexicon),
         "rejections_per_rule": _rejections(rejected),
-        "rules": list(mined.get("rules", {}).values()),
+        "rules": _cheap_rules(mined, cross_duplicates) + list(mined.get("rules", {}).values()),
         "seconds": {
             **mined.get("seconds", {}),
             "mining_wall": round(mining_seconds, 3),
@@ -351,6 +351,33 @@ def finish_run(
         overwrite=overwrite,
     )
     return stats
+
+
+def _cheap_rules(mined: dict[str, Any], cross_duplicates: int) -> list[dict[str, Any]]:
+    """The steps before the row checks, as rules: counted, timed, never written as rows (a
+    sentence without a gender form is not a candidate, and a duplicate is its first copy)."""
+    seconds = mined.get("seconds", {})
+    keyword_sentences = mined.get("sentences_seen", 0) - mined.get("sentences_without_keyword", 0)
+    return [
+        {
+            "rule": "keyword_prefilter",
+            "severity": "reject",
+            "description": "regex: the document, then the sentence, contains a gender form "
+            "(seen/failed count sentences of documents that had one; whole documents without "
+            "one are in the funnel)",
+            "seen": mined.get("sentences_seen", 0),
+            "failed": mined.get("sentences_without_keyword", 0),
+            "seconds": seconds.get("keyword_prefilter", 0.0),
+        },
+        {
+            "rule": "duplicate",
+            "severity": "reject",
+            "description": "exact duplicate of an earlier sentence (per task, then across tasks)",
+            "seen": keyword_sentences,
+            "failed": mined.get("duplicates", 0) + cross_duplicates,
+            "seconds": seconds.get("preprocess_dedup", 0.0),
+        },
+    ]
 
 
 def _datatrove_stat(dt_stats: Any, name: str) -> int:

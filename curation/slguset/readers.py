@@ -218,8 +218,9 @@ def read_unit(
 
 
 def _read_hf(unit: Unit, text_field: str, stats: ReadStats) -> Iterator[Record]:
-    """A Hugging Face dataset: ``hf:PATH`` saved with ``save_to_disk``, or anything
-    ``datasets.load_dataset`` accepts (``hf:NAME`` or ``hf:NAME:SPLIT``)."""
+    """A Hugging Face dataset: ``hf:PATH`` saved with ``save_to_disk``, ``hf:FILE.parquet``
+    (or .arrow/.csv), or anything ``datasets.load_dataset`` accepts (``hf:NAME`` or
+    ``hf:NAME::SPLIT``)."""
     import datasets
 
     spec = unit.source[3:]
@@ -227,6 +228,9 @@ def _read_hf(unit: Unit, text_field: str, stats: ReadStats) -> Iterator[Record]:
     try:
         if (Path(name) / "state.json").exists() or (Path(name) / "dataset_dict.json").exists():
             ds = datasets.load_from_disk(name)
+        elif name.endswith((".parquet", ".arrow", ".csv")):
+            builder = {"parquet": "parquet", "arrow": "arrow", "csv": "csv"}[name.rsplit(".", 1)[1]]
+            ds = datasets.load_dataset(builder, data_files=name, split="train")
         else:
             ds = datasets.load_dataset(name, split=split or "train")
     except Exception as exc:  # the library raises many types; the user needs the name

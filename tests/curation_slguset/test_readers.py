@@ -119,3 +119,13 @@ def test_encodings_that_break_line_splitting_are_refused(tmp_path):
         _read_all(plan_units([str(path)]), encoding="utf-16")
     with pytest.raises(BiasforgeError, match="unknown encoding"):
         _read_all(plan_units([str(path)]), encoding="klingon")
+
+
+def test_hugging_face_parquet_file(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "news.parquet"
+    pq.write_table(pa.table({"body": ["他来了。", "她走了。"]}), path)
+    records = _read_all(plan_units([f"hf:{path}"]), text_field="body")
+    assert [(r.text, r.line) for r in records] == [("他来了。", 1), ("她走了。", 2)]
