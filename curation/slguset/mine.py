@@ -94,7 +94,7 @@ class Miner:
         self._jieba_words = lexicon.jieba_words()
 
     def feed(
-        self, text: str, source: str, line: int
+        self, text: str, source: str, line: int, piece: int = 0
     ) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
         """Add one document; yields (kept, rejected) frames whenever a batch is full."""
         stats = self.stats
@@ -108,6 +108,7 @@ class Miner:
             return
         rows = []
         short = source if source.startswith("hf:") else source.rsplit("/", 1)[-1]
+        where = f"{short}:{line}" + (f".{piece}" if piece else "")
         for index, raw in enumerate(split_sentences(text)):
             stats.sentences_seen += 1
             sentence = clean(raw)
@@ -128,12 +129,12 @@ class Miner:
             problem = _problem(fixed, broken)
             self._pending.append(
                 {
-                    "source_id": f"{short}:{line}#{index}",
+                    "source_id": f"{where}#{index}",
                     "source_text": raw.strip(),
                     "sentence": fixed,
                     "problem": problem or "",
                     "repairs": repairs,
-                    "_order": (source, line, index),
+                    "_order": (source, line, piece, index),
                 }
             )
         stats.seconds["preprocess_dedup"] += time.perf_counter() - started

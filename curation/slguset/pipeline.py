@@ -163,10 +163,11 @@ def _read_parts(parts_dir: Path, kind: str) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    order = pd.DataFrame(frame["_order"].tolist(), columns=["_f", "_l", "_s"])
+    keys = ["_f", "_l", "_p", "_s"]
+    order = pd.DataFrame(frame["_order"].tolist(), columns=keys)
     frame = pd.concat([frame.drop(columns=["_order"]), order], axis=1)
-    frame = frame.sort_values(["_f", "_l", "_s"], kind="stable")
-    return frame.drop(columns=["_f", "_l", "_s"]).reset_index(drop=True)
+    frame = frame.sort_values(keys, kind="stable")
+    return frame.drop(columns=keys).reset_index(drop=True)
 
 
 def _merge_stats(parts_dir: Path) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 from biasforge.errors import BiasforgeError, InputError
 
 CHUNK_BYTES = 32 << 20
+MAX_LINE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class Record:
     text: str
     source: str
     line: int  # 1-based line (text/jsonl) or row number (hf)
+    piece: int = 0  # > 0 for the later parts of a line too long to read at once
 
     @property
     def id(self) -> str:
@@ -141,29 +144,62 @@ def _line_number(path: str, offset: int) -> int:
     return count + 1
 
 
-def _file_lines(unit: Unit) -> Iterator[tuple[int, bytes]]:
-    """(line number, raw bytes) of every line that *starts* inside the unit's byte range."""
+def _line_chunks(handle, lineno: int) -> Iterator[tuple[int, bytes, bool]]:
+    """The current line in chunks of at most MAX_LINE_BYTES: (line, bytes, last chunk?)."""
+    started = False
+    while True:
+        chunk = handle.readline(MAX_LINE_BYTES)
+        if not chunk:
+            if started:  # the file ended mid-line exactly at a chunk boundary
+                yield lineno, b"", True
+            return
+        started = True
+        final = chunk.endswith(b"\n") or len(chunk) < MAX_LINE_BYTES
+        yield lineno, chunk, final
+        if final:
+            return
+
+
+def _file_lines(unit: Unit) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, bytes, last chunk of the line?) for every line that *starts* inside the
+    unit's byte range; a line longer than MAX_LINE_BYTES comes in several chunks, so a file
+    without newlines is still streamed."""
     if unit.source.endswith(".gz"):
         with gzip.open(unit.source, "rb") as handle:
-            yield from enumerate(handle, 1)
-        return
+            lineno = 1
+            while True:
+                got = False
+                for item in _line_chunks(handle, lineno):
+                    got = True
+                    yield item
+                if not got:
+                    return
+                lineno += 1
     with open(unit.source, "rb") as handle:
         pos = unit.start
         lineno = 1
         if unit.start > 0:
             handle.seek(unit.start - 1)
             if handle.read(1) != b"\n":  # mid-line: that line belongs to the previous unit
-                skipped = handle.readline()
-                pos += len(skipped)
+                while True:
+                    skipped = handle.readline(MAX_LINE_BYTES)
+                    pos += len(skipped)
+                    if not skipped or skipped.endswith(b"\n"):
+                        break
             lineno = _line_number(unit.source, pos)
         handle.seek(pos)
         while unit.end < 0 or pos < unit.end:
-            line = handle.readline()
-            if not line:
+            got = False
+            for item in _line_chunks(handle, lineno):
+                got = True
+                pos += len(item[1])
+                yield item
+            if not got:
                 break
-            yield lineno, line
-            pos += len(line)
             lineno += 1
+
+
+_CUT = re.compile(r"[。？！?!][”’」』）)》]*")
 
 
 def read_unit(
@@ -174,26 +210,50 @@ def read_unit(
     skip_bad_lines: bool = False,
     stats: ReadStats | None = None,
 ) -> Iterator[Record]:
-    """Stream the records of one unit; the file is never loaded whole."""
+    """Stream the records of one unit; the file is never loaded whole. A very long text line
+    is cut after its last sentence terminator into several records (``piece`` 0, 1, …)."""
     stats = stats if stats is not None else ReadStats()
     if unit.kind == "hf":
         yield from _read_hf(unit, text_field, stats)
         return
     check_encoding(encoding)
-    for lineno, raw in _file_lines(unit):
+    decoder = codecs.getincrementaldecoder(encoding)()
+    buffer: list[str] = []
+    piece = 0
+    skipping = False
+    for lineno, raw, final in _file_lines(unit):
+        if skipping:
+            skipping = not final
+            continue
         try:
-            line = raw.decode(encoding)
+            text = decoder.decode(raw, final=final)
         except UnicodeDecodeError as exc:
+            decoder.reset()
+            buffer, piece = [], 0
             if skip_bad_lines:
                 stats.bad_lines += 1
+                skipping = not final
                 continue
             raise InputError(
                 unit.source,
-                f"cannot decode as {encoding} (byte {exc.start} of the line: "
-                f"{raw[exc.start : exc.start + 4]!r}); pass --encoding (e.g. gb18030) or "
-                "--skip-bad-lines",
+                f"cannot decode as {encoding} (near {raw[exc.start : exc.start + 4]!r}); pass "
+                "--encoding (e.g. gb18030) or --skip-bad-lines",
                 line=lineno,
             ) from exc
+        buffer.append(text)
+        if not final:
+            if unit.kind == "text":
+                joined = "".join(buffer)
+                cut = max((m.end() for m in _CUT.finditer(joined)), default=0)
+                if cut:  # emit what is complete, keep the unfinished sentence
+                    stats.records += 1
+                    stats.raw_chars += cut
+                    yield Record(joined[:cut], unit.source, lineno, piece)
+                    piece += 1
+                    buffer = [joined[cut:]]
+            continue
+        line = "".join(buffer)
+        buffer, current, piece = [], piece, 0
         if unit.kind == "jsonl":
             if not line.strip():
                 continue
@@ -214,7 +274,7 @@ def read_unit(
             text = line.rstrip("\r\n")
         stats.records += 1
         stats.raw_chars += len(text)
-        yield Record(text, unit.source, lineno)
+        yield Record(text, unit.source, lineno, current)
 
 
 def _read_hf(unit: Unit, text_field: str, stats: ReadStats) -> Iterator[Record]:

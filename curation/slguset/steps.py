@@ -124,7 +124,11 @@ class CorpusReader(BaseReader):
                     yield Document(
                         text=record.text,
                         id=record.id,
-                        metadata={"source": record.source, "line": record.line},
+                        metadata={
+                            "source": record.source,
+                            "line": record.line,
+                            "piece": record.piece,
+                        },
                     )
         except InputError as exc:
             # exceptions cross process boundaries badly; leave the facts for the parent
@@ -182,7 +186,14 @@ class MineStep(PipelineStep):
 
             for doc in data or ():
                 with self.track_time():
-                    write(miner.feed(doc.text, doc.metadata["source"], doc.metadata["line"]))
+                    write(
+                        miner.feed(
+                            doc.text,
+                            doc.metadata["source"],
+                            doc.metadata["line"],
+                            doc.metadata.get("piece", 0),
+                        )
+                    )
             with self.track_time():
                 write(miner.finish())
         stats = miner.stats.as_dict()

@@ -129,3 +129,18 @@ def test_hugging_face_parquet_file(tmp_path):
     pq.write_table(pa.table({"body": ["他来了。", "她走了。"]}), path)
     records = _read_all(plan_units([f"hf:{path}"]), text_field="body")
     assert [(r.text, r.line) for r in records] == [("他来了。", 1), ("她走了。", 2)]
+
+
+def test_a_line_longer_than_the_read_limit_is_streamed_in_sentence_pieces(tmp_path, monkeypatch):
+    from curation.slguset import readers
+
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 64)
+    path = tmp_path / "one_line.txt"
+    sentences = [f"他第{i}次说了一句很长的话。" for i in range(30)]
+    path.write_bytes(("".join(sentences) + "\n第二行。\n").encode("gb18030"))
+    records = _read_all(plan_units([str(path)]), encoding="gb18030")
+    first = [r for r in records if r.line == 1]
+    assert len(first) > 3 and [r.piece for r in first] == list(range(len(first)))
+    assert "".join(r.text for r in first) == "".join(sentences)
+    assert all(r.text.endswith("。") for r in first)
+    assert [(r.text, r.line, r.piece) for r in records if r.line == 2] == [("第二行。", 2, 0)]
