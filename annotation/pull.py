@@ -326,6 +326,18 @@ def _report(
         lines.append(
             f"| {q} | {a['items']} | {fmt(a['krippendorff_alpha'])} | {fmt(a['fleiss_kappa'])} ({a['fleiss_items']}) | {fmt(a['percent_unanimous'])} |"
         )
+    for q, a in agreement.items():
+        lines += [
+            "",
+            f"### `{q}`: each annotator against the others",
+            "",
+            "| annotator | items | pairwise agreement | α without them |",
+            "|---|---|---|---|",
+        ]
+        for who, fig in a["per_annotator"].items():
+            lines.append(
+                f"| {who} | {fig['items']} | {fmt(fig['pairwise_agreement'])} | {fmt(fig['alpha_without'])} |"
+            )
     lines += [
         "",
         f"Records sent to adjudication (`{adjudication_name(name)}`): {adjudication}.",

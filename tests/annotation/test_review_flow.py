@@ -257,6 +257,10 @@ def test_pull_agreement_and_unanimous_decisions(reviewed, tmp_path):
     assert fixed_sentence(row9)[span["start"] : span["end"]] == row9["profession"]
     assert frame.loc[ids[0], "sentence"] == reviewed["rows"][0]["sentence"]
     assert manifest["adjudication"]["sent"] == 3
+    report = (out / "report.md").read_text()
+    assert (
+        "| pending | 4 |" in report and "`grammatical`: each annotator against the others" in report
+    )
     assert json.loads((out / "manifest.json").read_text())["files"]["reviewed.parquet"]
 
 
