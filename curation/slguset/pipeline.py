@@ -213,6 +213,10 @@ def curate_slguset(
     if out.exists() and not overwrite:
         raise BiasforgeError(f"{out} already exists; choose another --out or pass --overwrite")
     lexicon = load_lexicon(lexicon_dir)
+    from curation.slguset.names import load_models
+
+    if tagger not in load_models():
+        raise BiasforgeError(f"unknown --tagger {tagger!r}: choose fast or posseg")
     started = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.work-", dir=out.parent))
