@@ -102,7 +102,7 @@ def run_stereoset(
     names = _unique_names(models)
     started = time.time()
     with staged_directory(out, overwrite=overwrite) as stage:
-        tables, biases, methods, timings = [], {}, {}, {}
+        tables, biases, methods, timings, params = [], {}, {}, {}, {}
         for spec, name in zip(models, names, strict=True):
             t0 = time.time()
             lm = _load(spec, name, options)
@@ -135,18 +135,21 @@ def run_stereoset(
                 tables.append({"model": name, **row})
             biases[name] = stereoset.item_bias(scored, scores)
             timings[name] = time.time() - t0
+            params[name] = sum(p.numel() for p in lm.model.parameters())
             _release(lm)
         results = pd.DataFrame(tables)
         results.to_csv(stage / "results.csv", index=False)
         per_item = pd.DataFrame(biases)
         per_item.index.name = "item_id"
         per_item.to_csv(stage / "item_bias.csv")
-        spearman = _stereoset_spearman(results)
+        spearman = _stereoset_spearman(results, params)
         write_json_atomic(stage / "spearman.json", spearman)
         figures = _cross_model(
             per_item, stage, "log P(stereotype) − log P(anti-stereotype)", "StereoSet"
         )
-        report = _stereoset_report(dataset, items, results, methods, timings, spearman, figures)
+        report = _stereoset_report(
+            dataset, items, results, methods, timings, params, spearman, figures
+        )
         write_text_atomic(stage / "report.md", report)
         write_manifest(
             stage,
@@ -195,13 +198,26 @@ def _sentence_table(items: pd.DataFrame, scores: dict[str, float]) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
-def _stereoset_spearman(results: pd.DataFrame) -> dict:
-    """Spearman ρ between LMS and |SS − 50| across models, per split overall (§4.2)."""
-    out = {}
+def _stereoset_spearman(results: pd.DataFrame, params: dict[str, int]) -> list[dict]:
+    """Spearman ρ across models, per split (overall rows), French paper §4.2: LMS vs |SS − 50|
+    and number of parameters vs |SS − 50|; p-values from a permutation test."""
+    out = []
     for split in results["split"].unique():
         rows = results[(results["split"] == split) & (results["domain"] == "overall")]
-        rho, p = spearman_permutation(rows["LMS"], (rows["SS"] - 50).abs())
-        out[split] = {"models": len(rows), "rho": rho, "p_value": p}
+        distance = (rows["SS"] - 50).abs()
+        sizes = rows["model"].map(params).astype(float)
+        for label, x in (("LMS", rows["LMS"]), ("parameters", sizes)):
+            rho, p = spearman_permutation(x, distance)
+            out.append(
+                {
+                    "split": split,
+                    "x": label,
+                    "y": "|SS - 50|",
+                    "models": len(rows),
+                    "rho": rho,
+                    "p_value": p,
+                }
+            )
     return out
 
 
@@ -221,7 +237,7 @@ def _table2(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _stereoset_report(dataset, items, results, methods, timings, spearman, figures) -> str:
+def _stereoset_report(dataset, items, results, methods, timings, params, spearman, figures) -> str:
     parts = [
         "# StereoSet scores\n",
         f"Dataset: `{dataset}` — {len(items)} items "
@@ -248,6 +264,12 @@ def _stereoset_report(dataset, items, results, methods, timings, spearman, figur
         parts.append(md_table(pivot))
         parts.append(f"\n### {split.capitalize()}: LMS / SS / ICAT per domain\n")
         parts.append(md_table(sub[["model", "domain", "items", "terms", "LMS", "SS", "ICAT"]]))
+    intra = results[(results["split"] == "intrasentence") & (results["domain"] == "overall")]
+    if not intra.empty:
+        parts.append("\n## Intrasentence task by model size (French paper, Table 3)\n")
+        table3 = intra[["model", "LMS", "SS", "ICAT"]].copy()
+        table3.insert(1, "params (M)", table3["model"].map(params) / 1e6)
+        parts.append(md_table(table3, 1))
     if set(results["split"]) >= {"intrasentence", "intersentence"}:
         parts.append("\n## Mean of the intra- and intersentence tasks (French paper, Table 2)\n")
         parts.append(md_table(_table2(results)))
@@ -256,15 +278,15 @@ def _stereoset_report(dataset, items, results, methods, timings, spearman, figur
         md_table(
             pd.DataFrame(
                 [
-                    {"model": m, **v, "seconds": timings.get(m, float("nan"))}
+                    {"model": m, **v, "params": params.get(m, 0), "seconds": timings.get(m)}
                     for m, v in methods.items()
                 ]
             ),
             1,
         )
     )
-    parts.append("\n## Spearman ρ between LMS and |SS − 50| across models (permutation test)\n")
-    parts.append(md_table(pd.DataFrame([{"split": k, **v} for k, v in spearman.items()]), 3))
+    parts.append("\n## Spearman ρ across models (permutation test, French paper §4.2)\n")
+    parts.append(md_table(pd.DataFrame(spearman), 3))
     parts.append("\n(NaN when fewer than three models.)\n\n## Per-item bias across models\n")
     parts.append(figures)
     return "\n".join(parts)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
+from scipy.stats import spearmanr
 from typer.testing import CliRunner
 
 from scoring.cli import app
@@ -49,8 +51,15 @@ def test_three_kinds_one_command(tiny_models, tmp_path):
     # ICAT = LMS * min(SS, 100 - SS) / 50 for every row (macro-averaged over terms first)
     expected = results["LMS"] * results["SS"].clip(upper=100 - results["SS"]) / 50
     assert (results["ICAT"] - expected).abs().max() < 1e-9
-    spearman = json.loads((out / "spearman.json").read_text())
-    assert spearman["intrasentence"]["models"] == 3
+    spearman = pd.DataFrame(json.loads((out / "spearman.json").read_text()))
+    row = spearman[(spearman["split"] == "intrasentence") & (spearman["x"] == "LMS")].iloc[0]
+    assert row["models"] == 3
+    intra = overall.set_index("model")
+    expected_rho = spearmanr(intra["LMS"], (intra["SS"] - 50).abs()).statistic
+    assert row["rho"] == pytest.approx(expected_rho) or (
+        pd.isna(row["rho"]) and pd.isna(expected_rho)
+    )
+    assert "Table 3" in (out / "report.md").read_text()
     report = (out / "report.md").read_text()
     assert "pre-trained NSP head" in report  # BERT checkpoint saved with its NSP head
     assert "continuation likelihood" in report  # GPT-2 and BART
