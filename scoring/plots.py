@@ -50,7 +50,9 @@ def correlation_heatmap(rho: pd.DataFrame, path: Path, title: str) -> None:
     ax.set_yticks(range(n), [str(c) for c in rho.index])
     for i in range(n):
         for j in range(n):
-            ax.text(j, i, f"{rho.iat[i, j]:.2f}", ha="center", va="center", fontsize=9)
+            value = rho.iat[i, j]
+            colour = "white" if abs(value) > 0.6 else "black"
+            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=9, color=colour)
     fig.colorbar(image, ax=ax, label="Spearman ρ")
     ax.set_title(title)
     fig.tight_layout()
