@@ -156,7 +156,9 @@ def agreement(
         raise BiasforgeError(f"no dataset {dataset!r} in workspace {connection.workspace!r}")
     _, long = collect(connection, str(target.id))
     answers = long[long["status"] == "submitted"].rename(columns={"id": "item"})
-    questions = [q.name for q in target.settings.questions if q.type in ("label_selection",)]
+    import argilla as rg
+
+    questions = [q.name for q in target.settings.questions if isinstance(q, rg.LabelQuestion)]
     for question, figures in agreement_report(answers, questions).items():
         typer.echo(
             f"{question}: alpha={figures['krippendorff_alpha']} kappa={figures['fleiss_kappa']} "

@@ -65,7 +65,9 @@ def test_push_twice_then_pull(server, becpro_run, tmp_path):
         "decisions.parquet",
     ):
         assert (out / name).is_file()
-    assert cli("agreement", "--dataset", "cli-ds").returncode == 0
+    agreement = cli("agreement", "--dataset", "cli-ds")
+    assert agreement.returncode == 0, agreement.stderr
+    assert agreement.stdout == ""  # nobody answered yet: no figures
 
 
 def test_serve_in_background_then_stop(server, tmp_path):

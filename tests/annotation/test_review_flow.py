@@ -315,3 +315,21 @@ def test_adjudication_is_merged_on_next_pull(reviewed, tmp_path):
         "pending",
     ]
     assert frame.loc[ids[10], "sentence"] == fixed_sentence(reviewed["rows"][10])
+
+
+def test_agreement_command_prints_the_same_alpha(reviewed):
+    import os
+    import subprocess
+    import sys
+
+    from tests.annotation.conftest import ROOT
+
+    result = subprocess.run(
+        [sys.executable, "-m", "biasforge.cli", "annotate", "agreement", "--dataset", DATASET],
+        cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = dict(line.split(": ", 1) for line in result.stdout.strip().splitlines())
+    assert set(lines) == {"grammatical", "agreement"}
+    alpha = float(lines["grammatical"].split()[0].split("=")[1])
+    assert alpha == pytest.approx(expected_agreement(0)[0], abs=1e-9)
