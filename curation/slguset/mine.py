@@ -134,7 +134,10 @@ class Miner:
                     "sentence": fixed,
                     "problem": problem or "",
                     "repairs": repairs,
-                    "_order": (source, line, piece, index),
+                    "_f": source,
+                    "_l": line,
+                    "_p": piece,
+                    "_s": index,
                 }
             )
         stats.seconds["preprocess_dedup"] += time.perf_counter() - started
