@@ -468,8 +468,10 @@ def _report(stats: dict[str, Any], kept: pd.DataFrame, rejected: pd.DataFrame) -
                 )
         eval_md = (
             f"Sentence-level precision/recall on `{evaluation['file']}` (gold person names), "
-            "split into fixed halves by a hash of each id: the model was fitted on `tune`, "
-            "`heldout` is the honest figure. Targets: recall ≥ 0.95, precision ≥ 0.70.\n\n"
+            "split into fixed halves by a hash of each id: the model was fitted on `tune` (so "
+            "its `tune` figures are optimistic), `heldout` is the honest figure. Sentence "
+            "positive = at least one gold name; flagged = the filter found one. Targets: "
+            "recall ≥ 0.95, precision ≥ 0.70.\n\n"
             + md_table(
                 ["part", "filter", "sentences", "with names", "flagged", "precision", "recall"],
                 ev_rows,
