@@ -129,6 +129,15 @@ def main() -> None:
                 f"(ideal {ideal:.0f}x, efficiency {speedup / ideal:.0%}); "
                 f"load average after: {os.getloadavg()[0]:.2f}"
             )
+            base_cpu = sum(base["task_cpu_s"].values())
+            other_cpu = sum(other["task_cpu_s"].values())
+            if base_cpu and other_cpu:
+                print(
+                    f"CPU time of the mining tasks: {base_cpu:.1f} s with {base['num_proc']}, "
+                    f"{other_cpu:.1f} s with {other['num_proc']} (ratio {base_cpu / other_cpu:.2f}; "
+                    "1.00 = the split adds no work, so the wall-clock speed-up is bounded only "
+                    "by free cores)"
+                )
             same = base["kept"] == other["kept"] and base["rejected"] == other["rejected"]
             print(f"same candidates with 1 and {other['num_proc']} processes: {same}")
 
