@@ -48,7 +48,6 @@ class ServerProcess:
                 str(self.data_dir),
                 "--port",
                 str(self.port),
-                "--no-worker",
             ],
             stdout=self.log,
             stderr=subprocess.STDOUT,

@@ -129,9 +129,17 @@ def test_crash_mid_push_then_restart_loses_and_duplicates_nothing(server, becpro
 
 def test_sigterm_stops_every_child(server):
     children = server.children()
+    assert set(server.state["children"]) == {"redis", "server", "worker"}
     assert children and all(pid_alive(p) for p in children)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the rq worker pool forks its worker once it has loaded
+        descendants = [c.pid for p in children for c in psutil.Process(p).children(recursive=True)]
+        if descendants:
+            break
+        time.sleep(0.5)
+    assert descendants
     assert server.stop(signal.SIGTERM) == 0
-    assert not any(pid_alive(p) for p in children)
+    assert not any(pid_alive(p) for p in children + descendants)
     assert not (server.data_dir / "server.json").exists()
     assert not (server.data_dir / "tmp").exists()
     server.start()  # leave it running for any later test
