@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import secrets
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +54,9 @@ def add_users(connection: Connection, wanted: list[tuple[str, str]]) -> list[New
     for username, role in wanted:
         if role not in ROLES:
             raise BiasforgeError(f"role {role!r} is not one of {', '.join(ROLES)}")
-        user = rg_client.users(username=username)
+        with warnings.catch_warnings():  # the SDK warns when a user is absent; that is expected here
+            warnings.simplefilter("ignore", UserWarning)
+            user = rg_client.users(username=username)
         password = None
         if user is None:
             password = secrets.token_urlsafe(12)
