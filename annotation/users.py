@@ -54,7 +54,8 @@ def add_users(connection: Connection, wanted: list[tuple[str, str]]) -> list[New
     for username, role in wanted:
         if role not in ROLES:
             raise BiasforgeError(f"role {role!r} is not one of {', '.join(ROLES)}")
-        with warnings.catch_warnings():  # the SDK warns when a user is absent; that is expected here
+        # The SDK warns when a user is absent, which is the expected case here.
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             user = rg_client.users(username=username)
         password = None
