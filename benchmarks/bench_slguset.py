@@ -95,7 +95,7 @@ def main() -> None:
         corpus = Path(tmp) / "corpus.txt"
         size = build_corpus(corpus, args.mb, unique=not args.repeat)
         print(
-            f"corpus: {size / (1 << 20):.1f} MB ({'repeated' if args.repeat else 'unique copies'}"
+            f"corpus: {size / (1 << 20):.1f} MB ({'repeated copies' if args.repeat else 'unique copies'}"
             f" of the bundled sample); cores: {os.cpu_count()}; load average before: {load:.2f}"
         )
         results = []
