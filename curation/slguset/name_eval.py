@@ -36,6 +36,8 @@ class GoldSentence:
 def read_gold(path: str | Path) -> list[GoldSentence]:
     """Read a gold JSONL file; a broken line is an InputError naming file and line."""
     path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "gold file for the name-filter evaluation not found")
     out = []
     with open(path, encoding="utf-8") as handle:
         for lineno, line in enumerate(handle, 1):
