@@ -220,6 +220,8 @@ def curate_slguset(
 
     if tagger not in load_models():
         raise BiasforgeError(f"unknown --tagger {tagger!r}: choose fast or posseg")
+    if name_eval and not Path(name_eval).is_file():
+        raise InputError(name_eval, "gold file for the name-filter evaluation not found")
     started = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.work-", dir=out.parent))
