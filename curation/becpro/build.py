@@ -14,45 +14,28 @@ import pyarrow as pa
 from biasforge.files import stable_id
 from curation.becpro import spanish
 from curation.becpro.lexicon import GENDERS, GROUPS, Lexicon, Person, Profession, Template
+from curation.schema import SPAN, candidate_schema
 
 FAMILY = "becpro"
 
-_SPAN = pa.struct([("start", pa.int32()), ("end", pa.int32())])
-_CHECK = pa.struct(
+SCHEMA = candidate_schema(
     [
-        ("rule", pa.string()),
-        ("passed", pa.bool_()),
-        ("severity", pa.string()),
-        ("detail", pa.string()),
-    ]
-)
-SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("family", pa.string()),
-        ("language", pa.string()),
         ("variant", pa.string()),
-        ("source_id", pa.string()),
-        ("source_language", pa.string()),
-        ("source_text", pa.string()),
         ("sentence", pa.string()),
         ("person", pa.string()),
         ("person_phrase", pa.string()),
-        ("person_span", _SPAN),
+        ("person_span", SPAN),
         ("gender", pa.string()),
         ("profession", pa.string()),
         ("profession_source", pa.string()),
         ("profession_en", pa.string()),
-        ("profession_span", _SPAN),
-        ("profession_word_spans", pa.list_(_SPAN)),
+        ("profession_span", SPAN),
+        ("profession_word_spans", pa.list_(SPAN)),
         ("profession_group", pa.string()),
         ("pct_women", pa.float64()),
         ("template", pa.string()),
         ("template_index", pa.int32()),
         ("lexicon_notes", pa.list_(pa.string())),
-        ("checks", pa.list_(_CHECK)),
-        ("needs_review", pa.bool_()),
-        ("review_reasons", pa.list_(pa.string())),
     ]
 )
 

@@ -24,34 +24,18 @@ from biasforge.errors import BiasforgeError, InputError
 from curation.checks import CheckStats
 from curation.report import examples_md, md_table, rules_md
 from curation.rundir import input_entry, write_run
+from curation.schema import candidate_schema
 from curation.slguset.lexicon import load_lexicon
 from curation.slguset.readers import check_encoding, expand_corpus, kind_of, plan_units
 
-CHECK = pa.struct(
+SCHEMA = candidate_schema(
     [
-        ("rule", pa.string()),
-        ("passed", pa.bool_()),
-        ("severity", pa.string()),
-        ("detail", pa.string()),
-    ]
-)
-SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("family", pa.string()),
-        ("language", pa.string()),
-        ("source_id", pa.string()),
-        ("source_language", pa.string()),
-        ("source_text", pa.string()),
         ("sentence", pa.string()),
         ("keyword", pa.string()),
         ("keyword_start", pa.int32()),
         ("keyword_end", pa.int32()),
         ("gender", pa.string()),
         ("counterpart", pa.string()),
-        ("checks", pa.list_(CHECK)),
-        ("needs_review", pa.bool_()),
-        ("review_reasons", pa.list_(pa.string())),
     ]
 )
 

@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-CHECK = pa.struct(
-    [
-        ("rule", pa.string()),
-        ("passed", pa.bool_()),
-        ("severity", pa.string()),
-        ("detail", pa.string()),
-    ]
-)
+from curation.schema import CHECK, candidate_schema
+
+__all__ = ["CHECK", "COLUMNS", "SCHEMA", "SENTENCE", "TRANSLATION"]
+
 SENTENCE = pa.struct(
     [
         ("id", pa.string()),
@@ -35,14 +31,8 @@ TRANSLATION = pa.struct(
         ("glossary", pa.string()),
     ]
 )
-SCHEMA = pa.schema(
+SCHEMA = candidate_schema(
     [
-        ("id", pa.string()),
-        ("family", pa.string()),
-        ("language", pa.string()),
-        ("source_id", pa.string()),
-        ("source_language", pa.string()),
-        ("source_text", pa.string()),
         ("split", pa.string()),
         ("bias_type", pa.string()),
         ("target", pa.string()),
@@ -50,10 +40,7 @@ SCHEMA = pa.schema(
         ("sentences", pa.list_(SENTENCE)),
         ("source_sentences", pa.list_(pa.string())),
         ("variant", pa.string()),
-        ("checks", pa.list_(CHECK)),
-        ("needs_review", pa.bool_()),
-        ("review_reasons", pa.list_(pa.string())),
-        ("translation", TRANSLATION),
-    ]
+    ],
+    trailing=[("translation", TRANSLATION)],
 )
 COLUMNS = SCHEMA.names
