@@ -2,8 +2,8 @@
 
 The issue's goal: recall ≥ 0.95 at precision ≥ 0.70 (jieba ``nr*`` alone: ~0.92 / 0.57). The
 model is fitted on the ``tune`` half only; this test measures the ``heldout`` half. Measured
-there: recall 0.967, precision 0.697 — the recall goal is met, precision falls short of 0.70
-by 0.003, so the precision bound asserted here is 0.69 (see the SlguSet report for details).
+there (``fast`` tokens): recall 0.971, precision 0.831 (1155 sentences, 274 with a name, 320
+flagged, 266 of them right); both goals are asserted.
 """
 
 import pytest
@@ -24,7 +24,7 @@ def test_name_filter_meets_recall_goal_on_heldout(heldout, model):
     pr = sentence_pr(heldout, lambda s: bool(find_names(tokenize(s, "fast"), model)))
     assert pr.positives == 274
     assert pr.recall >= 0.95
-    assert pr.precision >= 0.69
+    assert pr.precision >= 0.70
 
 
 def test_name_filter_beats_jieba_nr_on_heldout(heldout, model):
