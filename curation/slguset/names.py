@@ -565,9 +565,10 @@ def features(tokens: Sequence[Token], i: int) -> dict[str, float]:
     return {k: v for k, v in x.items() if v}
 
 
-@functools.lru_cache(maxsize=200_000)
+@functools.lru_cache(maxsize=20_000)  # bounded: ~1 kB an entry, a few tens of MB at most
 def _word_features(word: str, tag: str, freq_of_word: int) -> dict[str, float]:
-    """The features that depend on the word (and its tag and frequency) only."""
+    """The features that depend on the word (and its tag and frequency) only. The frequencies
+    of its parts come from the process's tokenizer (extra lexicon words only raise a few)."""
     x: dict[str, float] = {"bias": 1.0}
     group = _tag_group(tag)
     x[f"tag={group}"] = 1.0
@@ -691,7 +692,7 @@ def _plain_word_freq(part: str, freq: dict[str, int]) -> float:
     return math.log10(freq.get(part, 0) + 1) / 5.0
 
 
-@functools.lru_cache(maxsize=200_000)
+@functools.lru_cache(maxsize=100_000)
 def _char_prior(word: str) -> float:
     table = _char_name_table()
     return sum(table.get(ch, -3.0) for ch in word) / len(word) / 5.0
@@ -723,7 +724,7 @@ def _emissions() -> dict:
     return prob_emit.P
 
 
-@functools.lru_cache(maxsize=200_000)
+@functools.lru_cache(maxsize=100_000)
 def _llr(word: str, tag: str, other: str) -> float:
     """Mean per-character log-likelihood ratio of ``tag`` vs ``other`` under jieba's POS HMM
     emissions (B/M/E/S by position), scaled to about [-1, 1]: how name-like the characters are."""
