@@ -133,7 +133,8 @@ def _becpro_record(row: dict[str, Any]) -> dict[str, Any]:
         f"**Profession:** {row.get('profession')} (English: {row.get('profession_en')}, "
         f"group: {row.get('profession_group')})",
         f"**Person word:** {row.get('person')} ({row.get('gender')})",
-        f"**English template:** {row.get('template')}",
+        f"**English source:** {row.get('source_text')}",
+        f"**Template:** {row.get('template')}",
     ]
     return {
         "fields": {
@@ -161,10 +162,16 @@ def _find_span(text: str, phrase: str) -> dict[str, int] | None:
 def _becpro_apply(row: dict[str, Any], text: str) -> dict[str, Any]:
     """Use the corrected sentence; the person and profession spans are located again in it."""
     text = text.strip()
-    person = _find_span(text, row.get("person_phrase") or row.get("person"))
+    phrase = _find_span(text, row.get("person_phrase") or row.get("person"))
     profession = _find_span(text, row.get("profession"))
-    if person is None or profession is None:
+    if phrase is None or profession is None:
         raise ValueError("the correction no longer contains the person word and the profession")
+    # person_span covers the person word only ("aunt" in "My aunt"), as in the run.
+    word = str(row.get("person"))
+    start = text.lower().find(word.lower(), phrase["start"], phrase["end"])
+    if start < 0:
+        raise ValueError("the correction no longer contains the person word")
+    person = {"start": start, "end": start + len(word)}
     updated = dict(row, sentence=text, person_span=person, profession_span=profession)
     offset, spans = profession["start"], []
     for word in str(row.get("profession")).split():
@@ -180,7 +187,7 @@ BECPRO = Family(
     guidelines=BECPRO_GUIDELINES,
     fields=[
         ("sentence", "Sentence", False),
-        ("source", "Person word, profession and English template", True),
+        ("source", "Person word, profession and English source", True),
         ("flags", "Rule flags", True),
     ],
     criteria={

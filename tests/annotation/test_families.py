@@ -141,6 +141,27 @@ def test_settings_of_every_family_default_to_three_annotators(server):
     assert {"validity", "label_1", "label_2", "label_3"} == set(STEREOSET.criteria)
 
 
+def test_becpro_correction_keeps_person_span_on_the_person_word():
+    row = {
+        "sentence": "My aunt is a taper.",
+        "person": "aunt",
+        "person_phrase": "my aunt",
+        "profession": "steel worker",
+    }
+    fixed = BECPRO.apply_correction(row, "My aunt is a skilled steel worker.")
+    text = fixed["sentence"]
+    assert text[fixed["person_span"]["start"] : fixed["person_span"]["end"]] == "aunt"
+    assert (
+        text[fixed["profession_span"]["start"] : fixed["profession_span"]["end"]] == "steel worker"
+    )
+    assert [text[s["start"] : s["end"]] for s in fixed["profession_word_spans"]] == [
+        "steel",
+        "worker",
+    ]
+    with pytest.raises(ValueError):
+        BECPRO.apply_correction(row, "My uncle is a skilled steel worker.")
+
+
 def test_stereoset_correction_rederives_the_attribute():
     row = stereoset_rows()[0]
     text = stereoset_text(row).replace("La mère est", "Cette mère est")
