@@ -41,10 +41,13 @@ def rules_md(stats: Sequence[CheckStats]) -> str:
     )
 
 
-def examples_md(frame: pd.DataFrame, column: str, per_rule: int = 3) -> str:
-    """For each rule named in ``column`` (lists of "rule: detail"), a few distinct examples."""
+def examples_md(
+    frame: pd.DataFrame, column: str, per_rule: int = 3, text_column: str = "sentence"
+) -> str:
+    """For each rule named in ``column`` (lists of "rule: detail"), a few distinct examples,
+    each quoting the item's ``text_column``."""
     seen: dict[str, list[str]] = {}
-    for sentence, reasons in zip(frame["sentence"], frame[column], strict=True):
+    for sentence, reasons in zip(frame[text_column], frame[column], strict=True):
         for reason in reasons:
             rule, _, detail = reason.partition(": ")
             examples = seen.setdefault(rule, [])

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from curation.checks import CheckStats
-from curation.report import md_table, rules_md
+from curation.report import examples_md, md_table, rules_md
 
 DOMAINS = ("gender", "profession", "race", "religion")
 #: Table 1 of Adam-Cuvillier et al. (2024), StereoSet-fr, for comparison
@@ -56,21 +56,6 @@ def _paper_md() -> str:
     rows.append(["total", *(sum(v[i] for v in PAPER_TABLE1.values()) for i in range(4))])
     return md_table(
         ["domain", "intra: terms", "intra: tests", "inter: terms", "inter: tests"], rows
-    )
-
-
-def _examples(frame: pd.DataFrame, column: str, per_rule: int = 3) -> str:
-    seen: dict[str, list[str]] = {}
-    for context, reasons in zip(frame["context"], frame[column], strict=True):
-        for reason in reasons:
-            rule, _, detail = reason.partition(": ")
-            examples = seen.setdefault(rule, [])
-            if len(examples) < per_rule and all(detail not in e for e in examples):
-                examples.append(f"“{context}” — {detail}")
-    if not seen:
-        return "_none_"
-    return "\n\n".join(
-        f"**{rule}**\n\n" + "\n".join(f"- {e}" for e in examples) for rule, examples in seen.items()
     )
 
 
@@ -181,9 +166,9 @@ engine lost a tag; flagged for annotators.
 
 ## Flagged for review (examples)
 
-{_examples(kept, "review_reasons") if len(kept) else empty}
+{examples_md(kept, "review_reasons", text_column="context") if len(kept) else empty}
 
 ## Rejected (examples)
 
-{_examples(rejected, "reasons") if len(rejected) else "_none_"}
+{examples_md(rejected, "reasons", text_column="context") if len(rejected) else "_none_"}
 """
