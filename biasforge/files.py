@@ -36,12 +36,25 @@ def stable_id(*parts: str, length: int = 16) -> str:
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:length]
 
 
+def _umask_mode(base: int = 0o666) -> int:
+    """The mode a plain ``open(path, "w")`` (base 0o666) or ``mkdir`` (base 0o777) would give
+    under the current umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return base & ~mask
+
+
 def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write a text file so that readers see the old content or the new one, never half."""
+    """Write a text file so that readers see the old content or the new one, never half.
+
+    The file gets the permissions an ordinary write would (mkstemp alone would make every
+    report private, 0600); secrets are written by their own 0600 writers, not through here.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, _umask_mode())
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
@@ -72,6 +85,7 @@ def staged_directory(final: str | Path, *, overwrite: bool = False) -> Iterator[
         )
     final.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.partial-", dir=final.parent))
+    os.chmod(staging, _umask_mode(0o777))  # mkdtemp makes it 0700
     try:
         yield staging
     except BaseException:

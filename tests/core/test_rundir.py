@@ -166,3 +166,16 @@ def test_invalid_language_and_variant_are_explained(tmp_path):
         check=False,
     )
     assert result.returncode == 2 and "has no variant 'with_articles'" in result.stderr
+
+
+def test_written_files_follow_the_umask_like_a_plain_write(tmp_path):
+    import os
+
+    old = os.umask(0o022)
+    try:
+        curate_becpro("en", tmp_path / "run")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "run").stat().st_mode & 0o777 == 0o755
+    for name in ("report.md", "stats.json", "manifest.json"):
+        assert (tmp_path / "run" / name).stat().st_mode & 0o777 == 0o644, name
