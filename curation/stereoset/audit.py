@@ -11,6 +11,7 @@ here is a :class:`curation.checks.Check` of severity ``reject``: the item goes t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -67,7 +68,11 @@ def _several_targets(batch: pd.DataFrame) -> pd.DataFrame:
     return verdicts(ok, detail, batch.index)
 
 
-def _frame_mismatch(batch: pd.DataFrame) -> pd.DataFrame:
+def _judge_intrasentence(
+    batch: pd.DataFrame, judge: Callable[[str, list], str | None], ok: str
+) -> pd.DataFrame:
+    """Verdicts from ``judge(context, sentences)`` (a problem, or None) on intrasentence rows;
+    intersentence rows pass as not applicable."""
     passed, detail = [], []
     for split, context, sentences in zip(
         batch["split"], batch["context"], batch["sentences"], strict=True
@@ -76,40 +81,41 @@ def _frame_mismatch(batch: pd.DataFrame) -> pd.DataFrame:
             passed.append(True)
             detail.append("not applicable (intersentence)")
             continue
-        bad = [s["label"] for s in sentences if source_attribute(context, s["sentence"]) is None]
-        passed.append(not bad)
-        detail.append(
-            "every sentence fills the context's slot"
-            if not bad
-            else f"{', '.join(bad)} sentence does not match the context around {SLOT}"
-        )
+        problem = judge(context, sentences)
+        passed.append(problem is None)
+        detail.append(problem or ok)
     return verdicts(passed, detail, batch.index)
+
+
+def _frame_problem(context: str, sentences: list) -> str | None:
+    bad = [s["label"] for s in sentences if source_attribute(context, s["sentence"]) is None]
+    if not bad:
+        return None
+    return f"{', '.join(bad)} sentence does not match the context around {SLOT}"
+
+
+def _frame_mismatch(batch: pd.DataFrame) -> pd.DataFrame:
+    return _judge_intrasentence(batch, _frame_problem, "every sentence fills the context's slot")
+
+
+def _possessive_problem(context: str, sentences: list) -> str | None:
+    # the unrelated filler is meant to be absurd ("mine" there is the noun)
+    attrs = [
+        source_attribute(context, s["sentence"]) or ""
+        for s in sentences
+        if s["label"] != "unrelated"
+    ]
+    bad = [a for a in attrs if a.split() and a.split()[0].lower() in PRONOUNS]
+    if not bad:
+        return None
+    return (
+        f"attribute(s) {', '.join(repr(a) for a in bad)} are possessives/pronouns whose "
+        "agreement follows the possessed noun in the target language, not the possessor"
+    )
 
 
 def _possessive(batch: pd.DataFrame) -> pd.DataFrame:
-    passed, detail = [], []
-    for split, context, sentences in zip(
-        batch["split"], batch["context"], batch["sentences"], strict=True
-    ):
-        if split != "intrasentence":
-            passed.append(True)
-            detail.append("not applicable (intersentence)")
-            continue
-        # the unrelated filler is meant to be absurd ("mine" there is the noun)
-        attrs = [
-            source_attribute(context, s["sentence"]) or ""
-            for s in sentences
-            if s["label"] != "unrelated"
-        ]
-        bad = [a for a in attrs if a.split() and a.split()[0].lower() in PRONOUNS]
-        passed.append(not bad)
-        detail.append(
-            "no pronoun attribute"
-            if not bad
-            else f"attribute(s) {', '.join(repr(a) for a in bad)} are possessives/pronouns whose "
-            "agreement follows the possessed noun in the target language, not the possessor"
-        )
-    return verdicts(passed, detail, batch.index)
+    return _judge_intrasentence(batch, _possessive_problem, "no pronoun attribute")
 
 
 def _norm(text: str) -> str:
