@@ -121,10 +121,10 @@ def write_becpro_tsv(
     """Write the TSV atomically; return row count and how many rows the two maskings disagree on."""
     frame = to_becpro_frame(items, masking)
     write_text_atomic(out, frame.to_csv(sep="\t", lineterminator="\n"))
-    other = to_becpro_frame(items, "spans" if masking == "original" else "original")
-    differ = int(
-        (frame[["Sent_TM", "Sent_AM", "Sent_TAM"]] != other[["Sent_TM", "Sent_AM", "Sent_TAM"]])
-        .any(axis=1)
-        .sum()
+    other: Masking = "spans" if masking == "original" else "original"
+    written = frame[["Sent_TM", "Sent_AM", "Sent_TAM"]].itertuples(index=False, name=None)
+    differ = sum(
+        tuple(written_row) != masked_variants(row, other)
+        for written_row, (_, row) in zip(written, items.iterrows(), strict=True)
     )
     return {"rows": len(frame), "rows_where_maskings_differ": differ}
