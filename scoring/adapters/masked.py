@@ -1,0 +1,240 @@
+"""Masked LMs (BERT-style): slots are filled by reading probabilities at the model's mask token.
+
+A ``SlotFill`` becomes one or more *masked variants* (text with mask tokens, the token id to
+read at each mask); identical variants are computed once (StereoSet's three sentences share
+their first one), so the official one-sentence-per-forward numbers come out of few batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from biasforge.errors import BiasforgeError
+from scoring.adapters.base import ModelOptions, TransformersLM, pad, torch_dtype
+from scoring.interface import Capability, SlotFill, SlotRule
+
+if TYPE_CHECKING:
+    import torch
+
+# a masked input and, per mask token in it, the token id to read there (None: masked, unread)
+Variant = tuple[str, list[int | None]]
+
+
+def word_ids(
+    encode: Callable[[str], list[int]], text: str, start: int, end: int, word: str
+) -> list[int]:
+    """Token ids of ``word`` as it would read in place of ``text[start:end]``.
+
+    Sub-word tokenizers with a space marker (BPE, SentencePiece) tokenise a word differently
+    after a space, so the ids are taken as the difference between the tokenised prefix with and
+    without the word; when that is not a clean extension, the word is tokenised on its own.
+    """
+    prefix = text[:start]
+    before = encode(prefix) if prefix else []
+    after = encode(prefix + word)
+    if after[: len(before)] == before and len(after) > len(before):
+        return after[len(before) :]
+    return encode(word)
+
+
+def render(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    """``text`` with each (start, end, replacement) applied; spans must not overlap."""
+    pieces, cursor = [], 0
+    for start, end, replacement in sorted(spans):
+        if start < cursor or end < start or end > len(text):
+            raise ValueError(f"bad or overlapping span {start}:{end} in {text!r}")
+        pieces += [text[cursor:start], replacement]
+        cursor = end
+    return "".join([*pieces, text[cursor:]])
+
+
+class MaskedLM(TransformersLM):
+    """BERT-style models: probabilities at mask tokens; NSP head when the checkpoint has one."""
+
+    kind = "masked"
+    capabilities: ClassVar[Mapping[Capability, str]] = {
+        Capability.FILL_SLOT: "probabilities read at the model's mask token(s) in the slot",
+    }
+
+    def __init__(
+        self, name: str, model: Any, tokenizer: Any, options: ModelOptions, path: str = ""
+    ) -> None:
+        super().__init__(name, model, tokenizer, options, path)
+        if tokenizer.mask_token is None or tokenizer.mask_token_id is None:
+            raise BiasforgeError(f"{name}: a masked LM whose tokenizer has no mask token")
+        self.mask_token = str(tokenizer.mask_token)
+        self.mask_id = int(tokenizer.mask_token_id)
+
+    def _output_head(self) -> Callable | None:
+        base = self.model.base_model
+        others = [m for _, m in self.model.named_children() if m is not base]
+        return others[0] if len(others) == 1 else None
+
+    # -- SlotFill -> masked variants -> log-probabilities --------------------------------------
+    def slot_logprobs(self, requests: Sequence[SlotFill]) -> list[tuple[float, ...]]:
+        plans = [[self._variants(r, filler) for filler in r.fillers] for r in requests]
+        values = iter(self._mask_logprobs([v for per in plans for plan in per for v in plan]))
+        out = []
+        for request, per in zip(requests, plans, strict=True):
+            read = [[next(values) for _ in plan] for plan in per]
+            out.append(tuple(_combine(request.rule, r) for r in read))
+        return out
+
+    def _variants(self, request: SlotFill, filler: str) -> list[Variant]:
+        if request.rule is SlotRule.STEREOSET:
+            return self._incremental_variants(request, filler)
+        return [self._joint_variant(request, filler)]
+
+    def _incremental_variants(self, request: SlotFill, filler: str) -> list[Variant]:
+        """The official StereoSet ``IntrasentenceLoader``: for each sub-token i of the filler
+        (tokenised on its own), the decoded sub-tokens before i and one mask fill every
+        occurrence of the slot; P(sub-token i) is read at the first mask."""
+        tokens = self.encode(filler)
+        if not tokens:
+            raise BiasforgeError(f"{self.name}: the filler {filler!r} has no tokens")
+        slot = request.slot
+        return [
+            (slot.filled(f"{self.tokenizer.decode(tokens[:i])}{self.mask_token}"), [tokens[i]])
+            for i in range(len(tokens))
+        ]
+
+    def _joint_variant(self, request: SlotFill, filler: str) -> Variant:
+        """One mask per sub-token of the filler (as it tokenises in place) in every occurrence
+        of the slot, read at the first; each extra masked span gets one mask per sub-token."""
+        slot, text = request.slot, request.slot.text
+        ids = word_ids(self.encode, text, *slot.spans[0], filler)
+        spans: list[tuple[int, int, list[int | None]]] = [(*slot.spans[0], list(ids))]
+        spans += [(s, e, [None] * len(ids)) for s, e in slot.spans[1:]]
+        for s, e in request.masked:
+            spans.append((s, e, [None] * len(word_ids(self.encode, text, s, e, text[s:e]))))
+        spans.sort(key=lambda span: span[0])
+        masked = render(text, [(s, e, self.mask_token * len(t)) for s, e, t in spans])
+        return masked, [t for _, _, targets in spans for t in targets]
+
+    def _mask_logprobs(self, variants: Sequence[Variant]) -> list[list[float | None]]:
+        """log P(target) at each mask of each variant; identical texts are computed once."""
+        texts = list(dict.fromkeys(text for text, _ in variants))
+        index = {text: u for u, text in enumerate(texts)}
+        needs: list[dict[int, set[int]]] = [{} for _ in texts]
+        wanted = [0] * len(texts)
+        for text, targets in variants:
+            u = index[text]
+            wanted[u] = max(wanted[u], len(targets))
+            for k, t in enumerate(targets):
+                if t is not None:
+                    needs[u].setdefault(k, set()).add(int(t))
+        values = self._read_masks(texts, needs, wanted)
+        return [
+            [None if t is None else values[(index[text], k, int(t))] for k, t in enumerate(targets)]
+            for text, targets in variants
+        ]
+
+    def _mask_positions(self, ids: Sequence[int], wanted: int, text: str) -> list[int]:
+        positions = [i for i, x in enumerate(ids) if x == self.mask_id]
+        if len(positions) < wanted:
+            raise BiasforgeError(
+                f"{self.name}: expected {wanted} mask token(s) in {text!r}, found {len(positions)}"
+                " (text truncated or mask split by the tokenizer)"
+            )
+        return positions
+
+    def _read_masks(
+        self, texts: list[str], needs: list[dict[int, set[int]]], wanted: list[int]
+    ) -> dict[tuple[int, int, int], float]:
+        """(text index, mask index, token id) -> log-probability, in length-sorted batches."""
+        import torch
+
+        encoded = self.tokenizer(
+            texts, add_special_tokens=True, truncation=True, max_length=self.max_length
+        )
+        ids_list, types_list = encoded["input_ids"], encoded.get("token_type_ids")
+        positions = [
+            self._mask_positions(ids, wanted[u], texts[u]) for u, ids in enumerate(ids_list)
+        ]
+        values: dict[tuple[int, int, int], float] = {}
+        with torch.inference_mode():
+            for batch in self.batches([len(x) for x in ids_list], "masks"):
+                ids, att = pad([ids_list[u] for u in batch], self.pad_id)
+                extra = {}
+                if types_list is not None:
+                    extra["token_type_ids"] = pad([types_list[u] for u in batch], 0)[0]
+                keys = [(r, u, k) for r, u in enumerate(batch) for k in needs[u]]
+                rows = torch.tensor([r for r, _, _ in keys], device=self.device)
+                cols = torch.tensor([positions[u][k] for _, u, k in keys], device=self.device)
+                extra = {name: v.to(self.device) for name, v in extra.items()}
+                logp = self.logprobs_at(ids.to(self.device), att.to(self.device), rows, cols, extra)
+                logp = logp.cpu()
+                for j, (_, u, k) in enumerate(keys):
+                    for t in needs[u][k]:
+                        values[(u, k, t)] = float(logp[j, t])
+        return values
+
+    # -- next-sentence prediction ----------------------------------------------------------------
+    def pair_features(self, pairs: Sequence[tuple[str, str]]) -> torch.Tensor:
+        """The first token's final hidden state of the encoded pair (BERT's [CLS])."""
+        import torch
+
+        enc = self.tokenizer(
+            [a for a, _ in pairs],
+            [b for _, b in pairs],
+            truncation=True,
+            max_length=self.max_length,
+            padding=True,
+            return_tensors="pt",
+        ).to(self.device)
+        with torch.inference_mode():
+            hidden = self.model.base_model(**enc)[0]
+        return hidden[:, 0].float().cpu()
+
+    @cached_property
+    def _nsp_model(self) -> Any | None:
+        """The checkpoint loaded with its pre-trained NSP head, or None if it has none."""
+        architectures = getattr(self.model.config, "architectures", None) or []
+        if not any(
+            a.endswith(("ForPreTraining", "ForNextSentencePrediction")) for a in architectures
+        ):
+            return None
+        from transformers import AutoModelForNextSentencePrediction
+
+        try:
+            model = AutoModelForNextSentencePrediction.from_pretrained(
+                self.path, dtype=torch_dtype(self.options.dtype)
+            )
+        except (ValueError, OSError):
+            return None
+        return model.to(self.device).eval()
+
+    def native_nsp(self, pairs: Sequence[tuple[str, str]]) -> list[float] | None:
+        import torch
+
+        nsp = self._nsp_model
+        if nsp is None:
+            return None
+        encoded = [
+            self.tokenizer(a, b, truncation=True, max_length=self.max_length) for a, b in pairs
+        ]
+        scores = [0.0] * len(pairs)
+        with torch.inference_mode():
+            for batch in self.batches([len(e["input_ids"]) for e in encoded], "NSP"):
+                ids, att = pad([encoded[i]["input_ids"] for i in batch], self.pad_id)
+                types = pad([encoded[i].get("token_type_ids", [0]) for i in batch], 0)[0]
+                logits = nsp(
+                    input_ids=ids.to(self.device),
+                    attention_mask=att.to(self.device),
+                    token_type_ids=types[:, : ids.shape[1]].to(self.device),
+                ).logits
+                probs = torch.softmax(logits.float(), dim=-1)[:, 0].cpu()
+                for j, i in enumerate(batch):
+                    scores[i] = float(probs[j])
+        return scores
+
+
+def _combine(rule: SlotRule, read: list[list[float | None]]) -> float:
+    """One filler's log-probability from what its variants read (see ``SlotRule``)."""
+    if rule is SlotRule.STEREOSET:
+        return float(np.log(np.mean([np.exp(values[0]) for values in read])))
+    return float(sum(v for v in read[0] if v is not None))

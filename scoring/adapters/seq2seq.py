@@ -1,0 +1,101 @@
+"""Encoder-decoder models: log-probabilities of a decoder target given an encoder source.
+
+A sentence that fills a template's slot is the target, the template with its slot replaced by
+the model's slot token the source. The slot token is the mask token (BART), else the first
+sentinel (T5's ``<extra_id_0>``), else the literal ``BLANK``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from scoring.adapters.base import ModelOptions, TransformersLM, pad
+from scoring.interface import Capability, FilledSentence
+
+if TYPE_CHECKING:
+    import torch
+
+
+def slot_token(tokenizer: Any) -> str:
+    """The token an encoder-decoder was pre-trained to fill (see the module docstring)."""
+    if tokenizer.mask_token:
+        return str(tokenizer.mask_token)
+    if "<extra_id_0>" in tokenizer.get_vocab():
+        return "<extra_id_0>"
+    return "BLANK"
+
+
+class Seq2SeqLM(TransformersLM):
+    """Encoder-decoder models: sentences and continuations scored on the decoder side."""
+
+    kind = "seq2seq"
+    capabilities: ClassVar[Mapping[Capability, str]] = {
+        Capability.SCORE_SENTENCE: "decoder token probabilities given the masked template",
+        Capability.SCORE_CONTINUATION: "decoder token probabilities given the context",
+    }
+
+    def __init__(
+        self, name: str, model: Any, tokenizer: Any, options: ModelOptions, path: str = ""
+    ) -> None:
+        super().__init__(name, model, tokenizer, options, path)
+        self.slot_token = slot_token(tokenizer)
+        start = model.config.decoder_start_token_id
+        self.decoder_start_id = int(start) if start is not None else self.pad_id
+
+    def sentence_logprobs(self, requests: Sequence[FilledSentence]) -> list[np.ndarray]:
+        return self._target_logprobs(
+            [(r.template.filled(self.slot_token), r.sentence) for r in requests]
+        )
+
+    def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
+        return self._target_logprobs(pairs)
+
+    def _target_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
+        """Per (source, target), log P of each target token (teacher forcing)."""
+        import torch
+
+        tok, limit = self.tokenizer, self.max_length
+        sources = [tok(s, truncation=True, max_length=limit)["input_ids"] for s, _ in pairs]
+        targets = [
+            tok(text_target=t, truncation=True, max_length=limit)["input_ids"] for _, t in pairs
+        ]
+        out: list[np.ndarray] = [np.zeros(0)] * len(pairs)
+        lengths = [len(s) + len(t) for s, t in zip(sources, targets, strict=True)]
+        with torch.inference_mode():
+            for batch in self.batches(lengths, "targets"):
+                src, src_att = pad([sources[i] for i in batch], self.pad_id)
+                dec, dec_att = pad(
+                    [[self.decoder_start_id, *targets[i][:-1]] for i in batch], self.pad_id
+                )
+                logits = self.model(
+                    input_ids=src.to(self.device),
+                    attention_mask=src_att.to(self.device),
+                    decoder_input_ids=dec.to(self.device),
+                    decoder_attention_mask=dec_att.to(self.device),
+                ).logits
+                logp = torch.log_softmax(logits.float(), dim=-1).cpu()
+                for r, i in enumerate(batch):
+                    tgt = torch.tensor(targets[i])
+                    out[i] = logp[r, torch.arange(len(tgt)), tgt].numpy().astype(np.float64)
+        return out
+
+    def pair_features(self, pairs: Sequence[tuple[str, str]]) -> torch.Tensor:
+        """Mean of the encoder's final hidden states over the pair read as one text."""
+        import torch
+
+        enc = self.tokenizer(
+            [f"{a} {b}" for a, b in pairs],
+            truncation=True,
+            max_length=self.max_length,
+            padding=True,
+            return_tensors="pt",
+        ).to(self.device)
+        with torch.inference_mode():
+            hidden = self.model.get_encoder()(
+                input_ids=enc["input_ids"], attention_mask=enc["attention_mask"]
+            )[0].float()
+        att = enc["attention_mask"].unsqueeze(-1).float()
+        return ((hidden * att).sum(1) / att.sum(1)).cpu()

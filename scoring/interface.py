@@ -1,0 +1,209 @@
+"""The one model interface the metrics talk to: task-level requests, answered by adapters.
+
+In the spirit of lm-evaluation-harness's ``LM`` class, a metric says *what* it wants to know
+("how likely is each of these words in this slot?", "how likely is this sentence?", "how
+likely is this sentence after that one?") and never *how* an architecture computes it: mask
+tokens, start tokens, decoder targets, slot tokens and sub-token rules belong to the adapters
+(``scoring.adapters``). The requests:
+
+- ``slot_logprobs([SlotFill])`` — log-probability of each filler in a slot, the slot hidden
+  from the model (masked LMs). ``SlotRule.JOINT``: every sub-token of the filler masked at once,
+  log P = sum over the masks (SlguSet, BEC-Pro). ``SlotRule.STEREOSET``: the official StereoSet
+  procedure, for each sub-token i the sub-tokens before i inserted and one mask read,
+  log of the mean of those probabilities.
+- ``sentence_logprobs([FilledSentence])`` — per-token log-probabilities of a sentence that
+  fills a template's slot (causal: from the model's start token, the template unseen;
+  encoder-decoder: decoder tokens given the template with its slot masked).
+- ``continuation_logprobs([(context, continuation)])`` — per-token log-probabilities of the
+  next sentence after a context.
+- ``pair_features`` / ``native_nsp`` — what a next-sentence-prediction head reads, or the
+  checkpoint's own NSP head.
+
+An adapter declares what it answers in ``capabilities`` (capability -> one line on how, for
+reports). Any other request raises one ``BiasforgeError`` naming the model and what is needed,
+so a metric asks ``lm.supports(...)`` when it has a choice and never which kind it holds.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from biasforge.errors import BiasforgeError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
+
+
+class Capability(enum.Enum):
+    """A kind of request; the value reads "cannot <value>" in a refusal."""
+
+    FILL_SLOT = "fill a masked slot"
+    SCORE_SENTENCE = "score a sentence"
+    SCORE_CONTINUATION = "score a continuation after a context"
+
+
+# what a model must be to answer each request (for the refusal message)
+_NEEDS = {
+    Capability.FILL_SLOT: "a masked language model",
+    Capability.SCORE_SENTENCE: "a causal or encoder-decoder language model",
+    Capability.SCORE_CONTINUATION: "a causal or encoder-decoder language model",
+}
+# the request method that answers each capability
+_ANSWERED_BY = {
+    Capability.FILL_SLOT: "slot_logprobs",
+    Capability.SCORE_SENTENCE: "sentence_logprobs",
+    Capability.SCORE_CONTINUATION: "continuation_logprobs",
+}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A text and the character spans of its slot (StereoSet's ``BLANK`` may occur twice).
+
+    Every occurrence is hidden or filled alike; masked LMs read the first one, as the official
+    StereoSet code does.
+    """
+
+    text: str
+    spans: tuple[tuple[int, int], ...]
+
+    def __post_init__(self) -> None:
+        cursor = 0
+        for start, end in self.spans:
+            if start < cursor or end < start or end > len(self.text):
+                raise ValueError(f"bad or overlapping slot span {start}:{end} in {self.text!r}")
+            cursor = end
+        if not self.spans:
+            raise ValueError(f"no slot in {self.text!r}")
+
+    @classmethod
+    def at_span(cls, text: str, start: int, end: int) -> Slot:
+        """The slot at one character span."""
+        return cls(text, ((start, end),))
+
+    @classmethod
+    def at_marker(cls, text: str, marker: str = "BLANK") -> Slot:
+        """The slot at every occurrence of ``marker`` (as ``str.replace`` would find them)."""
+        spans, start = [], text.find(marker)
+        while start >= 0 and marker:
+            spans.append((start, start + len(marker)))
+            start = text.find(marker, start + len(marker))
+        return cls(text, tuple(spans))
+
+    def filled(self, filler: str) -> str:
+        """The text with every occurrence of the slot replaced by ``filler``."""
+        pieces, cursor = [], 0
+        for start, end in self.spans:
+            pieces += [self.text[cursor:start], filler]
+            cursor = end
+        return "".join([*pieces, self.text[cursor:]])
+
+
+class SlotRule(enum.Enum):
+    """How a multi-sub-token filler is scored in a slot (see the module docstring)."""
+
+    JOINT = "joint"
+    STEREOSET = "stereoset"
+
+
+@dataclass(frozen=True)
+class SlotFill:
+    """Log P(filler in ``slot``) for each filler; spans in ``masked`` are hidden too, unread
+    (BEC-Pro's prior hides the profession words)."""
+
+    slot: Slot
+    fillers: tuple[str, ...]
+    masked: tuple[tuple[int, int], ...] = ()
+    rule: SlotRule = SlotRule.JOINT
+
+    def __post_init__(self) -> None:
+        if self.masked and self.rule is not SlotRule.JOINT:
+            raise ValueError("extra masked spans are only defined for SlotRule.JOINT")
+
+
+@dataclass(frozen=True)
+class FilledSentence:
+    """Per-token log P of ``sentence``, which fills the slot of ``template``."""
+
+    template: Slot
+    sentence: str
+
+
+class LanguageModel(abc.ABC):
+    """What every metric may ask of a model; adapters override what they can answer.
+
+    Subclasses list the requests they answer in ``capabilities``; a subclass that overrides a
+    request method without declaring it (or declares one it does not override) is refused at
+    class creation, so the declaration cannot drift from the code.
+    """
+
+    kind: ClassVar[str] = ""
+    capabilities: ClassVar[Mapping[Capability, str]] = {}
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        for capability, method in _ANSWERED_BY.items():
+            answers = getattr(cls, method) is not getattr(LanguageModel, method)
+            if answers != (capability in cls.capabilities):
+                raise TypeError(
+                    f"{cls.__name__}: declare {capability.name} iff it overrides {method}"
+                )
+
+    # -- capabilities ------------------------------------------------------------------------
+    def supports(self, capability: Capability) -> bool:
+        """Whether this model answers requests of ``capability``."""
+        return capability in self.capabilities
+
+    def how(self, capability: Capability) -> str:
+        """One line on how this model answers ``capability`` (for reports)."""
+        self.require(capability)
+        return self.capabilities[capability]
+
+    def require(self, capability: Capability, purpose: str = "this request") -> None:
+        """Raise the one clear error early if this model cannot answer ``capability``."""
+        if not self.supports(capability):
+            raise self.refusal(capability, purpose)
+
+    def refusal(self, capability: Capability, purpose: str = "this request") -> BiasforgeError:
+        """The error for a request this model cannot answer."""
+        return BiasforgeError(
+            f"{self.name} is a {self.kind or 'language'} model and cannot "
+            f"{capability.value}: {purpose} needs {_NEEDS[capability]}"
+        )
+
+    # -- requests ----------------------------------------------------------------------------
+    def slot_logprobs(self, requests: Sequence[SlotFill]) -> list[tuple[float, ...]]:
+        """Per request, log P of each filler in the slot (see ``SlotRule``)."""
+        raise self.refusal(Capability.FILL_SLOT)
+
+    def sentence_logprobs(self, requests: Sequence[FilledSentence]) -> list[np.ndarray]:
+        """Per request, the log-probabilities of the sentence's tokens."""
+        raise self.refusal(Capability.SCORE_SENTENCE)
+
+    def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
+        """Per (context, continuation), the log-probabilities of the continuation's tokens."""
+        raise self.refusal(Capability.SCORE_CONTINUATION)
+
+    def native_nsp(self, pairs: Sequence[tuple[str, str]]) -> list[float] | None:
+        """P(second follows first) from the checkpoint's own NSP head, None without one."""
+        return None
+
+    @abc.abstractmethod
+    def pair_features(self, pairs: Sequence[tuple[str, str]]) -> torch.Tensor:
+        """One float vector per (first, second) pair, for a trained NSP head to read."""
+
+    @abc.abstractmethod
+    def parameter_count(self) -> int:
+        """Number of parameters (the French paper correlates size with bias)."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Free the weights now: the caller loads the next model while this one is referenced."""
