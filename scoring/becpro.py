@@ -6,52 +6,37 @@ person word and every profession word masked too (each word replaced by as many 
 as the model's tokenizer needs for it). A multi-token person word's probability is the
 product over its masks. Tables follow the TFG (Tables 4.4–4.8): mean, std, min, max and
 quartiles by profession group × person gender, and P(f) − P(m), the difference of the mean
-association for female and male persons. This is a masked-LM measure; other kinds are refused.
+association for female and male persons. It needs a model that fills slots (a masked LM):
+others are refused with the interface's one error before any work is done.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from biasforge.errors import BiasforgeError, InputError
+from biasforge.errors import InputError
 from scoring.data import as_list
-from scoring.masking import render, word_ids
-from scoring.models import LanguageModel
+from scoring.interface import Capability, LanguageModel, Slot, SlotFill
 
 GROUP_ORDER = ("balanced", "female", "male")
 
 
 def score_items(lm: LanguageModel, items: pd.DataFrame) -> pd.DataFrame:
     """One row per item with log P_target, log P_prior and the association."""
-    if lm.kind != "masked":
-        raise BiasforgeError(
-            f"{lm.name} is a {lm.kind} model; BEC-Pro's association needs a masked language model"
-        )
-    mask = lm.tokenizer.mask_token
+    lm.require(Capability.FILL_SLOT, "BEC-Pro's association")
     requests = []
     for row in items.itertuples(index=False):
-        text = row.sentence
-        person = dict(row.person_span)
-        p_start, p_end = int(person["start"]), int(person["end"])
-        if p_end <= p_start or p_end > len(text):
-            raise InputError("dataset", f"bad person_span {p_start}:{p_end}", record=row.id)
-        person_ids = word_ids(lm, text, p_start, p_end)
-        target_text = render(text, [(person, len(person_ids))], mask)
-        requests.append((target_text, person_ids))
-        spans = [(person, len(person_ids))]
-        for word_span in as_list(row.profession_word_spans):
-            w = dict(word_span)
-            spans.append((w, len(word_ids(lm, text, int(w["start"]), int(w["end"])))))
-        spans.sort(key=lambda item: int(item[0]["start"]))
-        targets: list[int | None] = []
-        for span, n in spans:
-            targets += person_ids if span is person else [None] * n
-        requests.append((render(text, spans, mask), targets))
-    values = lm.masked_logprobs(requests)
+        person = _person_slot(row)
+        ((start, end),) = person.spans
+        word = row.sentence[start:end]
+        professions = tuple(
+            (int(w["start"]), int(w["end"])) for w in map(dict, as_list(row.profession_word_spans))
+        )
+        requests += [SlotFill(person, (word,)), SlotFill(person, (word,), masked=professions)]
+    values = lm.slot_logprobs(requests)
     rows = []
     for i, row in enumerate(items.itertuples(index=False)):
-        target = float(sum(values[2 * i]))
-        prior = float(sum(v for v in values[2 * i + 1] if v is not None))
+        (target,), (prior,) = values[2 * i], values[2 * i + 1]
         rows.append(
             {
                 "id": row.id,
@@ -66,6 +51,14 @@ def score_items(lm: LanguageModel, items: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def _person_slot(row) -> Slot:
+    person = dict(row.person_span)
+    start, end = int(person["start"]), int(person["end"])
+    if end <= start or end > len(row.sentence):
+        raise InputError("dataset", f"bad person_span {start}:{end}", record=row.id)
+    return Slot.at_span(row.sentence, start, end)
 
 
 def association_table(scored: pd.DataFrame) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from biasforge.errors import BiasforgeError
 from biasforge.files import staged_directory, write_json_atomic, write_text_atomic
 from scoring import plots
 from scoring.data import load_items
-from scoring.models import LanguageModel, ModelOptions, load_model
+from scoring.models import ModelOptions, load_model, model_name
 from scoring.report import md_table, write_manifest
 from scoring.stats import correlation_matrix, spearman_permutation
 
@@ -27,27 +27,12 @@ def _safe(name: str) -> str:
 
 
 def _unique_names(models: list[str]) -> list[str]:
-    from scoring.models import model_name
-
     names, seen = [], {}
     for spec in models:
         base = _safe(model_name(spec))
         seen[base] = seen.get(base, 0) + 1
         names.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
     return names
-
-
-def _load(spec: str, name: str, options: ModelOptions) -> LanguageModel:
-    lm = load_model(spec, options)
-    lm.name = name
-    return lm
-
-
-def _release(lm: LanguageModel) -> None:
-    import gc
-
-    del lm.model
-    gc.collect()
 
 
 def _cross_model(per_item: pd.DataFrame, out: Path, xlabel: str, what: str) -> str:
@@ -105,7 +90,7 @@ def run_stereoset(
         tables, biases, methods, timings, params = [], {}, {}, {}, {}
         for spec, name in zip(models, names, strict=True):
             t0 = time.time()
-            lm = _load(spec, name, options)
+            lm = load_model(spec, options, name)
             intra = items[items["split"] == "intrasentence"]
             inter = items[items["split"] == "intersentence"]
             scores = stereoset.score_intrasentence(lm, intra, dataset)
@@ -120,7 +105,7 @@ def run_stereoset(
             inter_scores, method = stereoset.score_intersentence(lm, inter, head)
             scores.update(inter_scores)
             methods[name] = {
-                "intrasentence": _intra_method(lm) if not intra.empty else "none",
+                "intrasentence": stereoset.intrasentence_method(lm) if not intra.empty else "none",
                 "intersentence": method,
             }
             scored = [e for e in examples if e.stereotype in scores]
@@ -135,8 +120,8 @@ def run_stereoset(
                 tables.append({"model": name, **row})
             biases[name] = stereoset.item_bias(scored, scores)
             timings[name] = time.time() - t0
-            params[name] = sum(p.numel() for p in lm.model.parameters())
-            _release(lm)
+            params[name] = lm.parameter_count()
+            lm.close()
         results = pd.DataFrame(tables)
         results.to_csv(stage / "results.csv", index=False)
         per_item = pd.DataFrame(biases)
@@ -166,14 +151,6 @@ def run_stereoset(
             },
         )
     return out
-
-
-def _intra_method(lm: LanguageModel) -> str:
-    return {
-        "masked": "official MLM: mean P(sub-token) with preceding sub-tokens inserted",
-        "causal": "official causal: geometric mean of token probabilities from the start token",
-        "seq2seq": "decoder geometric mean of sentence tokens given the masked context",
-    }[lm.kind]
 
 
 def _sentence_table(items: pd.DataFrame, scores: dict[str, float]) -> pd.DataFrame:
@@ -312,9 +289,9 @@ def run_slguset(
     with staged_directory(out, overwrite=overwrite) as stage:
         summaries, pairs, topics, biases, scored_all, extremes = [], [], {}, {}, [], []
         for spec, name in zip(models, names, strict=True):
-            lm = _load(spec, name, options)
+            lm = load_model(spec, options, name)
             scored = slguset.score_items(lm, items)
-            _release(lm)
+            lm.close()
             scored.insert(0, "model", name)
             scored_all.append(scored)
             summaries.append({"model": name, **slguset.summary(scored["bias"])})
@@ -397,9 +374,9 @@ def run_becpro(
     with staged_directory(out, overwrite=overwrite) as stage:
         tables, scored_all, biases = [], [], {}
         for spec, name in zip(models, names, strict=True):
-            lm = _load(spec, name, options)
+            lm = load_model(spec, options, name)
             scored = becpro.score_items(lm, items)
-            _release(lm)
+            lm.close()
             scored.insert(0, "model", name)
             scored_all.append(scored)
             tables.append(becpro.association_table(scored).assign(model=name))

@@ -1,7 +1,7 @@
 """Train a next-sentence-prediction head on a user corpus (French paper, footnotes 6–7).
 
 Models without a pre-trained NSP head get one: a linear layer over the sentence-pair
-representation of ``LanguageModel.pooled`` (first token for encoders, mean of the last hidden
+representation of ``LanguageModel.pair_features`` (first token for encoders, mean of the last hidden
 states for decoders and encoder-decoders), trained with cross-entropy on pairs from the corpus —
 half true continuations (consecutive lines of one document), half random sentences from
 elsewhere, as in BERT. Unlike the paper, the language model itself stays frozen: only the head
@@ -14,10 +14,13 @@ Corpus format: UTF-8 text, one sentence per line, blank lines between documents.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from biasforge.errors import InputError
+from scoring.interface import LanguageModel
 
 
 def read_corpus(path: Path) -> list[list[str]]:
@@ -58,16 +61,18 @@ def make_pairs(documents: list[list[str]], n: int, seed: int = 0) -> list[tuple[
 class NSPHead:
     """A trained linear NSP head; calling it scores (context, sentence) pairs."""
 
-    weight: object
-    bias: object
+    weight: Any  # torch.Tensor (2, features)
+    bias: Any  # torch.Tensor (2,)
     model_name: str
 
-    def __call__(self, lm, pairs, batch_size: int = 64) -> list[float]:
+    def __call__(
+        self, lm: LanguageModel, pairs: Sequence[tuple[str, str]], batch_size: int = 64
+    ) -> list[float]:
         import torch
 
         scores = []
         for i in range(0, len(pairs), batch_size):
-            features = lm.pooled(pairs[i : i + batch_size])
+            features = lm.pair_features(pairs[i : i + batch_size])
             logits = features @ self.weight.T + self.bias
             scores += torch.softmax(logits, dim=-1)[:, 0].tolist()
         return scores
@@ -87,7 +92,7 @@ class NSPHead:
 
 
 def train_head(
-    lm,
+    lm: LanguageModel,
     corpus: Path,
     pairs: int = 2000,
     steps: int = 200,
@@ -106,7 +111,7 @@ def train_head(
 
         chunks = tqdm(chunks, desc=f"{lm.name} NSP features", leave=False)
     for i in chunks:
-        feats.append(lm.pooled([(a, b) for a, b, _ in data[i : i + 64]]))
+        feats.append(lm.pair_features([(a, b) for a, b, _ in data[i : i + 64]]))
     x = torch.cat(feats)
     y = torch.tensor([label for _, _, label in data])
     mean, std = x.mean(0), x.std(0) + 1e-6

@@ -1,37 +1,36 @@
-"""StereoSet sentence scores for any adapter, following the official StereoSet code.
+"""StereoSet sentence scores for any model, following the official StereoSet code.
 
-Intrasentence (one score per candidate sentence, higher = more likely):
+Intrasentence (one score per candidate sentence, higher = more likely), by what the model can
+answer (``scoring.interface``):
 
-- masked LM (official ``IntrasentenceLoader``): the attribute is tokenised; for each of its
-  sub-tokens i, the context's ``BLANK`` is replaced by the decoded sub-tokens before i followed
-  by one mask token, and P(sub-token i) is read at the mask. The score is the mean of these
-  probabilities. Identical masked inputs (the first sub-token of all three sentences of an
-  item share one) are computed once.
-- causal LM (official ``eval_generative_models``): geometric mean of the probabilities of all
-  the sentence's tokens, the first one conditioned on the model's start token.
-- encoder-decoder: the source is the context with ``BLANK`` replaced by the mask token (or the
-  first sentinel, T5-style); the score is the geometric mean of the probabilities of the whole
-  sentence's tokens on the decoder side.
+- a model that fills slots (masked LM, official ``IntrasentenceLoader``): the attribute's
+  ``SlotRule.STEREOSET`` score in the context's ``BLANK``, the mean of P(sub-token i) with
+  the sub-tokens before i inserted before one mask.
+- any other (causal, encoder-decoder): the geometric mean of the probabilities of the
+  sentence's tokens as the model scores a sentence filling the template (causal: from the start
+  token, official ``eval_generative_models``; encoder-decoder: on the decoder side, the
+  context with ``BLANK`` masked as the source).
 
 Intersentence: P(is next) from the checkpoint's NSP head when it has one (BERT), otherwise from
 an NSP head trained on a user corpus (``scoring.nsp``, French paper footnote 6) when given;
-otherwise, for causal and encoder-decoder models, the *context-conditioned likelihood of the
+otherwise, for models that score continuations, the *context-conditioned likelihood of the
 continuation*: geometric mean of the continuation's token probabilities given the context.
 The last one is a documented substitute, not the paper's NSP procedure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pandas as pd
 
 from biasforge.errors import InputError
 from scoring.data import as_list
-from scoring.models import LanguageModel
+from scoring.interface import Capability, FilledSentence, LanguageModel, Slot, SlotFill, SlotRule
 from scoring.stereoset_eval import Example
 
+OFFICIAL_MLM = "official MLM: mean P(sub-token) with preceding sub-tokens inserted"
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
 
 
@@ -64,28 +63,23 @@ def examples_from(items: pd.DataFrame, where: str = "dataset") -> list[Example]:
     return examples
 
 
-def _sentences(items: pd.DataFrame):
+def _sentences(items: pd.DataFrame) -> Iterator[tuple[object, dict]]:
     for row in items.itertuples(index=False):
         for sentence in as_list(row.sentences):
             yield row, sentence
 
 
-def intrasentence_mlm_requests(lm: LanguageModel, items: pd.DataFrame, where: str = "dataset"):
-    """The official masked-LM requests: (masked context, [sub-token]) with owning sentence ids."""
-    tok = lm.tokenizer
-    requests, owners = [], []
-    for row, sentence in _sentences(items):
-        if "BLANK" not in row.context:
-            raise InputError(where, "intrasentence context has no BLANK", record=row.id)
-        tokens = lm.encode(sentence["attribute"])
-        if not tokens:
-            raise InputError(where, "attribute has no tokens", record=sentence["id"])
-        for i in range(len(tokens)):
-            insertion = tok.decode(tokens[:i])
-            text = row.context.replace("BLANK", f"{insertion}{tok.mask_token}")
-            requests.append((text, [tokens[i]]))
-            owners.append(sentence["id"])
-    return requests, owners
+def _blank(row, where: str) -> Slot:
+    if "BLANK" not in row.context:
+        raise InputError(where, "intrasentence context has no BLANK", record=row.id)
+    return Slot.at_marker(row.context, "BLANK")
+
+
+def intrasentence_method(lm: LanguageModel) -> str:
+    """How ``score_intrasentence`` scores this model's sentences (for the report)."""
+    if lm.supports(Capability.FILL_SLOT):
+        return OFFICIAL_MLM
+    return f"geometric mean of {lm.how(Capability.SCORE_SENTENCE)}"
 
 
 def score_intrasentence(
@@ -94,30 +88,28 @@ def score_intrasentence(
     """Sentence id -> score for the intrasentence items (see module docstring)."""
     if items.empty:
         return {}
-    if lm.kind == "masked":
-        requests, owners = intrasentence_mlm_requests(lm, items, where)
-        logps = lm.masked_logprobs(requests)
-        probs: dict[str, list[float]] = {}
-        for owner, (lp,) in zip(owners, logps, strict=True):
-            probs.setdefault(owner, []).append(float(np.exp(lp)))
-        return {sid: float(np.mean(v)) for sid, v in probs.items()}
+    if lm.supports(Capability.FILL_SLOT):
+        return _intrasentence_by_slot(lm, items, where)
     ids, requests = [], []
     for row, sentence in _sentences(items):
         ids.append(sentence["id"])
-        if lm.kind == "causal":
-            requests.append(("", sentence["sentence"]))
-        else:
-            requests.append((row.context.replace("BLANK", _slot_token(lm)), sentence["sentence"]))
-    return dict(zip(ids, _geometric_means(lm.continuation_logprobs(requests)), strict=True))
+        requests.append(FilledSentence(_blank(row, where), sentence["sentence"]))
+    return dict(zip(ids, _geometric_means(lm.sentence_logprobs(requests)), strict=True))
 
 
-def _slot_token(lm: LanguageModel) -> str:
-    tok = lm.tokenizer
-    if tok.mask_token:
-        return tok.mask_token
-    if "<extra_id_0>" in tok.get_vocab():
-        return "<extra_id_0>"
-    return "BLANK"
+def _intrasentence_by_slot(lm: LanguageModel, items: pd.DataFrame, where: str) -> dict[str, float]:
+    """The official masked-LM score: one request per item, its three attributes as fillers."""
+    ids, requests = [], []
+    for row in items.itertuples(index=False):
+        sentences = as_list(row.sentences)
+        for sentence in sentences:
+            if not str(sentence["attribute"]).strip():
+                raise InputError(where, "attribute is empty", record=sentence["id"])
+        ids += [sentence["id"] for sentence in sentences]
+        fillers = tuple(sentence["attribute"] for sentence in sentences)
+        requests.append(SlotFill(_blank(row, where), fillers, rule=SlotRule.STEREOSET))
+    scores = [float(np.exp(lp)) for answer in lm.slot_logprobs(requests) for lp in answer]
+    return dict(zip(ids, scores, strict=True))
 
 
 def _geometric_means(logps: list[np.ndarray]) -> list[float]:
@@ -141,13 +133,12 @@ def score_intersentence(
     native = lm.native_nsp(pairs)
     if native is not None:
         return dict(zip(ids, native, strict=True)), "pre-trained NSP head"
-    if lm.kind == "masked":
-        return {}, "skipped (masked LM without NSP head; pass --nsp-corpus to train one)"
-    if lm.kind == "causal":
-        requests = [(context, " " + sentence) for context, sentence in pairs]
-    else:
-        requests = pairs
-    scores = _geometric_means(lm.continuation_logprobs(requests))
+    if not lm.supports(Capability.SCORE_CONTINUATION):
+        return (
+            {},
+            "skipped (no NSP head and no continuation scores; pass --nsp-corpus to train one)",
+        )
+    scores = _geometric_means(lm.continuation_logprobs(pairs))
     return dict(zip(ids, scores, strict=True)), "continuation likelihood given the context"
 
 

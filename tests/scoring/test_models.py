@@ -1,11 +1,15 @@
-"""Adapter behaviour: batching invariance, dtype option, clear errors."""
+"""The model interface and its adapters: batching invariance, dtype option, the registry,
+capabilities and the one clear refusal."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from biasforge.errors import BiasforgeError
-from scoring.models import ModelOptions, detect_kind, length_batches, load_model
+from scoring.adapters.base import length_batches
+from scoring.interface import Capability, FilledSentence, LanguageModel, Slot, SlotFill, SlotRule
+from scoring.models import KINDS, REGISTRY, ModelOptions, detect_kind, load_model
 from scoring.stereoset import score_intrasentence
 from tests.scoring.conftest import stereoset_items
 
@@ -44,6 +48,101 @@ def test_kind_detection_and_errors(tiny_models, tmp_path):
         load_model(str(tmp_path / "missing-model"), ModelOptions(progress=False))
     with pytest.raises(BiasforgeError, match="unknown dtype"):
         load_model(tiny_models["masked"], ModelOptions(progress=False, dtype="int3"))
-    causal = load_model(tiny_models["causal"], ModelOptions(progress=False))
-    with pytest.raises(BiasforgeError, match="no mask token"):
-        causal.masked_logprobs([("x", [1])])
+    with pytest.raises(BiasforgeError, match="unknown model kind"):
+        load_model(tiny_models["masked"], ModelOptions(progress=False, kind="diffusion"))
+
+
+def test_registry_is_the_one_kind_table(tiny_models):
+    assert KINDS == ("masked", "causal", "seq2seq")
+    for kind, path in tiny_models.items():
+        lm = load_model(path, ModelOptions(progress=False), name=f"my-{kind}")
+        assert isinstance(lm, REGISTRY[kind].adapter) and lm.kind == kind
+        assert lm.name == f"my-{kind}" and lm.path == path
+    # forcing a kind picks that row's auto-class and adapter: BERT's checkpoint as a masked LM
+    forced = load_model(tiny_models["masked"], ModelOptions(progress=False, kind="masked"))
+    assert type(forced).__name__ == "MaskedLM"
+
+
+REFUSED = {
+    Capability.FILL_SLOT: lambda lm: lm.slot_logprobs(
+        [SlotFill(Slot.at_span("a b", 0, 1), ("x",))]
+    ),
+    Capability.SCORE_SENTENCE: lambda lm: lm.sentence_logprobs(
+        [FilledSentence(Slot.at_marker("a BLANK"), "a b")]
+    ),
+    Capability.SCORE_CONTINUATION: lambda lm: lm.continuation_logprobs([("a", "b")]),
+}
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal", "seq2seq"])
+def test_adapters_answer_what_they_declare_and_refuse_the_rest(tiny_models, kind):
+    lm = load_model(tiny_models[kind], ModelOptions(progress=False))
+    for capability, ask in REFUSED.items():
+        if lm.supports(capability):
+            assert len(ask(lm)) == 1 and lm.how(capability)
+        else:
+            with pytest.raises(BiasforgeError, match=f"{lm.name} is a {kind} model and cannot"):
+                ask(lm)
+    assert lm.pair_features([("a b", "c"), ("a", "b c")]).shape[0] == 2
+    assert lm.parameter_count() > 0
+
+
+def test_capability_declaration_must_match_the_methods():
+    with pytest.raises(TypeError, match="FILL_SLOT"):
+
+        class Undeclared(LanguageModel):
+            def slot_logprobs(self, requests):
+                return []
+
+    with pytest.raises(TypeError, match="SCORE_SENTENCE"):
+
+        class Unanswered(LanguageModel):
+            capabilities = {Capability.SCORE_SENTENCE: "claimed"}  # noqa: RUF012
+
+
+def test_slot_marker_finds_every_occurrence_and_fills_them_all():
+    slot = Slot.at_marker("x BLANK y BLANK.")
+    assert slot.spans == ((2, 7), (10, 15))
+    assert slot.filled("z") == "x z y z."
+    with pytest.raises(ValueError, match="no slot"):
+        Slot.at_marker("nothing here")
+    with pytest.raises(ValueError, match=r"only defined for SlotRule\.JOINT"):
+        SlotFill(slot, ("z",), masked=((0, 1),), rule=SlotRule.STEREOSET)
+
+
+class FixedSlots(LanguageModel):
+    """A model that is not ``transformers`` at all: the metrics only see the interface."""
+
+    kind = "fake"
+    capabilities = {Capability.FILL_SLOT: "a fixed table"}  # noqa: RUF012
+
+    def __init__(self, table: dict[str, float]) -> None:
+        super().__init__("fixed")
+        self.table = table
+        self.seen: list[SlotFill] = []
+
+    def slot_logprobs(self, requests):
+        self.seen += requests
+        return [tuple(self.table[f] for f in r.fillers) for r in requests]
+
+    def pair_features(self, pairs):
+        raise NotImplementedError
+
+    def parameter_count(self):
+        return 0
+
+    def close(self):
+        pass
+
+
+def test_metrics_ask_the_interface_only():
+    table = {"asian": np.log(0.5), "hispanic": np.log(0.25), "fox": np.log(0.125)}
+    lm = FixedSlots(table)
+    items = stereoset_items().head(1)
+    scores = score_intrasentence(lm, items)
+    assert scores == pytest.approx(
+        {"intra0-stereotype": 0.5, "intra0-anti-stereotype": 0.25, "intra0-unrelated": 0.125}
+    )
+    (request,) = lm.seen
+    assert request.rule is SlotRule.STEREOSET
+    assert request.slot.filled("fox") == "The chess player was fox."
