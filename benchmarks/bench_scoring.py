@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the official procedure is a test oracle (tests/scoring)
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "stereoset" / "stereoset_dev_en.jsonl"
 
 
@@ -41,9 +43,10 @@ def main() -> None:
     import torch
     from transformers import BertConfig, BertForMaskedLM, BertTokenizer
 
-    from scoring.models import MaskedLM, ModelOptions
-    from scoring.reference import flat_jsonl_items, official_intrasentence_mlm
+    from scoring.adapters.masked import MaskedLM
+    from scoring.models import ModelOptions
     from scoring.stereoset import score_intrasentence
+    from tests.scoring.official_reference import flat_jsonl_items, official_intrasentence_mlm
 
     items = flat_jsonl_items(args.data, split="intrasentence", limit=args.items)
     tokenizer = BertTokenizer(vocab=str(bert_vocab()))

@@ -14,8 +14,8 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from scoring.cli import app
-from scoring.reference import flat_jsonl_items
 from tests.conftest import SHARED
+from tests.scoring.official_reference import flat_jsonl_items
 
 DATA = SHARED / "data" / "stereoset" / "stereoset_dev_en.jsonl"
 ITEMS = 150

@@ -9,10 +9,13 @@ import numpy as np
 import pytest
 
 from scoring.models import ModelOptions, load_model
-from scoring.reference import official_intrasentence_causal, official_intrasentence_mlm
 from scoring.stereoset import examples_from, score_intrasentence
 from scoring.stereoset_eval import Example, evaluate, official_results
 from tests.scoring.conftest import stereoset_items
+from tests.scoring.official_reference import (
+    official_intrasentence_causal,
+    official_intrasentence_mlm,
+)
 
 # (id, split, domain, target, pro, anti, unrelated)
 CRAFTED = [
@@ -87,6 +90,21 @@ def test_masked_fast_path_matches_official_procedure(tiny_models, items):
     assert max(abs(fast[k] - official[k]) for k in fast) < 1e-6
     # a multi-sub-token attribute really was scored over several masks
     assert len(lm.encode("hispanic")) > 1 and len(lm.encode("engineer")) > 1
+
+
+def test_two_blanks_follow_the_official_procedure(tiny_models, items):
+    """Two StereoSet dev contexts hold BLANK twice: the official loader fills both and reads
+    the first mask; the fast path must agree."""
+    lm = load_model(tiny_models["masked"], ModelOptions(progress=False))
+    intra = items[items["split"] == "intrasentence"].head(2).copy()
+    context = "The BLANK is strict about BLANK."
+    intra["context"] = [context, context]
+    official = official_intrasentence_mlm(lm.model, lm.tokenizer, intra)
+    fast = score_intrasentence(lm, intra)
+    assert fast.keys() == official.keys() and len(fast) == 6
+    assert max(abs(fast[k] - official[k]) for k in fast) < 1e-6
+    one_blank = score_intrasentence(lm, intra.assign(context="The BLANK is strict."))
+    assert max(abs(fast[k] - one_blank[k]) for k in fast) > 1e-6  # the second mask is seen
 
 
 def test_causal_fast_path_matches_official_procedure(tiny_models, items):

@@ -4,7 +4,9 @@ A direct port of ``IntrasentenceLoader`` + ``evaluate_intrasentence`` from the S
 repository (``eval_discriminative_models.py``) and of ``evaluate_intrasentence`` from
 ``eval_generative_models.py``, with batch size 1, no padding and a softmax over every position,
 as the official code does. It is slow on purpose: the benchmark and the tests compare the fast
-path in ``scoring.stereoset`` against it.
+path in ``scoring.stereoset`` against it. A test oracle, so it lives with the tests and does not
+ship in the package; it reads the ``transformers`` model and tokenizer directly, never the
+adapters under test.
 """
 
 from __future__ import annotations
