@@ -27,9 +27,10 @@ def becpro(
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
 ) -> None:
     """Bias Evaluation Corpus with Professions: templates × professions × person phrases."""
-    from curation.becpro.pipeline import curate_becpro
+    from curation.becpro import Options, curate
 
-    stats = curate_becpro(lang, out, variant=variant, lexicon_dir=lexicon, overwrite=overwrite)
+    options = Options(lang=lang, variant=variant, lexicon=lexicon)
+    stats = curate(options, out, overwrite=overwrite).stats
     typer.echo(
         f"becpro {stats['language']}/{stats['variant']}: {stats['kept']} items kept "
         f"({stats['needs_review']} flagged for review), {stats['rejected']} rejected "
@@ -92,31 +93,63 @@ def stereoset(
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
 ) -> None:
     """StereoSet in another language (StereoSet-fr): audit, DeepL + memory, structure, flags."""
-    from curation.stereoset.command import BUNDLED_SAMPLE, run
+    from biasforge.errors import BiasforgeError
+    from curation.stereoset import Options, curate
+    from curation.stereoset import dry_run as estimate
+    from curation.stereoset.source import BUNDLED_SAMPLE
+    from curation.translation.runner import RetryPolicy
 
-    code = run(
-        source=source or str(BUNDLED_SAMPLE),
+    options = Options(
         lang=lang,
-        out=out,
-        translator_name=translator,
+        source=source or str(BUNDLED_SAMPLE),
+        translator=translator,
         server_url=server_url,
         formality=formality,
         glossary=glossary,
-        memory_path=memory,
+        memory=memory,
         synonyms=synonyms,
         lexicon=lexicon,
-        dry_run=dry_run,
+        retry=RetryPolicy(attempts=retries, delay=retry_delay),
         price_per_million=price_per_million,
-        retries=retries,
-        retry_delay=retry_delay,
         hf_split=hf_split,
         limit=limit,
-        overwrite=overwrite,
     )
-    if code:
+    if out is None and not dry_run:
+        raise BiasforgeError("--out RUN is required (or use --dry-run to estimate the cost)")
+    plan = estimate(options)
+    if dry_run:
+        typer.echo(plan.summary())
+    if plan.quota:
+        typer.echo(plan.quota, err=not dry_run)
+    if dry_run:
+        return
+    stats = curate(options, out, overwrite=overwrite).stats
+    if not _stereoset_summary(stats, out):
         # not typer.Exit: biasforge.cli.main runs click with standalone_mode=False, which turns
         # Exit into a return value that main() does not pass on
-        raise SystemExit(code)
+        raise SystemExit(1)
+
+
+def _stereoset_summary(stats: dict, out: Path) -> bool:
+    """Print what the StereoSet run did; False when some items could not be translated."""
+    t = stats["translation"]
+    typer.echo(
+        f"stereoset {stats['language']}: {stats['kept']} items kept "
+        f"({stats['needs_review']} flagged for review), {stats['rejected']} rejected; "
+        f"translation: {t['characters_sent']} of {t['characters_total']} characters sent "
+        f"({t['cache_hits']} of {t['units']} texts from the memory, {t['requests']} requests) "
+        f"-> {out}/candidates.parquet, report: {out}/report.md"
+    )
+    if not stats["translation_failed"]:
+        return True
+    typer.secho(
+        f"{stats['translation_failed']} items could not be translated "
+        f"({'; '.join(t['errors'][:2])}); they are in {out}/rejected.parquet. Rerun the same "
+        "command with --overwrite to retry only them.",
+        fg=typer.colors.YELLOW,
+        err=True,
+    )
+    return False
 
 
 @app.command("slguset")

@@ -9,35 +9,15 @@ with any model's mask token later.
 from __future__ import annotations
 
 import pandas as pd
-import pyarrow as pa
 
+from biasforge.families.becpro import SCHEMA as FAMILY_SCHEMA
 from biasforge.files import stable_id
 from curation.becpro import spanish
 from curation.becpro.lexicon import GENDERS, GROUPS, Lexicon, Person, Profession, Template
-from curation.schema import SPAN, candidate_schema
 
 FAMILY = "becpro"
 
-SCHEMA = candidate_schema(
-    [
-        ("variant", pa.string()),
-        ("sentence", pa.string()),
-        ("person", pa.string()),
-        ("person_phrase", pa.string()),
-        ("person_span", SPAN),
-        ("gender", pa.string()),
-        ("profession", pa.string()),
-        ("profession_source", pa.string()),
-        ("profession_en", pa.string()),
-        ("profession_span", SPAN),
-        ("profession_word_spans", pa.list_(SPAN)),
-        ("profession_group", pa.string()),
-        ("pct_women", pa.float64()),
-        ("template", pa.string()),
-        ("template_index", pa.int32()),
-        ("lexicon_notes", pa.list_(pa.string())),
-    ]
-)
+SCHEMA = FAMILY_SCHEMA  # the candidate record, described once in biasforge.families.becpro
 
 
 def capitalise(phrase: str) -> str:

@@ -1,42 +1,58 @@
-"""``biasforge curate becpro``: lexicon → items → checks → run directory."""
+"""``biasforge curate becpro``: lexicon → items → checks → run directory.
+
+Entry point: ``curate(Options(lang="es", variant="without_articles"), out)``.
+"""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.errors import BiasforgeError
 from curation.becpro.build import SCHEMA, build_items
 from curation.becpro.checks import checks_for
 from curation.becpro.lexicon import GROUPS, LANGUAGES, VARIANTS, Lexicon, load_lexicon
 from curation.checks import CheckResult, run_checks
 from curation.report import crosstab_md, examples_md, rules_md
-from curation.rundir import input_entry, write_run
 
 
 def default_variant(lang: str) -> str:
     return VARIANTS[lang][0]
 
 
-def curate_becpro(
-    lang: str,
-    out: str | Path,
-    *,
-    variant: str | None = None,
-    lexicon_dir: str | Path | None = None,
-    overwrite: bool = False,
-) -> dict[str, Any]:
-    """Build one BEC-Pro corpus and write its run directory; return the run's stats."""
-    if lang not in LANGUAGES:
-        raise BiasforgeError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
-    variant = variant or default_variant(lang)
-    if variant not in VARIANTS[lang]:
-        raise BiasforgeError(
-            f"language {lang!r} has no variant {variant!r}; choose one of {', '.join(VARIANTS[lang])}"
-        )
+@dataclass(frozen=True)
+class Options:
+    """Everything one BEC-Pro run depends on (the run's config is derived from it)."""
+
+    lang: str = "en"
+    #: ``with_articles``/``without_articles`` for es, ``default`` elsewhere; None: the first
+    variant: str | None = None
+    #: folder with professions.tsv, persons.tsv and templates.tsv; None: the bundled lexicon
+    lexicon: Path | None = None
+
+    def resolved_variant(self) -> str:
+        """The variant to build, checked against the language (a one-line error otherwise)."""
+        if self.lang not in LANGUAGES:
+            raise BiasforgeError(
+                f"unknown language {self.lang!r}; choose one of {', '.join(LANGUAGES)}"
+            )
+        variant = self.variant or default_variant(self.lang)
+        if variant not in VARIANTS[self.lang]:
+            raise BiasforgeError(
+                f"language {self.lang!r} has no variant {variant!r}; "
+                f"choose one of {', '.join(VARIANTS[self.lang])}"
+            )
+        return variant
+
+
+def curate(options: Options, out: str | Path, *, overwrite: bool = False) -> RunResult:
+    """Build one BEC-Pro corpus and write its run directory (where it is, and its stats)."""
+    lang, variant = options.lang, options.resolved_variant()
     steps: list[dict[str, Any]] = []
 
     def step(name: str, started: float, items: int) -> None:
@@ -45,7 +61,7 @@ def curate_becpro(
         )
 
     started = time.perf_counter()
-    lexicon = load_lexicon(lexicon_dir)
+    lexicon = load_lexicon(options.lexicon)
     step(
         "load_lexicon",
         started,
@@ -67,7 +83,7 @@ def curate_becpro(
     config = {"family": "becpro", "language": lang, "variant": variant}
     stats = _stats(config, items, result, steps)
     started = time.perf_counter()
-    write_run(
+    run = write_run(
         out,
         candidates=result.kept,
         rejected=result.rejected,
@@ -78,14 +94,22 @@ def curate_becpro(
         config=config,
         overwrite=overwrite,
     )
-    stats["steps"].append(
-        {
-            "step": "write_run",
-            "items": len(items),
-            "seconds": round(time.perf_counter() - started, 6),
-        }
-    )
-    return stats
+    step("write_run", started, len(items))
+    return run
+
+
+def curate_becpro(
+    lang: str,
+    out: str | Path,
+    *,
+    variant: str | None = None,
+    lexicon_dir: str | Path | None = None,
+    overwrite: bool = False,
+) -> dict[str, Any]:
+    """The former entry point, kept for callers outside curation until they use :func:`curate`."""
+    lexicon = Path(lexicon_dir) if lexicon_dir is not None else None
+    options = Options(lang=lang, variant=variant, lexicon=lexicon)
+    return curate(options, out, overwrite=overwrite).stats
 
 
 def _stats(config: dict, items: pd.DataFrame, result: CheckResult, steps: list) -> dict[str, Any]:

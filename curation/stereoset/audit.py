@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from biasforge.errors import InputError
 from biasforge.files import stable_id
 from curation.checks import Check, verdicts
 from curation.stereoset.align import SLOT, fill, source_attribute
@@ -162,7 +161,11 @@ AUDIT_CHECKS = [
 
 
 def read_synonyms(path: str | Path) -> list[dict[str, str]]:
-    """A TSV with columns ``attribute``, ``synonym`` and optionally ``target``."""
+    """A TSV with columns ``attribute``, ``synonym`` and optionally ``target``.
+
+    A missing file or a bad row is an :class:`~biasforge.errors.InputError` naming the file
+    and line (see :func:`curation.tables.read_tsv`), raised before anything is translated.
+    """
     rows = read_tsv(path, ["attribute", "synonym"], non_empty=["attribute", "synonym"])
     return [row for _, row in rows]
 
@@ -192,8 +195,3 @@ def synonym_variants(items: pd.DataFrame, synonyms: list[dict[str, str]]) -> pd.
                 }
                 rows.append({**row._asdict(), "sentences": new_sentences, "variant": variant})
     return pd.DataFrame(rows, columns=items.columns) if rows else items.iloc[0:0]
-
-
-def check_synonym_file(path: str | Path) -> None:
-    if not Path(path).is_file():
-        raise InputError(path, "synonym file not found")

@@ -3,29 +3,36 @@ adaptation flags → run directory.
 
 Reproduces the StereoSet-fr curation (Adam-Cuvillier et al. 2024, §2.1) for any target
 language DeepL serves. Nothing is paid for twice (translation memory), nothing is paid for
-before the audit has removed what cannot be adapted, and ``dry_run`` says what a run would
+before the audit has removed what cannot be adapted, and :func:`dry_run` says what a run would
 send and cost without sending anything.
+
+Entry points: ``curate(Options(lang="fr"), out)`` and ``dry_run(Options(...))``. Both take an
+optional ready translator and memory; without them the translator is built from the options by
+:mod:`curation.translation.engines` and the memory opened at ``Options.memory``.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.errors import BiasforgeError
 from biasforge.files import stable_id
+from biasforge.translation_memory import TranslationMemory
 from curation.checks import CheckResult, CheckStats, run_checks
-from curation.rundir import input_entry, write_run
 from curation.stereoset import adapt, align, audit
 from curation.stereoset.report import render_report
 from curation.stereoset.schema import COLUMNS, SCHEMA
-from curation.stereoset.source import load_source
+from curation.stereoset.source import BUNDLED_SAMPLE, load_source
 from curation.translation.base import Translator
-from curation.translation.memory import TranslationMemory
+from curation.translation.engines import check_translator_name, make_translator, quota_note
 from curation.translation.runner import (
     DEFAULT_PRICE_PER_MILLION,
     Outcome,
@@ -33,24 +40,54 @@ from curation.translation.runner import (
     RetryPolicy,
     RunStats,
     Unit,
-    plan,
     translate_units,
 )
+from curation.translation.runner import plan as plan_units
 
 FAMILY = "stereoset"
 SOURCE_LANG = "en"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Options:
+    """Everything one StereoSet run depends on; ``lang`` is lower-cased on creation."""
+
     lang: str = "fr"
-    synonyms: Path | None = None
-    lexicon: Path | None = None
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    price_per_million: float = DEFAULT_PRICE_PER_MILLION
+    #: official JSON, flattened JSONL or a hub id; default: the bundled 205-item sample
+    source: str = str(BUNDLED_SAMPLE)
     hf_split: str = "validation"
     limit: int | None = None
+    #: TSV ``attribute<TAB>synonym[<TAB>target]``: extra items with one attribute replaced
+    synonyms: Path | None = None
+    #: TSV of words with no exact translation; None: the bundled one
+    lexicon: Path | None = None
+    #: engine name and its settings (see :mod:`curation.translation.engines`)
+    translator: str = "deepl"
+    server_url: str | None = None
+    formality: str | None = None
+    #: TSV ``source<TAB>target`` of fixed term translations
+    glossary: Path | None = None
+    #: translation memory file; None: ``$BIASFORGE_HOME/translation-memory.sqlite``
+    memory: Path | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    price_per_million: float = DEFAULT_PRICE_PER_MILLION
     progress: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lang", self.lang.lower())
+        check_translator_name(self.translator)
+        if self.retry.attempts < 1:
+            raise BiasforgeError("--retries must be at least 1")
+
+
+def translator_for(options: Options) -> Translator:
+    """The translator ``options`` name (DeepL: key from ``DEEPL_AUTH_KEY``, used lazily)."""
+    return make_translator(
+        options.translator,
+        server_url=options.server_url,
+        formality=options.formality,
+        glossary=options.glossary,
+    )
 
 
 @dataclass
@@ -108,6 +145,8 @@ class DryRun:
     items: int
     audited_out: int
     price_per_million: float
+    #: the account's usage vs what the run needs, when the engine can say (DeepL with a key)
+    quota: str | None = None
 
     @property
     def cost(self) -> float:
@@ -284,65 +323,134 @@ def _english_rows(rejected_en: pd.DataFrame, lang: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*COLUMNS, "reasons"])
 
 
-def curate_stereoset(
-    source: str | Path,
-    out: str | Path | None,
-    translator: Translator,
-    memory: TranslationMemory,
-    opts: Options,
-    *,
-    dry_run: bool = False,
-    overwrite: bool = False,
-    config_extra: dict[str, Any] | None = None,
-) -> dict[str, Any] | DryRun:
-    """Curate one StereoSet translation; return the run's stats (or the dry-run estimate)."""
+def _step(steps: list[dict[str, Any]], name: str, started: float, n: int) -> None:
+    steps.append({"step": name, "items": n, "seconds": round(time.perf_counter() - started, 6)})
+
+
+@dataclass
+class Audited:
+    """The source after the audit: what will be translated, and the units to translate."""
+
+    items: pd.DataFrame
+    kind: str
+    result: CheckResult
+    units: list[ItemUnits]
+    steps: list[dict[str, Any]]
+
+    def all_units(self) -> list[Unit]:
+        return [unit for u in self.units for unit in u.all()]
+
+
+def load_and_audit(options: Options) -> Audited:
+    """Read the source (plus synonym variants), audit it, and list its translation units."""
     steps: list[dict[str, Any]] = []
-
-    def step(name: str, started: float, n: int) -> None:
-        steps.append({"step": name, "items": n, "seconds": round(time.perf_counter() - started, 6)})
-
     started = time.perf_counter()
-    items, kind = load_items(source, opts)
+    items, kind = load_items(options.source, options)
     if items.empty:
-        raise BiasforgeError(f"{source}: no StereoSet items found")
-    step("load_source", started, len(items))
-
+        raise BiasforgeError(f"{options.source}: no StereoSet items found")
+    _step(steps, "load_source", started, len(items))
     started = time.perf_counter()
     audited = run_checks(items, audit.AUDIT_CHECKS)
-    kept_en = audited.kept
-    step("audit", started, len(items))
+    _step(steps, "audit", started, len(items))
+    units = [item_units(row) for row in audited.kept.itertuples(index=False)]
+    return Audited(items, kind, audited, units, steps)
 
-    units = [item_units(row) for row in kept_en.itertuples(index=False)]
-    all_units = [unit for u in units for unit in u.all()]
-    if dry_run:
-        estimate = plan(
-            all_units,
+
+@contextmanager
+def _engine(
+    options: Options, translator: Translator | None, memory: TranslationMemory | None
+) -> Iterator[tuple[Translator, TranslationMemory]]:
+    """The given translator and memory, or the ones ``options`` name (memory closed after)."""
+    translator = translator or translator_for(options)
+    if memory is not None:
+        yield translator, memory
+        return
+    with TranslationMemory(options.memory) as own:
+        yield translator, own
+
+
+def dry_run(
+    options: Options,
+    *,
+    translator: Translator | None = None,
+    memory: TranslationMemory | None = None,
+) -> DryRun:
+    """What a run would send and cost, from the audit and the memory; nothing is translated
+    (with a DeepL key, the account's usage is read to say whether the run fits the quota)."""
+    with _engine(options, translator, memory) as (translator, memory):
+        audited = load_and_audit(options)
+        estimate = plan_units(
+            audited.all_units(),
             engine=translator.engine_id,
             options=translator.options_key(),
             source=SOURCE_LANG,
-            target=opts.lang,
+            target=options.lang,
             memory=memory,
         )
-        return DryRun(estimate, len(kept_en), len(audited.rejected), opts.price_per_million)
+        quota = quota_note(translator, estimate.characters_to_send)
+    kept, rejected = len(audited.result.kept), len(audited.result.rejected)
+    return DryRun(estimate, kept, rejected, options.price_per_million, quota)
 
+
+def curate(
+    options: Options,
+    out: str | Path,
+    *,
+    overwrite: bool = False,
+    translator: Translator | None = None,
+    memory: TranslationMemory | None = None,
+) -> RunResult:
+    """Curate one StereoSet translation into the run directory ``out``.
+
+    Items that could not be translated (quota, network) are in ``rejected.parquet`` and counted
+    in ``stats["translation_failed"]``; a rerun sends only them.
+    """
+    with _engine(options, translator, memory) as (translator, memory):
+        audited = load_and_audit(options)
+        kept_en, steps = audited.result.kept, audited.steps
+        started = time.perf_counter()
+        outcomes, tstats = translate_units(
+            audited.all_units(),
+            translator,
+            memory,
+            source=SOURCE_LANG,
+            target=options.lang,
+            retry=options.retry,
+            progress=options.progress,
+        )
+        _step(steps, "translate", started, len(kept_en))
+        started = time.perf_counter()
+        translated = _translate_assemble(
+            kept_en, audited.units, outcomes, memory, translator, options.lang
+        )
+        lexicon = adapt.read_no_exact_lexicon(options.lexicon, options.lang)
+        post = run_checks(translated, adapt.post_translation_checks(options.lang, lexicon))
+        _step(steps, "align_and_check", started, len(translated))
+    result = _combine(audited.result, post, options.lang)
+    config = _config(options, audited.kind, translator)
+    stats = _stats(config, audited.items, result, tstats, steps)
     started = time.perf_counter()
-    outcomes, tstats = translate_units(
-        all_units,
-        translator,
-        memory,
-        source=SOURCE_LANG,
-        target=opts.lang,
-        retry=opts.retry,
-        progress=opts.progress,
+    run = write_run(
+        out,
+        candidates=result.kept[COLUMNS] if len(result.kept) else pd.DataFrame(columns=COLUMNS),
+        rejected=result.rejected,
+        schema=SCHEMA,
+        stats=stats,
+        report_md=render_report(
+            config, audited.items, result.kept, result.rejected, result.stats, stats
+        ),
+        inputs=_inputs(options),
+        config=config,
+        overwrite=overwrite,
     )
-    step("translate", started, len(kept_en))
+    _step(steps, "write_run", started, len(audited.items))
+    return run
 
-    started = time.perf_counter()
-    translated = _translate_assemble(kept_en, units, outcomes, memory, translator, opts.lang)
-    lexicon = adapt.read_no_exact_lexicon(opts.lexicon, opts.lang)
-    post = run_checks(translated, adapt.post_translation_checks(opts.lang, lexicon))
-    step("align_and_check", started, len(translated))
 
+def _combine(audited: CheckResult, post: CheckResult, lang: str) -> CheckResult:
+    """One result: translated items carry the audit's verdicts before their own; the rejected
+    are the audit's (in English) followed by those rejected after translation."""
+    kept_en = audited.kept
     audit_checks = dict(
         zip(kept_en["source_id"] + "\x1f" + kept_en["variant"], kept_en["checks"], strict=True)
     )
@@ -355,48 +463,54 @@ def curate_stereoset(
         frame["checks"] = [audit_checks[k] + c for k, c in zip(keys, frame["checks"], strict=True)]
         return frame
 
-    kept = merge(post.kept)
+    english = _english_rows(audited.rejected, lang)
     rejected = pd.concat(
-        [_english_rows(audited.rejected, opts.lang), merge(post.rejected)[[*COLUMNS, "reasons"]]]
-        if len(post.rejected)
-        else [_english_rows(audited.rejected, opts.lang)],
+        [english, merge(post.rejected)[[*COLUMNS, "reasons"]]] if len(post.rejected) else [english],
         ignore_index=True,
     )
-    result = CheckResult(kept=kept, rejected=rejected, stats=[*audited.stats, *post.stats])
-    config = {
+    return CheckResult(
+        kept=merge(post.kept), rejected=rejected, stats=[*audited.stats, *post.stats]
+    )
+
+
+def _config(options: Options, kind: str, translator: Translator) -> dict[str, Any]:
+    return {
         "family": FAMILY,
-        "language": opts.lang,
-        "source": str(source),
+        "language": options.lang,
+        "source": str(options.source),
         "source_kind": kind,
         "engine": translator.engine_id,
         "translator_options": translator.options_key(),
-        "synonyms": str(opts.synonyms) if opts.synonyms else None,
-        "lexicon": str(opts.lexicon or adapt.DEFAULT_LEXICON),
-        **(config_extra or {}),
+        "synonyms": str(options.synonyms) if options.synonyms else None,
+        "lexicon": str(options.lexicon or adapt.DEFAULT_LEXICON),
+        "glossary_file": str(options.glossary) if options.glossary else None,
     }
-    stats = _stats(config, items, result, tstats, steps)
+
+
+def _inputs(options: Options) -> list[dict[str, Any]]:
     inputs = []
-    if Path(source).is_file():
-        inputs.append(input_entry(source, "stereoset source"))
-    if opts.synonyms:
-        inputs.append(input_entry(opts.synonyms, "synonym variants"))
-    inputs.append(
-        input_entry(opts.lexicon or adapt.DEFAULT_LEXICON, "no-exact-translation lexicon")
-    )
-    started = time.perf_counter()
-    write_run(
-        out,
-        candidates=kept[COLUMNS] if len(kept) else pd.DataFrame(columns=COLUMNS),
-        rejected=rejected,
-        schema=SCHEMA,
-        stats=stats,
-        report_md=render_report(config, items, kept, rejected, result.stats, stats),
-        inputs=inputs,
-        config=config,
-        overwrite=overwrite,
-    )
-    step("write_run", started, len(items))
-    return stats
+    if Path(options.source).is_file():
+        inputs.append(input_entry(options.source, "stereoset source"))
+    if options.synonyms:
+        inputs.append(input_entry(options.synonyms, "synonym variants"))
+    lexicon = options.lexicon or adapt.DEFAULT_LEXICON
+    inputs.append(input_entry(lexicon, "no-exact-translation lexicon"))
+    return inputs
+
+
+def curate_stereoset(
+    source: str | Path,
+    out: str | Path,
+    translator: Translator,
+    memory: TranslationMemory,
+    opts: Options,
+    *,
+    overwrite: bool = False,
+) -> dict[str, Any]:
+    """The former entry point, kept for benchmarks/bench_translation_memory.py until it calls
+    :func:`curate`; returns the run's stats."""
+    options = replace(opts, source=str(source))
+    return curate(options, out, overwrite=overwrite, translator=translator, memory=memory).stats
 
 
 def _stats(
@@ -425,4 +539,4 @@ def _stats(
     }
 
 
-__all__ = ["CheckStats", "DryRun", "Options", "curate_stereoset"]
+__all__ = ["CheckStats", "DryRun", "Options", "curate", "dry_run", "translator_for"]

@@ -1,46 +1,18 @@
-"""Arrow schema of a StereoSet candidate (the run directory contract, see RULES/DESIGN).
+"""The StereoSet candidate record, as the curation pipeline writes it.
 
-Beyond the shared columns, two are StereoSet-specific: ``source_sentences`` (the English
-sentence behind each entry of ``sentences``, same order — what a reviewer's correction is
-recorded against with ``TranslationMemory.prefer``) and ``variant`` ("" for a source item,
-``syn:LABEL:WORD`` for a synonym variant).
+The schema is described once, in :mod:`biasforge.families.stereoset`; beyond the shared
+columns, ``source_sentences`` holds the English sentence behind each entry of ``sentences``
+(same order: what a reviewer's correction re-translates) and ``variant`` is "" for a source
+item or ``syn:LABEL:WORD`` for a synonym variant.
 """
 
 from __future__ import annotations
 
-import pyarrow as pa
+from biasforge.contract.schema import CHECK
+from biasforge.families.stereoset import SCHEMA as FAMILY_SCHEMA
+from biasforge.families.stereoset import SENTENCE, TRANSLATION
 
-from curation.schema import CHECK, candidate_schema
+SCHEMA = FAMILY_SCHEMA
+COLUMNS = SCHEMA.names
 
 __all__ = ["CHECK", "COLUMNS", "SCHEMA", "SENTENCE", "TRANSLATION"]
-
-SENTENCE = pa.struct(
-    [
-        ("id", pa.string()),
-        ("label", pa.string()),
-        ("sentence", pa.string()),
-        ("attribute", pa.string()),
-    ]
-)
-TRANSLATION = pa.struct(
-    [
-        ("engine", pa.string()),
-        ("source_lang", pa.string()),
-        ("target_lang", pa.string()),
-        ("cache_hit", pa.bool_()),
-        ("glossary", pa.string()),
-    ]
-)
-SCHEMA = candidate_schema(
-    [
-        ("split", pa.string()),
-        ("bias_type", pa.string()),
-        ("target", pa.string()),
-        ("context", pa.string()),
-        ("sentences", pa.list_(SENTENCE)),
-        ("source_sentences", pa.list_(pa.string())),
-        ("variant", pa.string()),
-    ],
-    trailing=[("translation", TRANSLATION)],
-)
-COLUMNS = SCHEMA.names

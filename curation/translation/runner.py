@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from biasforge.translation_memory import TranslationMemory, memory_key
 from curation.translation.base import TranslationError, Translator
-from curation.translation.memory import TranslationMemory, memory_key
 
 #: stay well under DeepL's 128 KiB request body limit
 MAX_BATCH_CHARS = 30_000

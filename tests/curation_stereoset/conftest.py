@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from curation.translation.fake_deepl import FakeDeepL
 from tests.conftest import SHARED
-from tests.fakes.deepl_server import FakeDeepL
 
 FULL_SOURCE = SHARED / "data" / "stereoset" / "stereoset_dev_en.jsonl"
 SAMPLE = (

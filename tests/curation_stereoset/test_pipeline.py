@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from curation.rundir import read_run
-from curation.translation.memory import TranslationMemory
+from biasforge.contract.rundir import read_run
+from biasforge.translation_memory import TranslationMemory
+from curation.translation.fake_deepl import fake_translate
 from tests.conftest import run_cli
 from tests.curation_stereoset.conftest import FULL_SOURCE, inter, intra, write_jsonl
-from tests.fakes.deepl_server import fake_translate
 
 # possessives and object pronouns (subject pronouns he/she carry over)
 PRONOUNS = {"his", "her", "him", "hers", "their", "theirs", "my", "mine", "your", "its", "our"}

@@ -1,10 +1,16 @@
-"""Any backend that follows the Translator protocol plugs into the pipeline; a backend that
-loses the attribute tag produces a flagged ("broken") item, not a silent error."""
+"""Any backend that follows the Translator protocol plugs into the pipeline (``curate`` and
+``dry_run`` take a ready translator); a backend that loses the attribute tag produces a
+flagged ("broken") item, not a silent error."""
 
 from __future__ import annotations
 
-from curation.rundir import read_run
-from curation.stereoset.pipeline import Options, curate_stereoset
+import dataclasses
+
+import pytest
+
+from biasforge.contract.rundir import RunResult, read_run
+from biasforge.errors import BiasforgeError, InputError
+from curation.stereoset import Options, curate, dry_run
 from curation.translation import TranslationMemory, Translator
 from tests.curation_stereoset.conftest import intra, write_jsonl
 
@@ -27,11 +33,11 @@ def test_lost_tag_is_flagged_for_review_with_the_text_kept(tmp_path):
     src = write_jsonl(
         tmp_path / "s.jsonl", [intra("man", "The man was BLANK.", "smart", "dumb", "fox", "gender")]
     )
+    options = Options(source=str(src), progress=False)
     with TranslationMemory(tmp_path / "tm.sqlite") as memory:
-        stats = curate_stereoset(
-            src, tmp_path / "run", TagLosingTranslator(), memory, Options(progress=False)
-        )
-    assert stats["structure"] == {"broken": 1}
+        result = curate(options, tmp_path / "run", translator=TagLosingTranslator(), memory=memory)
+    assert isinstance(result, RunResult) and result.path == tmp_path / "run"
+    assert result.stats["structure"] == {"broken": 1}
     cand = read_run(tmp_path / "run").candidates.iloc[0]
     assert cand["needs_review"]
     assert "structure: attribute tag lost in sentence(s) 3" in cand["review_reasons"]
@@ -41,3 +47,44 @@ def test_lost_tag_is_flagged_for_review_with_the_text_kept(tmp_path):
         "The man was fox.",
     ]
     assert cand["translation"]["engine"] == "tag-losing"
+
+
+def test_dry_run_then_run_with_the_memory_from_the_options(tmp_path):
+    src = write_jsonl(
+        tmp_path / "s.jsonl", [intra("man", "The man was BLANK.", "smart", "dumb", "fox", "gender")]
+    )
+    options = Options(source=str(src), memory=tmp_path / "tm.sqlite", progress=False)
+    before = dry_run(options, translator=TagLosingTranslator())
+    assert before.items == 1 and before.plan.characters_to_send > 0 and before.quota is None
+    assert "nothing was sent" in before.summary()
+    run = curate(options, tmp_path / "run", translator=TagLosingTranslator())
+    assert run.stats["kept"] == 1 and run.stats["language"] == "fr"
+    assert read_run(run.path).manifest["config"]["source"] == str(src)
+    after = dry_run(options, translator=TagLosingTranslator())
+    assert after.plan.characters_to_send == 0  # everything is in the memory now
+
+
+def test_options_are_frozen_and_checked():
+    options = Options(lang="FR")
+    assert options.lang == "fr"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.lang = "de"  # type: ignore[misc]
+    with pytest.raises(BiasforgeError, match="unknown translator 'google'"):
+        Options(translator="google")
+
+
+def test_bad_synonym_file_is_one_error_naming_file_and_line(tmp_path):
+    src = write_jsonl(
+        tmp_path / "s.jsonl", [intra("man", "The man was BLANK.", "smart", "dumb", "fox", "gender")]
+    )
+    bad = tmp_path / "syn.tsv"
+    bad.write_text("attribute\tsynonym\nsmart\tclever\ndumb\n", encoding="utf-8")
+    options = Options(source=str(src), synonyms=bad, memory=tmp_path / "tm.sqlite")
+    translator = TagLosingTranslator()
+    with pytest.raises(InputError) as error:
+        curate(options, tmp_path / "run", translator=translator)
+    assert str(error.value).startswith(f"{bad}:3: ") and "\n" not in str(error.value)
+    missing = dataclasses.replace(options, synonyms=tmp_path / "nope.tsv")
+    with pytest.raises(InputError, match=r"nope\.tsv: file not found"):
+        dry_run(missing, translator=translator)
+    assert not (tmp_path / "run").exists()

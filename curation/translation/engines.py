@@ -1,0 +1,70 @@
+"""Building a translator from settings (engine name, server, formality, glossary file).
+
+Pipelines take a ready :class:`~curation.translation.base.Translator`; this module is where a
+name and a few settings become one, so the pipelines never read keys, URLs or glossary files.
+DeepL's key comes from ``DEEPL_AUTH_KEY`` and is only needed once something is translated.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from biasforge.errors import BiasforgeError
+from curation.tables import read_tsv
+from curation.translation.base import Translator
+
+#: engines a pipeline can be asked for by name
+TRANSLATORS = ("deepl",)
+
+
+def check_translator_name(name: str) -> None:
+    if name not in TRANSLATORS:
+        raise BiasforgeError(f"unknown translator {name!r}; available: {', '.join(TRANSLATORS)}")
+
+
+def read_glossary(path: str | Path) -> dict[str, str]:
+    """A TSV with header ``source<TAB>target``: fixed translations of terms."""
+    rows = read_tsv(path, ["source", "target"], non_empty=["source", "target"])
+    return {row["source"]: row["target"] for _, row in rows}
+
+
+def make_translator(
+    name: str = "deepl",
+    *,
+    server_url: str | None = None,
+    formality: str | None = None,
+    glossary: str | Path | None = None,
+) -> Translator:
+    """The engine called ``name``; ``server_url`` None lets the client pick it from the key."""
+    check_translator_name(name)
+    from curation.translation.deepl_backend import DeepLTranslator
+
+    return DeepLTranslator(
+        server_url=server_url,
+        formality=formality,
+        glossary=read_glossary(glossary) if glossary else None,
+    )
+
+
+def quota_note(translator: Translator, characters: int) -> str | None:
+    """What the account has left vs what the run needs (DeepL ``/v2/usage``; free of charge).
+
+    Only asked when a key is configured; a run that does not fit still starts, stops at the
+    quota with every untranslated item reported, and resumes from the memory next time.
+    """
+    usage = getattr(translator, "usage", None)
+    if not characters or usage is None or not os.environ.get("DEEPL_AUTH_KEY"):
+        return None
+    try:
+        used, limit = usage()
+    except Exception as exc:  # usage is advice only: never block a run on it
+        return f"DeepL usage unavailable ({exc})"
+    if used is None or limit is None:
+        return None
+    left = max(limit - used, 0)
+    verdict = "fits" if characters <= left else "does NOT fit: the run will stop at the quota"
+    return (
+        f"DeepL account: {used} of {limit} characters used this period, {left} left; "
+        f"this run needs {characters} ({verdict})"
+    )

@@ -1,0 +1,419 @@
+"""An offline stand-in for the DeepL API v2 — a word-for-word substitute, NOT a translator.
+
+It exists so that ``./dev demo`` and the tests can run the real ``deepl`` client and the whole
+StereoSet pipeline (memory, batching, retries, quota, glossaries) without a key, a network or a
+bill. Its "French" is a fixed word list substituted word by word: never publish, review or
+score what it produces. For real translations set ``DEEPL_AUTH_KEY`` (see README.md).
+
+It speaks the parts of DeepL's v2 wire protocol that biasforge uses: ``POST /v2/translate``
+(JSON or form body; ``text`` list, ``source_lang``, ``target_lang``, ``context``,
+``tag_handling=xml`` with ``ignore_tags``, ``formality``, ``glossary_id``), ``/v2/glossaries``
+(create, list, get, entries, delete — the v2 routes that ``deepl`` 1.32's
+``create_glossary``/``list_glossaries`` call), ``GET /v2/usage``, an API key check (403), a
+character quota (456 once exceeded) and injectable errors (any status, e.g. 429/503, or a
+dropped connection) for the next N translate requests.
+
+The substitution is deterministic and small, so tests can reason about it:
+
+* words in :data:`LEXICON` map to French; other words pass through unchanged;
+* determiners agree with the next word (``the``→``le``/``la``, ``a``→``un``/``une``,
+  ``his``/``her``→``son``/``sa``), the next word being feminine when its French form ends in
+  ``e`` — so two StereoSet sentences that differ only in the attribute can get different
+  frames, as with real MT;
+* words in :data:`SENSES` translate one way alone and another way inside a sentence (an absurd
+  "unrelated" word made plausible by context);
+* ``they`` becomes ``elles`` when the ``context`` mentions a woman, else ``ils``;
+  ``you`` is ``tu`` with ``formality=less``/``prefer_less``, else ``vous``;
+* XML tags are kept in place; the content of ignored tags (``ignore_tags``) is left alone;
+* glossary entries (single words, case-insensitive) win over the lexicon.
+
+In a test: ``server = FakeDeepL().start()`` (127.0.0.1, a free port), then point the client at
+``server.url`` with ``server.auth_key``; ``server.stop()`` at the end. Standalone (the demo):
+``python -m curation.translation.fake_deepl --port 8765`` prints its URL alone on the first
+line and serves on 127.0.0.1 until killed (key: any non-empty string unless ``--key`` is given).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import re
+import socket
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+LEXICON = {
+    "the": "le",
+    "a": "un",
+    "an": "un",
+    "his": "son",
+    "her": "son",
+    "was": "était",
+    "is": "est",
+    "are": "sont",
+    "were": "étaient",
+    "very": "très",
+    "and": "et",
+    "of": "de",
+    "in": "dans",
+    "to": "à",
+    "he": "il",
+    "she": "elle",
+    "they": "ils",
+    "you": "vous",
+    "i": "je",
+    "my": "mon",
+    "people": "gens",
+    "man": "homme",
+    "men": "hommes",
+    "woman": "femme",
+    "women": "femmes",
+    "mother": "mère",
+    "sister": "sœur",
+    "nurse": "infirmière",
+    "engineer": "ingénieur",
+    "chess": "échecs",
+    "player": "joueur",
+    "asian": "asiatique",
+    "hispanic": "hispanique",
+    "smart": "intelligent",
+    "lazy": "paresseuse",
+    "dog": "chien",
+    "cat": "chatte",
+    "house": "maison",
+    "car": "voiture",
+    "book": "livre",
+    "good": "bon",
+    "bad": "mauvais",
+    "not": "pas",
+    "from": "de",
+    "with": "avec",
+    "who": "qui",
+    "at": "à",
+    "heart": "cœur",
+}
+SENSES = {  # word: (alone, inside a sentence)
+    "fox": ("renard", "rusé"),
+    "box": ("boîte", "carré"),
+    "watch": ("montre", "vigilant"),
+}
+_DETERMINERS = {
+    "the": ("le", "la"),
+    "a": ("un", "une"),
+    "an": ("un", "une"),
+    "his": ("son", "sa"),
+    "her": ("son", "sa"),
+}
+_FEMININE_CUES = re.compile(r"\b(she|her|woman|women|girl|mother|sister|mommy|schoolgirl)\b", re.I)
+_TOKEN = re.compile(r"(<[^>]+>)|(\w+)|(\s+|[^\w<\s]+)", re.UNICODE)
+
+
+def _case_like(model: str, word: str) -> str:
+    if model[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def fake_translate(
+    text: str,
+    *,
+    context: str | None = None,
+    formality: str | None = None,
+    glossary: dict[str, str] | None = None,
+    ignore_tags: frozenset[str] = frozenset(),
+) -> str:
+    """The fake's deterministic English→French "translation" of one text."""
+    glossary = {k.lower(): v for k, v in (glossary or {}).items()}
+    tokens = [m.group(0) for m in _TOKEN.finditer(text)]
+    words = [re.fullmatch(r"\w+", t) is not None for t in tokens]
+    alone = sum(words) <= 1
+
+    def plain(word: str) -> str:
+        low = word.lower()
+        if low in glossary:
+            return glossary[low]
+        if low in SENSES:
+            return SENSES[low][0 if alone else 1]
+        if low == "they":
+            return "elles" if context and _FEMININE_CUES.search(context) else "ils"
+        if low == "you":
+            return "tu" if formality in ("less", "prefer_less") else "vous"
+        return LEXICON.get(low, word)
+
+    out: list[str] = []
+    ignored: list[str] = []
+    for i, token in enumerate(tokens):
+        if token.startswith("<"):
+            name = re.match(r"</?\s*([\w-]+)", token)
+            tag = name.group(1) if name else ""
+            if tag in ignore_tags and not token.endswith("/>"):
+                if token.startswith("</"):
+                    if ignored:
+                        ignored.pop()
+                else:
+                    ignored.append(tag)
+            out.append(token)
+            continue
+        if ignored or not words[i]:
+            out.append(token)
+            continue
+        low = token.lower()
+        if low in _DETERMINERS and low not in glossary:
+            nxt = next((tokens[j] for j in range(i + 1, len(tokens)) if words[j]), None)
+            feminine = nxt is not None and plain(nxt).lower().endswith("e")
+            out.append(_case_like(token, _DETERMINERS[low][1 if feminine else 0]))
+            continue
+        out.append(_case_like(token, plain(token)))
+    return "".join(out)
+
+
+@dataclass
+class FakeDeepL:
+    """The fake server's state; start() binds 127.0.0.1 on a free port."""
+
+    auth_key: str | None = "fake-key:fx"
+    character_limit: int = 10**12
+    delay: float = 0.0
+    character_count: int = 0
+    translate_requests: int = 0
+    requests: list[dict] = field(default_factory=list)
+    glossaries: dict[str, dict] = field(default_factory=dict)
+    _errors: list[int | str] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # --- control from tests ---------------------------------------------------------------
+    def fail_next(self, status: int | str, times: int = 1) -> None:
+        """The next ``times`` translate requests get ``status`` (or "drop": closed socket)."""
+        with self._lock:
+            self._errors.extend([status] * times)
+
+    def texts_sent(self) -> list[str]:
+        """Every text of every translate request that was answered with 200, in order."""
+        return [t for r in self.requests if r["status"] == 200 for t in r["text"]]
+
+    def reset_counters(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self.translate_requests = 0
+
+    def start(self) -> FakeDeepL:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _handler(state: FakeDeepL):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:  # keep test output clean
+            pass
+
+        def setup(self) -> None:
+            super().setup()
+            # answer at once: without this, Nagle + delayed ACK add ~40 ms per keep-alive request
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def _send(self, status: int, body: object = None, ctype: str = "application/json"):
+            if body is None:
+                payload = b""
+            elif isinstance(body, str):
+                payload = body.encode("utf-8")
+            else:
+                payload = json.dumps(body).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def _body(self) -> dict:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            if "json" in (self.headers.get("Content-Type") or ""):
+                return json.loads(raw or b"{}")
+            form = parse_qs(raw.decode("utf-8"))
+            return {k: (v if k == "text" else v[0]) for k, v in form.items()}
+
+        def _authorised(self) -> bool:
+            got = self.headers.get("Authorization", "")
+            if not got.startswith("DeepL-Auth-Key ") or (
+                state.auth_key and got != f"DeepL-Auth-Key {state.auth_key}"
+            ):
+                self._send(403, {"message": "Wrong endpoint or invalid auth key"})
+                return False
+            return True
+
+        def do_GET(self) -> None:
+            if not self._authorised():
+                return
+            path = urlparse(self.path).path
+            if path == "/v2/usage":
+                self._send(
+                    200,
+                    {
+                        "character_count": state.character_count,
+                        "character_limit": state.character_limit,
+                    },
+                )
+            elif path == "/v2/glossaries":
+                self._send(200, {"glossaries": [_info(g) for g in state.glossaries.values()]})
+            elif m := re.fullmatch(r"/v2/glossaries/([\w-]+)(/entries)?", path):
+                glossary = state.glossaries.get(m.group(1))
+                if glossary is None:
+                    self._send(404, {"message": "Glossary not found"})
+                elif m.group(2):
+                    tsv = "\n".join(f"{k}\t{v}" for k, v in glossary["entries"].items())
+                    self._send(200, tsv, "text/tab-separated-values")
+                else:
+                    self._send(200, _info(glossary))
+            else:
+                self._send(404, {"message": "Not found"})
+
+        def do_DELETE(self) -> None:
+            if not self._authorised():
+                return
+            m = re.fullmatch(r"/v2/glossaries/([\w-]+)", urlparse(self.path).path)
+            if m and state.glossaries.pop(m.group(1), None) is not None:
+                self._send(204)
+            else:
+                self._send(404, {"message": "Glossary not found"})
+
+        def do_POST(self) -> None:
+            if not self._authorised():
+                return
+            path = urlparse(self.path).path
+            body = self._body()
+            if path == "/v2/glossaries":
+                entries = dict(
+                    line.split("\t", 1) for line in body["entries"].splitlines() if "\t" in line
+                )
+                gid = str(uuid.uuid4())
+                state.glossaries[gid] = {
+                    "glossary_id": gid,
+                    "name": body["name"],
+                    "source_lang": body["source_lang"].lower(),
+                    "target_lang": body["target_lang"].lower(),
+                    "entries": entries,
+                }
+                self._send(201, _info(state.glossaries[gid]))
+            elif path == "/v2/translate":
+                self._translate(body)
+            else:
+                self._send(404, {"message": "Not found"})
+
+        def _translate(self, body: dict) -> None:
+            texts = body.get("text") or []
+            if isinstance(texts, str):
+                texts = [texts]
+            record = {
+                "text": list(texts),
+                "context": body.get("context"),
+                "tag_handling": body.get("tag_handling"),
+                "formality": body.get("formality"),
+                "glossary_id": body.get("glossary_id"),
+                "target_lang": body.get("target_lang"),
+                "status": None,
+            }
+            with state._lock:
+                state.translate_requests += 1
+                state.requests.append(record)
+                injected = state._errors.pop(0) if state._errors else None
+            if state.delay:
+                time.sleep(state.delay)
+            if injected == "drop":
+                record["status"] = "drop"
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
+            if injected is not None:
+                record["status"] = injected
+                self._send(int(injected), {"message": f"injected error {injected}"})
+                return
+            if not texts or not body.get("target_lang"):
+                record["status"] = 400
+                self._send(400, {"message": "Parameter 'text' or 'target_lang' missing"})
+                return
+            glossary = None
+            if body.get("glossary_id"):
+                found = state.glossaries.get(body["glossary_id"])
+                if found is None:
+                    record["status"] = 404
+                    self._send(404, {"message": "Glossary not found"})
+                    return
+                glossary = found["entries"]
+            chars = sum(len(t) for t in texts)
+            with state._lock:
+                if state.character_count + chars > state.character_limit:
+                    record["status"] = 456
+                    self._send(456, {"message": "Quota Exceeded"})
+                    return
+                state.character_count += chars
+            ignore = body.get("ignore_tags") or []
+            if isinstance(ignore, str):
+                ignore = ignore.split(",")
+            out = [
+                {
+                    "detected_source_language": "EN",
+                    "text": fake_translate(
+                        t,
+                        context=body.get("context"),
+                        formality=body.get("formality"),
+                        glossary=glossary,
+                        ignore_tags=frozenset(ignore) if body.get("tag_handling") else frozenset(),
+                    ),
+                    "billed_characters": len(t),
+                }
+                for t in texts
+            ]
+            record["status"] = 200
+            self._send(200, {"translations": out})
+
+    return Handler
+
+
+def _info(glossary: dict) -> dict:
+    return {
+        "glossary_id": glossary["glossary_id"],
+        "name": glossary["name"],
+        "ready": True,
+        "source_lang": glossary["source_lang"],
+        "target_lang": glossary["target_lang"],
+        "creation_time": "2024-01-01T00:00:00.000000Z",
+        "entry_count": len(glossary["entries"]),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description="Offline word-for-word stand-in for the DeepL API (demos and tests only)"
+    )
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--key", default=None, help="accepted key (default: any)")
+    args = parser.parse_args()
+    state = FakeDeepL(auth_key=args.key)
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), _handler(state))
+    # the URL alone on the first line, so scripts can read it (e.g. with --port 0)
+    print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
