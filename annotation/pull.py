@@ -14,19 +14,17 @@ same Arrow types, corrections applied, plus ``decision``), ``decisions.parquet``
 decision, reason, number of annotators, votes), ``responses.parquet`` (every answer),
 ``agreement.json``, ``report.md`` and ``manifest.json`` (checksums, the run behind them).
 Accepted corrections of translated items are stored in the translation memory as preferred
-translations (``curation.translation.memory.TranslationMemory.prefer``).
+translations (:meth:`biasforge.translation_memory.TranslationMemory.prefer`).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -34,29 +32,20 @@ import pyarrow.parquet as pq
 from annotation.agreement import agreement_report
 from annotation.api import http, iter_records, users
 from annotation.connection import Connection, client
-from annotation.families import Family, family_of
 from annotation.registry import run_of
+from biasforge.contract.manifest import write_manifest
+from biasforge.contract.markdown import md_table
+from biasforge.contract.rundir import read_run
 from biasforge.errors import BiasforgeError
-from biasforge.files import sha256_file, staged_directory, write_json_atomic, write_text_atomic
+from biasforge.families import Family, family_of
+from biasforge.files import staged_directory, write_json_atomic, write_text_atomic
+from biasforge.translation_memory import TranslationMemory
 
 POLICIES = ("unanimous", "majority")
 
 
 def adjudication_name(dataset: str) -> str:
     return f"{dataset}-adjudication"
-
-
-def plain(value: Any) -> Any:
-    """numpy arrays from parquet → lists (recursively), so rows rebuild with pyarrow."""
-    if isinstance(value, np.ndarray):
-        return [plain(v) for v in value.tolist()]
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def combine(values: list[str], policy: str) -> str | None:
@@ -89,16 +78,20 @@ def decide(
 ) -> Decision:
     """Decide one record from its submitted responses (``{question: value}`` dicts)."""
     original = (
-        family.to_record(row)["suggestions"].get(family.correction[0])
-        if family.correction
+        family.review.record(row)["suggestions"].get(family.review.correction[0])
+        if family.review.correction
         else None
     )
     if adjudicated is not None:
         votes = {
-            q: [str(adjudicated[q])] for q in family.criteria if adjudicated.get(q) is not None
+            q: [str(adjudicated[q])]
+            for q in family.review.criteria
+            if adjudicated.get(q) is not None
         }
         corrections = (
-            [str(adjudicated.get(family.correction[0]) or original)] if family.correction else []
+            [str(adjudicated.get(family.review.correction[0]) or original)]
+            if family.review.correction
+            else []
         )
         source, n = "adjudicated", 1
     else:
@@ -107,10 +100,13 @@ def decide(
             return Decision(
                 "pending", f"{len(submitted)} of {min_submitted} answers so far", len(submitted), {}
             )
-        votes = {q: [str(r[q]) for r in submitted if r.get(q) is not None] for q in family.criteria}
+        votes = {
+            q: [str(r[q]) for r in submitted if r.get(q) is not None]
+            for q in family.review.criteria
+        }
         corrections = (
-            [str(r.get(family.correction[0]) or original).strip() for r in submitted]
-            if family.correction
+            [str(r.get(family.review.correction[0]) or original).strip() for r in submitted]
+            if family.review.correction
             else []
         )
         source, n = policy, len(submitted)
@@ -123,7 +119,7 @@ def decide(
             "pending", f"no {policy} answer on: {', '.join(undecided)}", n, {}, adjudicate=True
         )
     correction = None
-    if family.correction:
+    if family.review.correction:
         agreed = combine(corrections, "unanimous" if source == "adjudicated" else policy)
         if agreed is None:
             return Decision(
@@ -131,7 +127,7 @@ def decide(
             )
         if agreed != (original or "").strip():
             correction = agreed
-    if not family.accepts(decided):
+    if not family.review.accepts(decided):
         return Decision(
             "reject", f"{source}: " + ", ".join(f"{q}={v}" for q, v in decided.items()), n, decided
         )
@@ -143,13 +139,9 @@ def apply_decision(family: Family, row: dict[str, Any], decision: Decision) -> d
     row = dict(row)
     if decision.decision != "accept":
         return row
-    if family.name == "stereoset":
-        sentences = [dict(s) for s in row.get("sentences") or []]
-        for index, item in enumerate(sentences[:3], 1):
-            item["label"] = decision.decided.get(f"label_{index}", item["label"])
-        row["sentences"] = sentences
-    if decision.correction and family.apply_correction:
-        row = family.apply_correction(row, decision.correction)
+    row = family.review.apply_answers(row, decision.decided)
+    if decision.correction and family.review.apply_correction:
+        row = family.review.apply_correction(row, decision.correction)
     return row
 
 
@@ -214,12 +206,12 @@ def push_adjudication(
     name = adjudication_name(dataset)
     target = _dataset(connection, name)
     if target is None:
-        settings = family.settings(
+        settings = family.review.settings(
             min_submitted=1,
             extra_fields=(("votes", "Annotators' answers", True),),
             guidelines="# Adjudication\n\nThese items had no agreed answer. Read the annotators' "
             "answers, then give the final answer to every question; it replaces their votes.\n\n"
-            + family.guidelines,
+            + family.review.guidelines,
         )
         target = rg.Dataset(
             name=name, workspace=connection.workspace, settings=settings, client=rg_client
@@ -233,18 +225,17 @@ def push_adjudication(
             items = record_payloads(family, batch, question_ids)
             for item, row in zip(items, batch, strict=True):
                 lines = [
-                    "| annotator | " + " | ".join(family.criteria) + " |",
-                    "|---" * (len(family.criteria) + 1) + "|",
-                ]
-                for vote in votes.get(str(row["id"]), []):
-                    lines.append(
-                        f"| {vote['_user']} | "
-                        + " | ".join(str(vote.get(q)) for q in family.criteria)
-                        + " |"
+                    md_table(
+                        ["annotator", *family.review.criteria],
+                        [
+                            [vote["_user"], *(vote.get(q) for q in family.review.criteria)]
+                            for vote in votes.get(str(row["id"]), [])
+                        ],
                     )
-                if family.correction:
+                ]
+                if family.review.correction:
                     for vote in votes.get(str(row["id"]), []):
-                        text = vote.get(family.correction[0])
+                        text = vote.get(family.review.correction[0])
                         if text:
                             lines.append(f"\n**{vote['_user']}'s correction:**\n\n```\n{text}\n```")
                 item["fields"]["votes"] = "\n".join(lines)
@@ -253,45 +244,17 @@ def push_adjudication(
 
 
 def write_back_corrections(
-    family: Family, pairs: list[tuple[dict, dict]], out: Path, origin: str
+    family: Family, pairs: list[tuple[dict, dict]], origin: str
 ) -> dict[str, Any]:
     """Store accepted corrections of translated items as preferred translations."""
     entries = []
     for before, after in pairs:
         src_lang, lang = str(before.get("source_language") or ""), str(before.get("language") or "")
-        if not src_lang or src_lang == lang:
-            continue
-        if family.name == "stereoset":
-            if after.get("context") != before.get("context"):
-                entries.append((before["source_text"], src_lang, lang, after["context"]))
-            sources = list(before.get("source_sentences") or [])
-            for index, (old, new) in enumerate(
-                zip(before.get("sentences") or [], after.get("sentences") or [], strict=False)
-            ):
-                if old.get("sentence") != new.get("sentence") and index < len(sources):
-                    entries.append((sources[index], src_lang, lang, new["sentence"]))
-        elif after.get("sentence") != before.get("sentence") and before.get("source_text"):
-            entries.append((before["source_text"], src_lang, lang, after["sentence"]))
+        if src_lang and src_lang != lang:
+            for source, text in family.review.corrected_sources(before, after):
+                entries.append((source, src_lang, lang, text))
     if not entries:
         return {"written": 0, "target": None}
-    try:
-        from curation.translation.memory import TranslationMemory
-    except ImportError:  # translation memory not available: keep the corrections next to the output
-        with open(out / "corrections.jsonl", "w", encoding="utf-8") as handle:
-            for source, src_lang, lang, text in entries:
-                handle.write(
-                    json.dumps(
-                        {
-                            "source_text": source,
-                            "source_lang": src_lang,
-                            "target_lang": lang,
-                            "text": text,
-                        },
-                        ensure_ascii=False,
-                    )
-                    + "\n"
-                )
-        return {"written": len(entries), "target": "corrections.jsonl"}
     with TranslationMemory() as memory:
         for source, src_lang, lang, text in entries:
             memory.prefer(source, src_lang, lang, text, origin=origin)
@@ -299,45 +262,35 @@ def write_back_corrections(
     return {"written": len(entries), "target": target}
 
 
+def _figure(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
 def _report(
     name: str, policy: str, counts: Counter, agreement: dict[str, Any], adjudication: int, tm: dict
 ) -> str:
-    lines = [
-        f"# Review of `{name}`",
-        "",
-        f"Policy: **{policy}**.",
-        "",
-        "| decision | records |",
-        "|---|---|",
-    ]
-    lines += [f"| {k} | {counts.get(k, 0)} |" for k in ("accept", "reject", "pending")]
-    lines += [
-        "",
-        "## Agreement",
-        "",
-        "| question | items | Krippendorff α | Fleiss κ (items) | % unanimous |",
-        "|---|---|---|---|---|",
-    ]
-
-    def fmt(x):
-        return "–" if x is None else f"{x:.3f}"
-
-    for q, a in agreement.items():
-        lines.append(
-            f"| {q} | {a['items']} | {fmt(a['krippendorff_alpha'])} | {fmt(a['fleiss_kappa'])} ({a['fleiss_items']}) | {fmt(a['percent_unanimous'])} |"
-        )
-    for q, a in agreement.items():
-        lines += [
-            "",
-            f"### `{q}`: each annotator against the others",
-            "",
-            "| annotator | items | pairwise agreement | α without them |",
-            "|---|---|---|---|",
+    decisions = [[k, counts.get(k, 0)] for k in ("accept", "reject", "pending")]
+    figures = [
+        [
+            q,
+            a["items"],
+            _figure(a["krippendorff_alpha"]),
+            f"{_figure(a['fleiss_kappa'])} ({a['fleiss_items']})",
+            _figure(a["percent_unanimous"]),
         ]
-        for who, fig in a["per_annotator"].items():
-            lines.append(
-                f"| {who} | {fig['items']} | {fmt(fig['pairwise_agreement'])} | {fmt(fig['alpha_without'])} |"
-            )
+        for q, a in agreement.items()
+    ]
+    lines = [f"# Review of `{name}`", "", f"Policy: **{policy}**.", ""]
+    lines += [md_table(["decision", "records"], decisions), "", "## Agreement", ""]
+    header = ["question", "items", "Krippendorff α", "Fleiss κ (items)", "% unanimous"]
+    lines.append(md_table(header, figures))
+    for q, a in agreement.items():
+        rows = [
+            [who, fig["items"], _figure(fig["pairwise_agreement"]), _figure(fig["alpha_without"])]
+            for who, fig in a["per_annotator"].items()
+        ]
+        lines += ["", f"### `{q}`: each annotator against the others", ""]
+        lines.append(md_table(["annotator", "items", "pairwise agreement", "α without them"], rows))
     lines += [
         "",
         f"Records sent to adjudication (`{adjudication_name(name)}`): {adjudication}.",
@@ -345,6 +298,93 @@ def _report(
         "",
     ]
     return "\n".join(lines)
+
+
+@dataclass
+class Outcome:
+    """Every record's decision, and what follows from them."""
+
+    reviewed: list[dict[str, Any]] = field(default_factory=list)  # rows + decision
+    details: list[dict[str, Any]] = field(default_factory=list)  # decisions.parquet rows
+    to_adjudicate: list[dict[str, Any]] = field(default_factory=list)
+    corrected: list[tuple[dict, dict]] = field(default_factory=list)  # (before, after)
+
+    @property
+    def counts(self) -> Counter:
+        return Counter(d["decision"] for d in self.details)
+
+
+def _decide_row(family: Family, row: dict, decision: Decision, adjudicated: bool) -> tuple:
+    """The row after the decision; a correction that cannot be applied leaves it pending."""
+    try:
+        return decision, apply_decision(family, row, decision)
+    except ValueError as exc:
+        pending = Decision(
+            "pending",
+            f"correction cannot be applied: {exc}",
+            decision.annotators,
+            decision.decided,
+            adjudicate=not adjudicated,
+        )
+        return pending, dict(row)
+
+
+def decide_all(
+    family: Family,
+    candidates: list[dict[str, Any]],
+    votes: dict[str, list[dict]],
+    adjudicated: dict[str, dict],
+    policy: str,
+    min_submitted: int,
+) -> Outcome:
+    """Decide every candidate of the run from the votes (and adjudications)."""
+    outcome = Outcome()
+    for row in candidates:
+        rid = str(row["id"])
+        decision = decide(
+            family, row, votes.get(rid, []), policy, min_submitted, adjudicated.get(rid)
+        )
+        decision, new_row = _decide_row(family, row, decision, rid in adjudicated)
+        if decision.adjudicate and rid not in adjudicated:
+            outcome.to_adjudicate.append(row)
+        if decision.decision == "accept" and new_row != row:
+            outcome.corrected.append((row, new_row))
+        outcome.reviewed.append({**new_row, "decision": decision.decision})
+        outcome.details.append(
+            {
+                "id": rid,
+                "decision": decision.decision,
+                "reason": decision.reason,
+                "annotators": decision.annotators,
+                "adjudicated": rid in adjudicated,
+                "corrected": new_row != row,
+                "decided": json.dumps(decision.decided, ensure_ascii=False, sort_keys=True),
+            }
+        )
+    return outcome
+
+
+def _run_behind(connection: Connection, dataset: str, run_dir: str | Path | None) -> Path:
+    run_path = Path(run_dir) if run_dir else run_of(connection.url, connection.workspace, dataset)
+    if run_path is None:
+        raise BiasforgeError(f"which run was {dataset!r} pushed from? pass --run RUN_DIR")
+    return run_path
+
+
+def _adjudicated(connection: Connection, dataset: str) -> dict[str, dict]:
+    """The adjudicator's answer per record, from ``NAME-adjudication`` if it exists."""
+    adjudication = _dataset(connection, adjudication_name(dataset))
+    if adjudication is None:
+        return {}
+    adj_votes, _ = collect(connection, str(adjudication.id))
+    return {rid: v[-1] for rid, v in adj_votes.items() if v}
+
+
+def _agreement(family: Family, long: pd.DataFrame) -> dict[str, Any]:
+    answers = long[long["status"] == "submitted"].rename(columns={"id": "item"})
+    questions = family.review.label_questions
+    answers = answers[answers["question"].isin(questions)].dropna(subset=["value"])
+    return agreement_report(answers, questions)
 
 
 def pull(
@@ -357,8 +397,6 @@ def pull(
     adjudicate: bool = True,
 ) -> dict[str, Any]:
     """Pull, decide and write the reviewed records; see the module docstring."""
-    from curation.rundir import read_run
-
     if policy not in POLICIES:
         raise BiasforgeError(f"--policy must be one of {', '.join(POLICIES)}")
     target = _dataset(connection, dataset)
@@ -366,108 +404,75 @@ def pull(
         raise BiasforgeError(
             f"no dataset {dataset!r} in workspace {connection.workspace!r} at {connection.url}"
         )
-    run_path = Path(run_dir) if run_dir else run_of(connection.url, connection.workspace, dataset)
-    if run_path is None:
-        raise BiasforgeError(f"which run was {dataset!r} pushed from? pass --run RUN_DIR")
+    run_path = _run_behind(connection, dataset, run_dir)
     run = read_run(run_path)
-    family = family_of(run.candidates)
-    min_submitted = int(
-        (target.settings.distribution.min_submitted if target.settings.distribution else 1) or 1
-    )
+    family = family_of(run.candidates["family"].unique(), str(run_path))
+    distribution = target.settings.distribution
+    min_submitted = int((distribution.min_submitted if distribution else 1) or 1)
 
     votes, long = collect(connection, str(target.id))
-    adjudicated: dict[str, dict] = {}
-    adjudication = _dataset(connection, adjudication_name(dataset))
-    if adjudication is not None:
-        adj_votes, _ = collect(connection, str(adjudication.id))
-        adjudicated = {rid: v[-1] for rid, v in adj_votes.items() if v}
+    adjudicated = _adjudicated(connection, dataset)
+    rows = pq.read_table(run.path / "candidates.parquet").to_pylist()  # nulls stay None
+    outcome = decide_all(family, rows, votes, adjudicated, policy, min_submitted)
+    agreement = _agreement(family, long)
+    sent = (
+        push_adjudication(connection, dataset, family, outcome.to_adjudicate, votes)
+        if adjudicate
+        else 0
+    )
+    summary = {
+        "dataset": dataset,
+        "policy": policy,
+        "min_submitted": min_submitted,
+        "questions": agreement,
+        "decisions": dict(outcome.counts),
+    }
+    provenance = {
+        "dataset": dataset,
+        "workspace": connection.workspace,
+        "server": connection.url,
+        "family": family.name,
+        "policy": policy,
+        "run": str(Path(run_path).resolve()),
+        "run_manifest": run.manifest,
+        "run_stats": run.stats,
+        "decisions": dict(outcome.counts),
+        "adjudication": {
+            "dataset": adjudication_name(dataset),
+            "sent": sent,
+            "merged": len(adjudicated),
+        },
+    }
+    origin = f"argilla:{connection.workspace}/{dataset}"
+    return _write_reviewed(Path(out), run_path, family, outcome, long, summary, provenance, origin)
 
-    candidates = [
-        {k: plain(v) for k, v in row.items()} for row in run.candidates.to_dict(orient="records")
-    ]
-    reviewed, details, to_adjudicate, corrected_pairs = [], [], [], []
-    for row in candidates:
-        rid = str(row["id"])
-        decision = decide(
-            family, row, votes.get(rid, []), policy, min_submitted, adjudicated.get(rid)
-        )
-        try:
-            new_row = apply_decision(family, row, decision)
-        except ValueError as exc:
-            decision = Decision(
-                "pending",
-                f"correction cannot be applied: {exc}",
-                decision.annotators,
-                decision.decided,
-                adjudicate=rid not in adjudicated,
-            )
-            new_row = dict(row)
-        if decision.adjudicate and rid not in adjudicated:
-            to_adjudicate.append(row)
-        if decision.decision == "accept" and new_row != row:
-            corrected_pairs.append((row, new_row))
-        reviewed.append({**new_row, "decision": decision.decision})
-        details.append(
-            {
-                "id": rid,
-                "decision": decision.decision,
-                "reason": decision.reason,
-                "annotators": decision.annotators,
-                "adjudicated": rid in adjudicated,
-                "corrected": new_row != row,
-                "decided": json.dumps(decision.decided, ensure_ascii=False, sort_keys=True),
-            }
-        )
 
-    answers = long[long["status"] == "submitted"].rename(columns={"id": "item"})
-    answers = answers[answers["question"].isin(family.label_questions)].dropna(subset=["value"])
-    agreement = agreement_report(answers, family.label_questions)
-    sent = push_adjudication(connection, dataset, family, to_adjudicate, votes) if adjudicate else 0
-
+def _write_reviewed(
+    out: Path,
+    run_path: Path,
+    family: Family,
+    outcome: Outcome,
+    long: pd.DataFrame,
+    summary: dict[str, Any],
+    provenance: dict[str, Any],
+    origin: str,
+) -> dict[str, Any]:
+    """Write the reviewed-records folder atomically; corrections go to the translation memory."""
     schema = pq.read_schema(Path(run_path) / "candidates.parquet").append(
         pa.field("decision", pa.string())
     )
-    counts = Counter(d["decision"] for d in details)
-    out = Path(out)
     with staged_directory(out, overwrite=True) as stage:
-        pq.write_table(pa.Table.from_pylist(reviewed, schema=schema), stage / "reviewed.parquet")
-        pq.write_table(pa.Table.from_pylist(details), stage / "decisions.parquet")
+        reviewed = pa.Table.from_pylist(outcome.reviewed, schema=schema)
+        pq.write_table(reviewed, stage / "reviewed.parquet")
+        pq.write_table(pa.Table.from_pylist(outcome.details), stage / "decisions.parquet")
         pq.write_table(
             pa.Table.from_pandas(long, preserve_index=False), stage / "responses.parquet"
         )
-        tm = write_back_corrections(
-            family, corrected_pairs, stage, origin=f"argilla:{connection.workspace}/{dataset}"
-        )
-        summary = {
-            "dataset": dataset,
-            "policy": policy,
-            "min_submitted": min_submitted,
-            "questions": agreement,
-            "decisions": dict(counts),
-        }
+        tm = write_back_corrections(family, outcome.corrected, origin=origin)
         write_json_atomic(stage / "agreement.json", summary)
-        write_text_atomic(
-            stage / "report.md", _report(dataset, policy, counts, agreement, sent, tm)
+        sent = provenance["adjudication"]["sent"]
+        report = _report(
+            summary["dataset"], summary["policy"], outcome.counts, summary["questions"], sent, tm
         )
-        files = sorted(p.name for p in stage.iterdir() if p.is_file())
-        manifest = {
-            "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "dataset": dataset,
-            "workspace": connection.workspace,
-            "server": connection.url,
-            "family": family.name,
-            "policy": policy,
-            "run": str(Path(run_path).resolve()),
-            "run_manifest": run.manifest,
-            "run_stats": run.stats,
-            "decisions": dict(counts),
-            "adjudication": {
-                "dataset": adjudication_name(dataset),
-                "sent": sent,
-                "merged": len(adjudicated),
-            },
-            "translation_memory": tm,
-            "files": {name: sha256_file(stage / name) for name in files},
-        }
-        write_json_atomic(stage / "manifest.json", manifest)
-    return manifest
+        write_text_atomic(stage / "report.md", report)
+        return write_manifest(stage, "reviewed", **provenance, translation_memory=tm)

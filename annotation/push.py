@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from annotation.api import check, http, iter_records, questions
 from annotation.connection import Connection, client
-from annotation.families import Family, family_of
 from biasforge.errors import BiasforgeError
+from biasforge.families import Family, family_of
 
 AGENT = "biasforge"
 BATCH = 500
@@ -67,13 +68,15 @@ def ensure_dataset(connection: Connection, name: str, family: Family, min_submit
         dataset = rg.Dataset(
             name=name,
             workspace=connection.workspace,
-            settings=family.settings(min_submitted=min_submitted),
+            settings=family.review.settings(min_submitted=min_submitted),
             client=rg_client,
         ).create()
         return dataset
     with http(connection) as api:
         names = {q["name"] for q in questions(api, str(dataset.id))}
-    expected = set(family.criteria) | ({family.correction[0]} if family.correction else set())
+    expected = set(family.review.criteria) | (
+        {family.review.correction[0]} if family.review.correction else set()
+    )
     if names != expected:
         raise BiasforgeError(
             f"dataset {name!r} in workspace {connection.workspace!r} has questions {sorted(names)}, "
@@ -88,7 +91,7 @@ def record_payloads(
     """Bulk-create items for the rows (fields, metadata, suggestions as plain JSON)."""
     items = []
     for row in rows:
-        record = family.to_record(row)
+        record = family.review.record(row)
         suggestions = [
             {"question_id": question_ids[name], "value": value, "type": "model", "agent": AGENT}
             for name, value in record["suggestions"].items()
@@ -127,12 +130,13 @@ def push_candidates(
     if candidates["id"].duplicated().any():
         dup = candidates.loc[candidates["id"].duplicated(), "id"].iloc[0]
         raise BiasforgeError(f"candidate id {dup!r} appears twice; ids must be unique")
-    family = family_of(candidates)
+    family = family_of(candidates["family"].unique() if len(candidates) else [], "candidates")
     dataset = ensure_dataset(connection, dataset_name, family, min_submitted)
     dataset_id = str(dataset.id)
     present = existing_ids(connection, dataset_id)
     missing = candidates[~candidates["id"].astype(str).isin(present)]
-    rows = missing.to_dict(orient="records")
+    # through Arrow, so a null stays None (pandas would give NaN for a missing string)
+    rows = pa.Table.from_pandas(missing, preserve_index=False).to_pylist()
     with http(connection) as api:
         question_ids = {q["name"]: q["id"] for q in questions(api, dataset_id)}
         bar = tqdm(total=len(rows), unit="rec", desc=f"push {dataset_name}", disable=not progress)
@@ -150,8 +154,8 @@ def push_candidates(
 def push_run(
     run_dir: str | Path, dataset_name: str, connection: Connection, **kwargs
 ) -> PushResult:
-    """Push the candidates of a run directory (read and checksum-verified by curation.rundir)."""
-    from curation.rundir import read_run
+    """Push the candidates of a run directory (read and checksum-verified against its manifest)."""
+    from biasforge.contract.rundir import read_run
 
     run = read_run(run_dir)
     return push_candidates(run.candidates, dataset_name, connection, **kwargs)

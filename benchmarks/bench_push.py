@@ -38,9 +38,9 @@ def main() -> None:
     import pandas as pd
 
     from annotation.connection import client, find_server
-    from annotation.families import family_of
     from annotation.push import ensure_dataset, push_candidates
     from annotation.serve import EmbeddedServer, free_port
+    from biasforge.families import family_of
 
     work = Path(tempfile.mkdtemp(prefix="bench-push-"))
     os.environ["BIASFORGE_HOME"] = str(work / "home")
@@ -63,7 +63,7 @@ def main() -> None:
             capture_output=True,
         )
     candidates = pd.read_parquet(run / "candidates.parquet").head(args.n)
-    family = family_of(candidates)
+    family = family_of(candidates["family"].unique(), "candidates")
 
     def sdk_log(connection, name: str) -> float:
         import argilla as rg
@@ -72,7 +72,7 @@ def main() -> None:
         rows = candidates.to_dict(orient="records")
         records = []
         for row in rows:
-            record = family.to_record(row)
+            record = family.review.record(row)
             records.append(
                 rg.Record(
                     id=str(row["id"]),

@@ -24,11 +24,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from biasforge.translation_memory import TranslationMemory  # noqa: E402
 from curation.checks import run_checks  # noqa: E402
 from curation.stereoset import audit  # noqa: E402
 from curation.stereoset.pipeline import Options, curate_stereoset, item_units, load_items  # noqa: E402
 from curation.translation.deepl_backend import DeepLTranslator  # noqa: E402
-from curation.translation.memory import TranslationMemory  # noqa: E402
 from tests.fakes.deepl_server import FakeDeepL  # noqa: E402
 
 FULL = REPO.parent / "shared" / "data" / "stereoset" / "stereoset_dev_en.jsonl"

@@ -7,6 +7,7 @@ the commands, so ``biasforge --help`` stays fast.
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -27,6 +28,46 @@ app.add_typer(curate_app, name="curate")
 app.add_typer(annotate_app, name="annotate")
 app.add_typer(export_app, name="export")
 app.add_typer(score_app, name="score")
+
+
+@app.command("families")
+def show_families(
+    name: Annotated[str | None, typer.Argument(help="a family to describe in full")] = None,
+) -> None:
+    """List the registered families, or show one family's record contract and review task."""
+    from biasforge import families
+
+    if name is None:
+        for known in families.names():
+            family = families.get(known)
+            typer.echo(f"{known:<10} {family.card.pretty_name}: {len(family.schema.names)} columns")
+        return
+    typer.echo(describe_family(families.get(name)))
+
+
+def describe_family(family) -> str:
+    """The contract of one family as markdown: columns, rules, questions, configs."""
+    from biasforge.contract.markdown import md_table
+
+    rows = [
+        [c.name, str(c.type), "yes" if c.required else "", ", ".join(c.allowed or ())]
+        for c in family.schema.all_columns
+    ]
+    rules = [rule.__name__ for rule in family.schema.row_rules]
+    release = [rule.__name__ for rule in family.schema.release_rules]
+    questions = [
+        [q, title, ", ".join(labels)] for q, (title, labels, _) in family.review.criteria.items()
+    ]
+    return "\n\n".join(
+        [
+            f"# {family.name} ({family.card.pretty_name}, {family.card.license})",
+            md_table(["column", "type", "required", "allowed values"], rows),
+            f"Row rules: {', '.join(rules) or 'none'}; release rules: {', '.join(release) or 'none'}.",
+            md_table(["question", "title", "answers"], questions),
+            "Correction question: "
+            + (family.review.correction[0] if family.review.correction else "none"),
+        ]
+    )
 
 
 def main() -> None:

@@ -1,36 +1,15 @@
-"""Markdown helpers for run reports: small, dependency-free tables a reviewer can read."""
+"""Markdown sections of run reports: rule tables and examples (tables come from the contract)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 
+from biasforge.contract.markdown import crosstab_md, md_table
 from curation.checks import CheckStats
 
-
-def md_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    """A GitHub-flavoured markdown table; pipes inside cells are escaped."""
-
-    def cell(value: object) -> str:
-        return str(value).replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def crosstab_md(
-    frame: pd.DataFrame, index: str, columns: str, index_order: Sequence[str] = ()
-) -> str:
-    """Counts of ``index`` × ``columns`` with totals, as a markdown table."""
-    table = pd.crosstab(frame[index], frame[columns], margins=True, margins_name="total")
-    if index_order:
-        table = table.reindex([*[i for i in index_order if i in table.index], "total"])
-    header = [index, *[str(c) for c in table.columns]]
-    return md_table(
-        header, [[idx, *row] for idx, row in zip(table.index, table.values.tolist(), strict=True)]
-    )
+__all__ = ["crosstab_md", "examples_md", "md_table", "rules_md"]
 
 
 def rules_md(stats: Sequence[CheckStats]) -> str:

@@ -3,9 +3,9 @@
 - :mod:`exports.release` — ``export release``: inputs → validated, immutable
   ``releases/NAME/VERSION`` (parquet per config, card, changelog, manifest).
 - :mod:`exports.inputs` — reading reviewed records (``annotate pull``) or, explicitly, runs.
-- :mod:`exports.validate` — schema checks that name the offending record.
-- :mod:`exports.families` — configs, licence and card prose per family (StereoSet, BEC-Pro,
-  SlguSet).
+- :mod:`exports.validate` — the family's schema plus release-wide identity checks, naming the
+  offending record and column.
+- :mod:`exports.configs` — rows grouped into configs as the family (``biasforge.families``) says.
 - :mod:`exports.card` — the dataset card (``huggingface_hub.DatasetCardData`` header + body).
 - :mod:`exports.changelog` — content hashes and the diff against the previous version.
 - :mod:`exports.versions` — semantic versions and finding the previous release.

@@ -13,14 +13,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-import pandas as pd
 import pyarrow as pa
 
-from curation.report import crosstab_md, md_table
-from exports.families import SPLIT, Family
+from biasforge.contract.markdown import md_table
+from biasforge.families import Family
+from exports.configs import SPLIT
 from exports.inputs import ReleaseInput
-
-DOMAINS = ("gender", "profession", "race", "religion")
 
 
 def size_category(n: int) -> str:
@@ -45,9 +43,9 @@ def card_data(
     return DatasetCardData(
         language=languages,
         license=license,
-        pretty_name=f"{family.pretty_name} ({'/'.join(languages)}) — {name}",
+        pretty_name=f"{family.card.pretty_name} ({'/'.join(languages)}) — {name}",
         size_categories=[size_category(total)],
-        task_categories=list(family.task_categories),
+        task_categories=list(family.card.task_categories),
         multilinguality="multilingual" if len(languages) > 1 else "monolingual",
         tags=["bias-evaluation", "stereotypes", "fairness", family.name, "biasforge"],
         configs=[
@@ -65,68 +63,12 @@ def card_data(
 # ---------------------------------------------------------------- statistics tables
 
 
-def stereoset_table(configs: dict[str, pa.Table]) -> str:
-    """Table 1 of the French paper: target terms and tests per domain, intra and inter."""
-    header = ["domain"]
-    columns: list[dict[str, tuple[int, int]]] = []
-    for split in ("intrasentence", "intersentence"):
-        header += [f"{split}: target terms", f"{split}: tests"]
-        table = configs.get(split)
-        frame = (
-            table.select(["bias_type", "target"]).to_pandas()
-            if table is not None
-            else pd.DataFrame({"bias_type": [], "target": []})
-        )
-        per = {
-            d: (
-                int(frame[frame.bias_type == d].target.nunique()),
-                int((frame.bias_type == d).sum()),
-            )
-            for d in sorted(set(DOMAINS) | set(frame.bias_type))
-        }
-        per["total"] = (sum(v[0] for v in per.values()), len(frame))
-        columns.append(per)
-    domains = [d for d in columns[0] if d != "total"]
-    domains += [d for d in columns[1] if d not in domains and d != "total"]
-    rows = []
-    for domain in [*domains, "total"]:
-        row: list[object] = [domain]
-        for per in columns:
-            row += list(per.get(domain, (0, 0)))
-        rows.append(row)
-    return md_table(header, rows)
-
-
-def becpro_tables(configs: dict[str, pa.Table]) -> str:
-    parts = []
-    for config, table in configs.items():
-        frame = table.select(["profession_group", "gender"]).to_pandas()
-        parts.append(
-            f"**{config}** ({len(frame)} items): profession group × person gender\n\n"
-            + crosstab_md(frame, "profession_group", "gender", ("male", "female", "balanced"))
-        )
-    return "\n\n".join(parts)
-
-
-def slguset_table(configs: dict[str, pa.Table]) -> str:
-    parts = []
-    for config, table in configs.items():
-        frame = table.select(["keyword", "gender"]).to_pandas()
-        parts.append(
-            f"**{config}**: sentences per gender keyword\n\n"
-            + crosstab_md(frame, "keyword", "gender")
-        )
-    return "\n\n".join(parts)
-
-
 def statistics_md(family: Family, configs: dict[str, pa.Table]) -> str:
     counts = md_table(
         ["config", "split", "records", "file"],
         [[c, SPLIT, t.num_rows, f"`{c}/{SPLIT}.parquet`"] for c, t in configs.items()],
     )
-    detail = {"stereoset": stereoset_table, "becpro": becpro_tables, "slguset": slguset_table}[
-        family.name
-    ](configs)
+    detail = family.card.statistics(configs)
     return f"{counts}\n\n{detail}"
 
 
@@ -331,11 +273,11 @@ def card_body(
         if skipped
         else ""
     )
-    citations = "\n\n".join(f"```bibtex\n{c}\n```" for c in family.citations)
-    limits = "\n".join(f"- {limit}" for limit in family.limitations)
-    return f"""# {family.pretty_name} — {name} {version}
+    citations = "\n\n".join(f"```bibtex\n{c}\n```" for c in family.card.citations)
+    limits = "\n".join(f"- {limit}" for limit in family.card.limitations)
+    return f"""# {family.card.pretty_name} — {name} {version}
 
-{family.description}
+{family.card.description}
 
 This release holds {total} records in {len(configs)} config(s), each with one split
 (`{SPLIT}`). {"Previous version: " + previous + "; see `CHANGELOG.md`." if previous else "First release."}
@@ -345,7 +287,7 @@ This release holds {total} records in {len(configs)} config(s), each with one sp
 
 ## Licence
 
-{family.license_note}
+{family.card.license_note}
 
 ## How the items were made
 
@@ -384,7 +326,7 @@ def build_card(
     """The README.md text: DatasetCardData's YAML header, then the body."""
     from huggingface_hub import DatasetCard
 
-    data = card_data(name, version, family, configs, license or family.license)
+    data = card_data(name, version, family, configs, license or family.card.license)
     body = card_body(name, version, family, configs, inputs, previous, skipped, hub_repo)
     card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body}")
     return str(card)

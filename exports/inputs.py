@@ -19,6 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from biasforge.contract.manifest import verify_manifest
+from biasforge.contract.rundir import read_run
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.files import sha256_file
 
@@ -66,20 +68,6 @@ def _read_json(path: Path) -> dict[str, Any] | None:
         raise InputError(path, f"not valid JSON: {exc.msg}", line=exc.lineno) from exc
 
 
-def _verify_listed_files(folder: Path, manifest: dict[str, Any]) -> None:
-    """Check the files a manifest lists (name -> sha256), as run directories do."""
-    files = manifest.get("files")
-    if not isinstance(files, dict):
-        return
-    for name, digest in files.items():
-        if not isinstance(digest, str):
-            continue
-        if not (folder / name).is_file():
-            raise InputError(folder / name, "listed in manifest.json but missing")
-        if sha256_file(folder / name) != digest:
-            raise InputError(folder / name, "checksum differs from manifest.json (file changed)")
-
-
 def _run_near(manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The curation stats and manifest behind reviewed records: embedded in their manifest
     (``run_stats``, ``run_manifest``), or read from the run directory the manifest names (any
@@ -107,10 +95,7 @@ def _run_near(manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
 
 
 def read_reviewed(path: Path) -> ReleaseInput:
-    manifest = _read_json(path / "manifest.json")
-    if manifest is None:
-        raise InputError(path, "incomplete reviewed-records folder: manifest.json is missing")
-    _verify_listed_files(path, manifest)
+    manifest = verify_manifest(path, "reviewed-records folder", required=(REVIEWED_FILE,))
     table = pq.read_table(path / REVIEWED_FILE)
     if "decision" not in table.column_names:
         raise InputError(path / REVIEWED_FILE, "no 'decision' column: not reviewed records")
@@ -132,8 +117,6 @@ def read_reviewed(path: Path) -> ReleaseInput:
 
 
 def read_candidates(path: Path) -> ReleaseInput:
-    from curation.rundir import read_run
-
     run = read_run(path)  # verifies every file against the run's manifest
     return ReleaseInput(
         path=path,

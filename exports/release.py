@@ -9,7 +9,6 @@ exists is never overwritten.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,13 +19,15 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
+from biasforge.contract.manifest import verify_manifest, write_manifest
 from biasforge.errors import BiasforgeError, InputError, OutputExistsError
-from biasforge.files import sha256_file, staged_directory, write_json_atomic, write_text_atomic
+from biasforge.families import Family
+from biasforge.files import staged_directory, write_text_atomic
 from exports.card import build_card
 from exports.changelog import changelog_md, diff_records, release_records
-from exports.families import SPLIT, Family, family_of, split_configs
+from exports.configs import SPLIT, family_of_table, split_configs
 from exports.inputs import ReleaseInput, read_input
-from exports.validate import Violation, missing_columns, validate_rows
+from exports.validate import Violation, validate_table
 from exports.versions import parse_version, previous_version
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -53,13 +54,13 @@ def _check_name(name: str) -> None:
 
 
 def _family(inputs: list[ReleaseInput]) -> Family:
-    families = {family_of(item.table, str(item.path)).name: item for item in inputs}
+    families = {family_of_table(item.table, str(item.path)).name: item for item in inputs}
     if len(families) != 1:
         raise BiasforgeError(
             "a release holds one family; these inputs mix "
             + ", ".join(f"{fam} ({item.path})" for fam, item in families.items())
         )
-    return family_of(inputs[0].table, str(inputs[0].path))
+    return family_of_table(inputs[0].table, str(inputs[0].path))
 
 
 def _validate(
@@ -71,13 +72,11 @@ def _validate(
     skipped: list[dict[str, str]] = []
     owner: dict[str, Path] = {}
     for item in inputs:
-        missing = missing_columns(item.table.column_names, family.name)
+        missing = family.schema.missing(item.table.column_names)
         if missing:
             raise InputError(item.path, f"not {family.name} records: missing {', '.join(missing)}")
-        rows = item.table.to_pylist()
-        violations: list[Violation] = validate_rows(rows, family.name)
-        for row in rows:
-            rid = str(row.get("id"))
+        violations: list[Violation] = validate_table(item.table, family)
+        for rid in map(str, item.table.column("id").to_pylist()):
             if rid in owner:
                 violations.append(
                     Violation(
@@ -89,7 +88,7 @@ def _validate(
         if fatal:
             first = fatal[0]
             more = f" ({len(fatal) - 1} more violation(s) in this input)" if len(fatal) > 1 else ""
-            raise InputError(item.path, f"{first.message}{more}", record=first.record)
+            raise InputError(item.path, f"{first}{more}", record=first.record)
         if violations:
             bad = sorted({v.record for v in violations})
             keep = pc.invert(pc.is_in(item.table.column("id"), value_set=pa.array(bad)))
@@ -139,10 +138,8 @@ def make_release(
         )
     if not sources:
         raise BiasforgeError("give at least one input folder (reviewed records or a run)")
-    inputs = [
-        read_input(s, unreviewed=unreviewed)
-        for s in tqdm(sources, desc="reading inputs", leave=False)
-    ]
+    with tqdm(sources, desc="reading inputs", leave=False) as bar:  # closed before an error
+        inputs = [read_input(s, unreviewed=unreviewed) for s in bar]
     family = _family(inputs)
     skipped = _validate(inputs, family, skip_invalid)
     table = _concat(inputs)
@@ -183,20 +180,17 @@ def make_release(
         write_text_atomic(
             stage / "CHANGELOG.md", changelog_md(name, version, previous, diff, old, new)
         )
-        write_json_atomic(
-            stage / "manifest.json",
-            _manifest(
-                stage,
-                name,
-                version,
-                family,
-                configs,
-                inputs,
-                previous,
-                diff.summary(),
-                skipped,
-                license,
-            ),
+        _write_manifest(
+            stage,
+            name,
+            version,
+            family,
+            configs,
+            inputs,
+            previous,
+            diff.summary(),
+            skipped,
+            license,
         )
         if final.exists():  # another process released this version meanwhile: keep theirs
             raise OutputExistsError(f"release {name} {version} appeared at {final} meanwhile")
@@ -234,7 +228,7 @@ def _same_as_existing(
     )
 
 
-def _manifest(
+def _write_manifest(
     stage: Path,
     name: str,
     version: str,
@@ -246,40 +240,28 @@ def _manifest(
     skipped: list[dict[str, str]],
     license: str | None,
 ) -> dict[str, Any]:
-    from curation.rundir import package_versions
-
-    files = sorted(p for p in stage.rglob("*") if p.is_file() and not p.name.startswith("."))
-    return {
-        "name": name,
-        "version": version,
-        "family": family.name,
-        "license": license or family.license,
-        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "previous_version": previous,
-        "configs": {
+    return write_manifest(
+        stage,
+        "release",
+        packages=("biasforge", "pyarrow", "datasets", "huggingface_hub"),
+        name=name,
+        version=version,
+        family=family.name,
+        license=license or family.card.license,
+        previous_version=previous,
+        configs={
             c: {"split": SPLIT, "file": f"{c}/{SPLIT}.parquet", "rows": t.num_rows}
             for c, t in configs.items()
         },
-        "changes": changes,
-        "skipped": skipped,
-        "inputs": [item.provenance() for item in inputs],
-        "versions": package_versions(("biasforge", "pyarrow", "datasets", "huggingface_hub")),
-        "files": {p.relative_to(stage).as_posix(): sha256_file(p) for p in files},
-    }
+        changes=changes,
+        skipped=skipped,
+        inputs=[item.provenance() for item in inputs],
+    )
 
 
 def verify_release(path: str | Path) -> dict[str, Any]:
     """Read a release's manifest and check every file against it."""
-    import json
-
     path = Path(path)
-    manifest_path = path / "manifest.json"
-    if not manifest_path.is_file():
+    if not (path / "manifest.json").is_file():
         raise InputError(path, "not a release: manifest.json is missing")
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    for rel, digest in manifest.get("files", {}).items():
-        if not (path / rel).is_file():
-            raise InputError(path / rel, "listed in manifest.json but missing")
-        if sha256_file(path / rel) != digest:
-            raise InputError(path / rel, "checksum differs from manifest.json (file changed)")
-    return manifest
+    return verify_manifest(path, "release", required=("README.md",))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
+from biasforge.contract.rundir import read_run
 from biasforge.errors import InputError
 
 
@@ -17,8 +18,6 @@ def load_items(path: str | Path) -> pd.DataFrame:
     if path.is_file() and path.suffix == ".parquet":
         return pq.read_table(path).to_pandas()
     if (path / "candidates.parquet").is_file():
-        from curation.rundir import read_run
-
         return read_run(path).candidates
     if path.is_dir():
         if (path / "manifest.json").is_file() and (path / "README.md").is_file():

@@ -22,11 +22,11 @@ from typing import Any
 import pandas as pd
 
 from biasforge.errors import InputError
+from biasforge.families.stereoset import LABELS as GOLD_LABELS
+from biasforge.families.stereoset import SCHEMA, SPLITS
 from biasforge.files import write_text_atomic
 
-GOLD_LABELS = ("stereotype", "anti-stereotype", "unrelated")
 GOLD_HUMAN_ID = "biasforge-gold"
-SPLITS = ("intrasentence", "intersentence")
 
 
 def _sentences(value: Any) -> list[dict[str, Any]]:
@@ -58,9 +58,7 @@ def loader_problems(example: dict[str, Any], split: str) -> list[str]:
 
 def to_stereoset_json(items: pd.DataFrame, version: str) -> dict[str, Any]:
     """Build the official layout from StereoSet items; raise on an item the loader would reject."""
-    missing = [
-        c for c in ("id", "split", "target", "bias_type", "context", "sentences") if c not in items
-    ]
+    missing = [c for c in SCHEMA.missing(items.columns) if c not in ("family", "language")]
     if missing or (items.get("family") != "stereoset").any():
         raise InputError(
             "items",

@@ -1,7 +1,8 @@
 """Read the items to score: a release folder, one config folder, a parquet file, or a Hub id.
 
-Scoring never imports curation or exports; it only relies on the column contract of
-DESIGN.md / RULES.md. Accepted paths:
+Scoring never imports curation or exports; it checks its input against the family's schema
+in the shared contract (:mod:`biasforge.families`), so a wrong value or type is refused with
+the record and column instead of being dropped. Accepted paths:
 
 - a release version folder ``<name>/<version>/<config>/<split>.parquet`` (all configs read),
 - a config folder holding ``<split>.parquet`` files (a curation run folder works too: its
@@ -16,31 +17,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
+from biasforge import families
+from biasforge.contract.schema import FamilySchema
 from biasforge.errors import InputError
 
-REQUIRED = {
-    "stereoset": ["id", "split", "bias_type", "target", "context", "sentences"],
-    "slguset": [
-        "id",
-        "sentence",
-        "keyword",
-        "keyword_start",
-        "keyword_end",
-        "gender",
-        "counterpart",
-    ],
-    "becpro": [
-        "id",
-        "sentence",
-        "person",
-        "person_span",
-        "gender",
-        "profession",
-        "profession_word_spans",
-        "profession_group",
-    ],
-}
 _SKIP = {"rejected.parquet"}
 
 
@@ -76,15 +58,32 @@ def load_items(spec: str, family: str) -> pd.DataFrame:
         where = spec
     if "family" in items.columns:
         items = items[items["family"].isna() | (items["family"] == family)]
-    missing = [c for c in REQUIRED[family] if c not in items.columns]
+    schema = families.get(family).schema
+    optional = {"family", "language"}  # a dataset of one family and language may omit them
+    missing = [c for c in schema.required() if c not in items.columns and c not in optional]
     if missing:
         raise InputError(where, f"not a {family} dataset: missing columns {', '.join(missing)}")
     if items.empty:
         raise InputError(where, f"no {family} items found")
+    _check_values(items, schema, where)
     if items["id"].duplicated().any():
         dup = items.loc[items["id"].duplicated(), "id"].iloc[0]
         raise InputError(where, "duplicate item id", record=str(dup))
     return items.reset_index(drop=True)
+
+
+def _check_values(items: pd.DataFrame, schema: FamilySchema, where: str) -> None:
+    """Refuse items whose types or values break the family's schema (first one named)."""
+    columns = [c for c in schema.names if c in items.columns]
+    try:
+        table = pa.Table.from_pandas(items[columns], preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputError(where, f"columns of mixed types: {exc}") from exc
+    problems = schema.check(table)
+    if problems:
+        first = problems[0]
+        more = f" ({len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise InputError(where, f"{first}{more}", record=first.record)
 
 
 def _load_hub(spec: str) -> pd.DataFrame:

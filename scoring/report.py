@@ -1,59 +1,26 @@
-"""Markdown tables and the report/manifest files every score command writes."""
+"""The report/manifest files every score command writes (tables and manifests come from the
+shared contract, so a score report is verified like any other biasforge folder)."""
 
 from __future__ import annotations
 
-import math
-import platform
-import time
 from pathlib import Path
 
-import pandas as pd
+from biasforge.contract.manifest import write_manifest as write_folder_manifest
+from biasforge.contract.markdown import fmt, frame_md
 
-from biasforge.files import write_json_atomic
+__all__ = ["fmt", "md_table", "write_manifest"]
 
-
-def fmt(value, digits: int = 2) -> str:
-    if isinstance(value, float):
-        return "–" if math.isnan(value) else f"{value:.{digits}f}"
-    return str(value)
-
-
-def md_table(frame: pd.DataFrame, digits: int = 2) -> str:
-    """A GitHub markdown table of ``frame`` (floats rounded, NaN shown as –)."""
-    if frame.empty:
-        return "_(no rows)_\n"
-    head = "| " + " | ".join(str(c) for c in frame.columns) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    body = [
-        "| " + " | ".join(fmt(v, digits).replace("|", "\\|") for v in row) + " |"
-        for row in frame.itertuples(index=False)
-    ]
-    return "\n".join([head, rule, *body]) + "\n"
+md_table = frame_md  # score reports print data frames
 
 
 def write_manifest(out: Path, command: str, dataset: str, models: list[str], options: dict) -> None:
-    """What was run, on what, with which versions (for reproducibility)."""
-    import scipy
-    import torch
-    import transformers
-
-    from biasforge import __version__
-
-    write_json_atomic(
-        out / "manifest.json",
-        {
-            "command": command,
-            "dataset": dataset,
-            "models": models,
-            "options": options,
-            "versions": {
-                "biasforge": __version__,
-                "python": platform.python_version(),
-                "torch": torch.__version__,
-                "transformers": transformers.__version__,
-                "scipy": scipy.__version__,
-                "pandas": pd.__version__,
-            },
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        },
+    """What was run, on what, with which versions, and the sha256 of every file written."""
+    write_folder_manifest(
+        out,
+        "score",
+        packages=("biasforge", "torch", "transformers", "scipy", "pandas"),
+        command=command,
+        dataset=dataset,
+        models=models,
+        options=options,
     )

@@ -39,3 +39,32 @@ def run_cli(
             f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
         )
     return result
+
+
+def write_unchecked_run(out: Path, rows: list[dict], family: str) -> Path:
+    """A run directory holding ``rows`` as given, with a correct manifest but no value checks.
+
+    ``write_run`` refuses invalid candidates, so this stands for a run edited by hand (or made
+    by another tool) and re-manifested: what later stages must still refuse.
+    """
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from biasforge import families
+    from biasforge.contract.manifest import write_manifest
+    from biasforge.files import write_json_atomic
+
+    arrow = families.get(family).schema.arrow
+    frame = pd.DataFrame(rows)
+    frame = frame.assign(**{n: None for n in arrow.names if n not in frame.columns})
+    out.mkdir(parents=True)
+    pq.write_table(
+        pa.Table.from_pandas(frame, schema=arrow, preserve_index=False), out / "candidates.parquet"
+    )
+    rejected = arrow.append(pa.field("reasons", pa.list_(pa.string())))
+    pq.write_table(rejected.empty_table(), out / "rejected.parquet")
+    write_json_atomic(out / "stats.json", {"family": family, "kept": len(rows)})
+    (out / "report.md").write_text("# hand-made run\n")
+    write_manifest(out, "run", family=family, config={}, inputs=[])
+    return out

@@ -20,24 +20,15 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from biasforge.contract.rundir import input_entry, write_run
 from biasforge.errors import BiasforgeError, InputError
+from biasforge.families.slguset import SCHEMA as FAMILY_SCHEMA
 from curation.checks import CheckStats
 from curation.report import examples_md, md_table, rules_md
-from curation.rundir import input_entry, write_run
-from curation.schema import candidate_schema
 from curation.slguset.lexicon import load_lexicon
 from curation.slguset.readers import check_encoding, expand_corpus, kind_of, plan_units
 
-SCHEMA = candidate_schema(
-    [
-        ("sentence", pa.string()),
-        ("keyword", pa.string()),
-        ("keyword_start", pa.int32()),
-        ("keyword_end", pa.int32()),
-        ("gender", pa.string()),
-        ("counterpart", pa.string()),
-    ]
-)
+SCHEMA = FAMILY_SCHEMA  # the candidate record, described once in biasforge.families.slguset
 
 
 def build_pipeline(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 
 TERMINATORS = "。？！?!"
 CLOSERS = "”’」』）)》〉】\"'"
@@ -30,17 +29,6 @@ _ALLOWED = re.compile(
     r"!-/:-@\[-`{-~·×÷℃°]+$"
 )
 _HAS_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-
-
-@dataclass(frozen=True)
-class Sentence:
-    """A cleaned sentence, the raw piece it came from and what cleaning did."""
-
-    text: str
-    raw: str
-    index: int  # position among the sentences of its document
-    repaired_quotes: int
-    problem: str | None  # why it cannot be used, or None
 
 
 def split_sentences(text: str) -> list[str]:
@@ -107,20 +95,12 @@ def clean(piece: str) -> str:
     return _SPACE.sub("", piece)
 
 
-def sentences_of(text: str) -> list[Sentence]:
-    """Every sentence of a document, cleaned, with a ``problem`` when it must be dropped."""
-    out = []
-    for index, raw in enumerate(split_sentences(text)):
-        cleaned = clean(raw)
-        if not cleaned:
-            continue
-        fixed, repairs, broken = repair_quotes(cleaned)
-        problem = None
-        if broken:
-            problem = "unbalanced_quotes"
-        elif not any(ch in TERMINATORS for ch in fixed[-3:]):
-            problem = "no_terminator"  # a headline or a cut-off line, not a sentence
-        else:
-            problem = character_problem(fixed)
-        out.append(Sentence(fixed, raw, index, repairs, problem))
-    return out
+def sentence_problem(sentence: str, broken_quotes: bool) -> str | None:
+    """Why a cleaned, quote-repaired sentence cannot be used, or None: ``unbalanced_quotes``,
+    ``no_terminator`` (a headline or a cut-off line, not a sentence), or a
+    :func:`character_problem`."""
+    if broken_quotes:
+        return "unbalanced_quotes"
+    if not any(ch in TERMINATORS for ch in sentence[-3:]):
+        return "no_terminator"
+    return character_problem(sentence)

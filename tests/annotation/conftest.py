@@ -129,12 +129,11 @@ def becpro_run(tmp_path_factory) -> Path:
 
 def subset_run(run_dir: Path, out: Path, n: int) -> Path:
     """A run directory with the first ``n`` candidates of another (same schema and contract)."""
-    import pyarrow.parquet as pq
-
-    from curation.rundir import read_run, write_run
+    from biasforge import families
+    from biasforge.contract.rundir import read_run, write_run
 
     run = read_run(run_dir)
-    schema = pq.read_schema(run_dir / "candidates.parquet")
+    schema = families.get(str(run.candidates["family"].iloc[0])).schema
     write_run(
         out,
         candidates=run.candidates.head(n),

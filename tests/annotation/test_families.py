@@ -5,60 +5,17 @@ from __future__ import annotations
 
 import httpx
 import pandas as pd
-import pyarrow as pa
 import pytest
 
 from annotation.connection import client, find_server
-from annotation.families import BECPRO, SLGUSET, STEREOSET, stereoset_text
 from annotation.pull import pull
 from annotation.push import push_run
 from annotation.registry import remember_run
-from curation.rundir import write_run
+from biasforge import families
+from biasforge.contract.rundir import write_run
+from biasforge.families.stereoset import editable_text as stereoset_text
 
-CHECK = pa.struct(
-    [
-        ("rule", pa.string()),
-        ("passed", pa.bool_()),
-        ("severity", pa.string()),
-        ("detail", pa.string()),
-    ]
-)
-SENTENCE = pa.struct(
-    [
-        ("id", pa.string()),
-        ("label", pa.string()),
-        ("sentence", pa.string()),
-        ("attribute", pa.string()),
-    ]
-)
-TRANSLATION = pa.struct(
-    [
-        ("engine", pa.string()),
-        ("source_lang", pa.string()),
-        ("target_lang", pa.string()),
-        ("cache_hit", pa.bool_()),
-        ("glossary", pa.string()),
-    ]
-)
-STEREOSET_SCHEMA = pa.schema(
-    [
-        ("id", pa.string()), ("family", pa.string()), ("language", pa.string()), ("source_id", pa.string()),
-        ("source_language", pa.string()), ("source_text", pa.string()), ("split", pa.string()),
-        ("bias_type", pa.string()), ("target", pa.string()), ("context", pa.string()),
-        ("sentences", pa.list_(SENTENCE)), ("source_sentences", pa.list_(pa.string())),
-        ("checks", pa.list_(CHECK)), ("needs_review", pa.bool_()), ("review_reasons", pa.list_(pa.string())),
-        ("translation", TRANSLATION),
-    ]
-)  # fmt: skip
-SLGUSET_SCHEMA = pa.schema(
-    [
-        ("id", pa.string()), ("family", pa.string()), ("language", pa.string()), ("source_id", pa.string()),
-        ("source_language", pa.string()), ("source_text", pa.string()), ("sentence", pa.string()),
-        ("keyword", pa.string()), ("keyword_start", pa.int32()), ("keyword_end", pa.int32()),
-        ("gender", pa.string()), ("counterpart", pa.string()), ("checks", pa.list_(CHECK)),
-        ("needs_review", pa.bool_()), ("review_reasons", pa.list_(pa.string())),
-    ]
-)  # fmt: skip
+BECPRO, SLGUSET, STEREOSET = (families.get(n).review for n in ("becpro", "slguset", "stereoset"))
 
 
 def stereoset_rows() -> list[dict]:
@@ -105,11 +62,11 @@ def slguset_rows() -> list[dict]:
     return rows
 
 
-def make_run(path, rows, schema):
+def make_run(path, rows, family):
     return write_run(
-        path, candidates=pd.DataFrame(rows), rejected=pd.DataFrame(), schema=schema, stats={},
+        path, candidates=pd.DataFrame(rows), rejected=pd.DataFrame(), schema=families.get(family).schema, stats={},
         report_md="# test\n", inputs=[], config={},
-    )  # fmt: skip
+    ).path  # fmt: skip
 
 
 def answer_as_owner(connection, dataset_id: str, answers: dict[str, dict]) -> None:
@@ -175,7 +132,7 @@ def test_stereoset_correction_rederives_the_attribute():
 
 def test_stereoset_and_slguset_review_on_the_server(server, tmp_path):
     connection = find_server(server.data_dir)
-    run = make_run(tmp_path / "ss-run", stereoset_rows(), STEREOSET_SCHEMA)
+    run = make_run(tmp_path / "ss-run", stereoset_rows(), "stereoset")
     pushed = push_run(run, "stereoset-fr", connection, min_submitted=1, progress=False)
     remember_run(connection.url, connection.workspace, "stereoset-fr", run)
     rows = stereoset_rows()
@@ -204,13 +161,13 @@ def test_stereoset_and_slguset_review_on_the_server(server, tmp_path):
     ]  # relabelled
     assert manifest["translation_memory"]["written"] == 1
 
-    from curation.translation.memory import TranslationMemory
+    from biasforge.translation_memory import TranslationMemory
 
     with TranslationMemory() as memory:
         preferred = memory.preferred("The mother is caring.", "en", "fr")
     assert preferred is not None and preferred.text == "La mère est bienveillante."
 
-    run = make_run(tmp_path / "sl-run", slguset_rows(), SLGUSET_SCHEMA)
+    run = make_run(tmp_path / "sl-run", slguset_rows(), "slguset")
     pushed = push_run(run, "slguset", connection, min_submitted=1, progress=False)
     remember_run(connection.url, connection.workspace, "slguset", run)
     answer_as_owner(

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import curation.rundir
+import biasforge.contract.rundir as rundir
+from biasforge.contract.rundir import read_run
 from biasforge.errors import InputError, OutputExistsError
 from curation.becpro.lexicon import default_lexicon_dir
 from curation.becpro.pipeline import curate_becpro
-from curation.rundir import read_run
 from tests.conftest import run_cli
 
 
@@ -71,7 +71,7 @@ def test_crash_while_writing_leaves_no_run_and_keeps_the_old_one(tmp_path, monke
     def crash(*args, **kwargs):
         raise KeyboardInterrupt("killed while writing")
 
-    monkeypatch.setattr(curation.rundir, "write_text_atomic", crash)
+    monkeypatch.setattr(rundir, "write_text_atomic", crash)
     with pytest.raises(KeyboardInterrupt):
         curate_becpro("en", out, overwrite=True)
     with pytest.raises(KeyboardInterrupt):
@@ -91,6 +91,46 @@ def test_tampered_run_is_refused(tmp_path):
     (out / "manifest.json").unlink()
     with pytest.raises(InputError, match=r"manifest\.json is missing"):
         read_run(out)
+
+
+def _edit_manifest(run: Path, edit) -> None:
+    manifest = json.loads((run / "manifest.json").read_text())
+    edit(manifest)
+    (run / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda m: m.__setitem__("files", {}), "lists no files"),
+        (lambda m: m["files"].pop("candidates.parquet"), "candidates.parquet: not listed"),
+        (lambda m: m["files"].pop("rejected.parquet"), "rejected.parquet: not listed"),
+    ],
+)
+def test_manifest_with_an_empty_or_incomplete_file_list_is_refused(tmp_path, edit, message):
+    out = tmp_path / "run"
+    curate_becpro("en", out)
+    _edit_manifest(out, edit)
+    with pytest.raises(InputError, match=message):
+        read_run(out)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"files": {"candidates.parquet": "ab', "not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+    ],
+)
+def test_truncated_or_non_object_manifest_is_one_clear_line(tmp_path, text, message):
+    out = tmp_path / "run"
+    curate_becpro("en", out)
+    (out / "manifest.json").write_text(text)
+    result = run_cli("export", "release", out, "--name", "x", "--version", "1.0.0",
+                     "--unreviewed", "--out", tmp_path / "rel", check=False)  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and "manifest.json" in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
 def _lexicon_copy(tmp_path: Path) -> Path:

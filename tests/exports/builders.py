@@ -14,8 +14,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from biasforge import families
+from biasforge.contract.rundir import write_run
 from biasforge.files import sha256_file, write_json_atomic
-from curation.rundir import write_run
 from tests.conftest import SHARED
 
 STEREOSET_EN = SHARED / "data" / "stereoset" / "stereoset_dev_en.jsonl"
@@ -168,7 +169,7 @@ def write_stereoset_run(out: Path, rows: list[dict]) -> Path:
         out,
         candidates=pd.DataFrame(kept),
         rejected=pd.DataFrame(rejected),
-        schema=STEREOSET_SCHEMA,
+        schema=families.get("stereoset").schema,
         stats=stats,
         report_md="# test run\n",
         inputs=[
@@ -179,7 +180,7 @@ def write_stereoset_run(out: Path, rows: list[dict]) -> Path:
             }
         ],
         config={"family": "stereoset", "language": "en", "source": "dev"},
-    )
+    ).path
 
 
 def write_reviewed(

@@ -6,10 +6,11 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from biasforge import families
+from biasforge.contract.rundir import write_run
 from biasforge.errors import InputError
-from curation.rundir import write_run
 from exports.release import make_release
-from tests.conftest import run_cli
+from tests.conftest import run_cli, write_unchecked_run
 
 SCHEMA = pa.schema(
     [
@@ -68,12 +69,12 @@ def slguset_run(path, items):
         path,
         candidates=pd.DataFrame(items),
         rejected=pd.DataFrame(columns=[f.name for f in SCHEMA]),
-        schema=SCHEMA,
+        schema=families.get("slguset").schema,
         stats={"family": "slguset", "items": len(items), "kept": len(items), "rejected": 0},
         report_md="# slguset test run\n",
         inputs=[],
         config={"family": "slguset", "language": "zh"},
-    )
+    ).path
 
 
 def test_slguset_release(tmp_path):
@@ -107,7 +108,7 @@ def test_keyword_span_must_cover_the_keyword(tmp_path):
     items = rows()
     items[2]["keyword_start"] += 1
     items[2]["keyword_end"] += 1
-    run = slguset_run(tmp_path / "run", items)
+    run = write_unchecked_run(tmp_path / "run", items, "slguset")
     with pytest.raises(InputError) as err:
         make_release([run], name="s", version="1.0.0", out=tmp_path / "rel", unreviewed=True)
     assert err.value.record == "zh0002" and "not '儿子'" in str(err.value)

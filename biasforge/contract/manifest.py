@@ -1,0 +1,117 @@
+"""``manifest.json``: the one writer and the one verifier for every folder biasforge produces.
+
+Runs, reviewed records, releases and score reports all end with a manifest that names what
+made the folder (``kind``), when, with which package versions, and the sha256 of every file
+in it. A reader trusts a folder only after :func:`verify_manifest`: the manifest must parse,
+list files, list every file the folder's kind requires and every data file present, and each
+listed file must still hold the bytes it was written with. So an edited sentence, a deleted
+file or a manifest whose file list was emptied is refused instead of released.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import json
+import platform
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from biasforge.errors import InputError
+from biasforge.files import sha256_file, write_json_atomic
+
+MANIFEST = "manifest.json"
+# Files whose bytes are data: each one present in a folder must be covered by the manifest.
+DATA_SUFFIXES = (".parquet", ".json", ".jsonl", ".tsv", ".csv")
+CORE_PACKAGES = ("biasforge", "pandas", "pyarrow")
+
+
+def package_versions(names: Iterable[str] = CORE_PACKAGES) -> dict[str, str]:
+    """Versions of the packages that shaped a folder's content (missing ones are left out)."""
+    versions = {"python": platform.python_version()}
+    for name in names:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def _listed_files(folder: Path) -> list[Path]:
+    """Every visible file under ``folder`` except the manifest (hidden names are staging)."""
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and p.name != MANIFEST
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
+
+
+def now_utc() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def write_manifest(
+    folder: str | Path,
+    kind: str,
+    *,
+    packages: Iterable[str] = CORE_PACKAGES,
+    **fields: Any,
+) -> dict[str, Any]:
+    """Write ``folder/manifest.json`` listing the sha256 of every file now in ``folder``.
+
+    Call it last, once every other file is written (inside the staging folder).
+    """
+    folder = Path(folder)
+    manifest = {
+        "kind": kind,
+        "created_at": now_utc(),
+        **fields,
+        "versions": package_versions(packages),
+        "files": {p.relative_to(folder).as_posix(): sha256_file(p) for p in _listed_files(folder)},
+    }
+    write_json_atomic(folder / MANIFEST, manifest)
+    return manifest
+
+
+def read_manifest(folder: str | Path, what: str) -> dict[str, Any]:
+    """Parse ``folder/manifest.json``; one clear error when it is missing or not an object."""
+    path = Path(folder) / MANIFEST
+    if not path.is_file():
+        raise InputError(folder, f"incomplete {what}: {MANIFEST} is missing")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON: {exc.msg}", line=exc.lineno) from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(path, "not UTF-8 text") from exc
+    if not isinstance(data, dict):
+        raise InputError(path, f"expected a JSON object, found {type(data).__name__}")
+    return data
+
+
+def verify_manifest(folder: str | Path, what: str, required: Iterable[str] = ()) -> dict[str, Any]:
+    """Read the manifest and check the folder against it; return the manifest.
+
+    Refused: a manifest without a non-empty ``files`` object; a ``required`` file or a data
+    file present in the folder that the manifest does not list; a listed file that is missing
+    or whose sha256 differs.
+    """
+    folder = Path(folder)
+    manifest = read_manifest(folder, what)
+    path = folder / MANIFEST
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not files:
+        raise InputError(path, "lists no files: the folder's content cannot be verified")
+    present = {p.relative_to(folder).as_posix() for p in _listed_files(folder)}
+    data = {name for name in present if name.endswith(DATA_SUFFIXES)}
+    for name in sorted({*required, *data} - set(files)):
+        raise InputError(folder / name, f"not listed in {MANIFEST} (unverifiable file)")
+    for name, digest in files.items():
+        if not isinstance(digest, str) or not (folder / name).is_file():
+            raise InputError(folder / name, f"listed in {MANIFEST} but missing")
+        if sha256_file(folder / name) != digest:
+            raise InputError(folder / name, f"checksum differs from {MANIFEST} (file changed)")
+    return manifest

@@ -1,0 +1,76 @@
+"""The family registry: every stage looks a family up here by name, none branches on names.
+
+Built-in families (BEC-Pro, StereoSet, SlguSet) are registered on import; a package can add
+one through the ``biasforge.families`` entry-point group (a :class:`Family` object), and code
+or a test can call :func:`register`. Adding a family is one module plus its data.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Iterable
+
+from biasforge.errors import BiasforgeError
+from biasforge.families.base import Card, Family, Review
+
+_REGISTRY: dict[str, Family] = {}
+_LOADED_ENTRY_POINTS = False
+
+
+def register(family: Family, *, replace: bool = False) -> Family:
+    """Make ``family`` known to every stage under ``family.name``."""
+    if family.name in _REGISTRY and not replace and _REGISTRY[family.name] is not family:
+        raise BiasforgeError(f"a family named {family.name!r} is already registered")
+    _REGISTRY[family.name] = family
+    return family
+
+
+def unregister(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+def _load_entry_points() -> None:
+    global _LOADED_ENTRY_POINTS
+    if _LOADED_ENTRY_POINTS:
+        return
+    _LOADED_ENTRY_POINTS = True
+    for point in importlib.metadata.entry_points(group="biasforge.families"):
+        register(point.load())
+
+
+def names() -> list[str]:
+    _load_entry_points()
+    return sorted(_REGISTRY)
+
+
+def get(name: str) -> Family:
+    """The family called ``name``; one clear error naming the known ones otherwise."""
+    _load_entry_points()
+    if name not in _REGISTRY:
+        raise BiasforgeError(f"unknown family {name!r}; known: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def family_of(values: Iterable[object], where: str) -> Family:
+    """The one family named by a ``family`` column's values; data never mixes families."""
+    found = sorted({str(v) for v in values})
+    if len(found) != 1:
+        raise BiasforgeError(
+            f"{where}: expected records of exactly one family, found {', '.join(found) or 'none'}"
+        )
+    try:
+        return get(found[0])
+    except BiasforgeError as exc:
+        raise BiasforgeError(f"{where}: {exc}") from None
+
+
+def _register_builtins() -> None:
+    from biasforge.families import becpro, slguset, stereoset
+
+    for module in (becpro, slguset, stereoset):
+        register(module.FAMILY)
+
+
+_register_builtins()
+
+__all__ = ["Card", "Family", "Review", "family_of", "get", "names", "register", "unregister"]

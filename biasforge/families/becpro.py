@@ -1,0 +1,212 @@
+"""BEC-Pro (Bartl et al. 2020; Spanish and Basque after Azpillaga Rivera 2021), described once.
+
+Items are templated sentences pairing a person word with a profession; they store character
+spans of the person word, the profession and each profession word, so each consumer renders
+the mask it needs. Review asks the TFG's questions: is the sentence grammatical, do articles
+and the profession agree with the person's gender; a reviewer fixes a No by editing the
+sentence, and the spans are located again in the corrected text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from biasforge.contract.markdown import crosstab_md
+from biasforge.contract.schema import GENDERS, SPAN, Column, FamilySchema, span_problem
+from biasforge.families.base import (
+    YES_NO,
+    Card,
+    Family,
+    Review,
+    Row,
+    citation,
+    data_text,
+    sentence_sources,
+)
+
+GROUPS = ("male", "female", "balanced")  # the published corpus's order of profession groups
+
+
+def spans_rule(row: Row) -> list[str]:
+    """Spans lie inside the sentence and cover the words they name."""
+    text = row.get("sentence") or ""
+    problems = [
+        span_problem(text, row.get("person_span"), row.get("person"), "person"),
+        span_problem(text, row.get("profession_span"), row.get("profession"), "profession"),
+    ]
+    outer = row.get("profession_span") or {}
+    for span in row.get("profession_word_spans") or []:
+        problem = span_problem(text, span, None, "profession word")
+        inside = outer.get("start", 0) <= span["start"] and span["end"] <= outer.get(
+            "end", len(text)
+        )
+        if problem is None and not inside:
+            problem = (
+                f"profession word span {span['start']}:{span['end']} lies outside the profession"
+            )
+        problems.append(problem)
+    return [p for p in problems if p]
+
+
+SCHEMA = FamilySchema(
+    family="becpro",
+    columns=(
+        Column("variant", pa.string(), required=False),
+        Column("sentence", pa.string(), nonempty=True),
+        Column("person", pa.string(), nonempty=True),
+        Column("person_phrase", pa.string(), required=False),
+        Column("person_span", SPAN),
+        Column("gender", pa.string(), allowed=GENDERS),
+        Column("profession", pa.string(), nonempty=True),
+        Column("profession_source", pa.string(), required=False),
+        Column("profession_en", pa.string(), required=False),
+        Column("profession_span", SPAN),
+        Column("profession_word_spans", pa.list_(SPAN)),
+        Column("profession_group", pa.string(), allowed=GROUPS),
+        Column("pct_women", pa.float64(), required=False),
+        Column("template", pa.string(), required=False),
+        Column("template_index", pa.int32(), required=False),
+        Column("lexicon_notes", pa.list_(pa.string()), required=False),
+    ),
+    row_rules=(spans_rule,),
+)
+
+
+# ----------------------------------------------------------------------------- review
+
+
+def to_record(row: Row) -> dict[str, Any]:
+    lines = [
+        f"**Profession:** {row.get('profession')} (English: {row.get('profession_en')}, "
+        f"group: {row.get('profession_group')})",
+        f"**Person word:** {row.get('person')} ({row.get('gender')})",
+        f"**English source:** {row.get('source_text')}",
+        f"**Template:** {row.get('template')}",
+    ]
+    return {
+        "fields": {
+            "sentence": str(row["sentence"]),
+            "source": "\n\n".join(lines),
+        },
+        "metadata": {
+            "domain": str(row.get("profession_group")),
+            "variant": str(row.get("variant") or "default"),
+            "gender": str(row.get("gender")),
+        },
+        "suggestions": {"correction": str(row["sentence"])},
+    }
+
+
+def _find_span(text: str, phrase: str) -> dict[str, int] | None:
+    index = text.lower().find(str(phrase).lower()) if phrase else -1
+    return None if index < 0 else {"start": index, "end": index + len(phrase)}
+
+
+def apply_correction(row: Row, text: str) -> Row:
+    """Use the corrected sentence; the person and profession spans are located again in it."""
+    text = text.strip()
+    phrase = _find_span(text, row.get("person_phrase") or row.get("person"))
+    profession = _find_span(text, row.get("profession"))
+    if phrase is None or profession is None:
+        raise ValueError("the correction no longer contains the person word and the profession")
+    # person_span covers the person word only ("aunt" in "My aunt"), as in the run.
+    word = str(row.get("person"))
+    start = text.lower().find(word.lower(), phrase["start"], phrase["end"])
+    if start < 0:
+        raise ValueError("the correction no longer contains the person word")
+    person = {"start": start, "end": start + len(word)}
+    updated = dict(row, sentence=text, person_span=person, profession_span=profession)
+    offset, spans = profession["start"], []
+    for part in str(row.get("profession")).split():
+        start = text.find(part, offset)
+        spans.append({"start": start, "end": start + len(part)})
+        offset = start + len(part)
+    updated["profession_word_spans"] = spans
+    return updated
+
+
+REVIEW = Review(
+    guidelines=data_text("becpro_guidelines.md"),
+    fields=[
+        ("sentence", "Sentence", False),
+        ("source", "Person word, profession and English source", True),
+    ],
+    criteria={
+        "grammatical": ("Is the sentence grammatical and natural?", YES_NO, "Ignore gender here."),
+        "agreement": (
+            "Do articles and the profession agree with the person's gender?",
+            YES_NO,
+            "Spanish: el/la, un/una, -o/-a forms; Basque: no grammatical gender.",
+        ),
+    },
+    metadata={
+        "domain": "Profession group",
+        "variant": "Variant",
+        "gender": "Person gender",
+    },
+    to_record=to_record,
+    accepts=lambda decided: (
+        decided.get("grammatical") == "yes" and decided.get("agreement") == "yes"
+    ),
+    correction=("correction", "Corrected sentence (edit only if needed)"),
+    apply_correction=apply_correction,
+    corrected_sources=sentence_sources,
+)
+
+
+# ----------------------------------------------------------------------------- release
+
+
+def config_of(table: pa.Table) -> list[str]:
+    """``<language>_<variant>``: each translation and article variant is its own config."""
+    n = table.num_rows
+    variants = (
+        table.column("variant").to_pylist() if "variant" in table.column_names else [None] * n
+    )
+    langs = table.column("language").to_pylist()
+    return [f"{lang}_{variant or 'default'}" for lang, variant in zip(langs, variants, strict=True)]
+
+
+def statistics(configs: dict[str, pa.Table]) -> str:
+    parts = []
+    for config, table in configs.items():
+        frame = table.select(["profession_group", "gender"]).to_pandas()
+        parts.append(
+            f"**{config}** ({len(frame)} items): profession group × person gender\n\n"
+            + crosstab_md(frame, "profession_group", "gender", GROUPS)
+        )
+    return "\n\n".join(parts)
+
+
+CARD = Card(
+    pretty_name="BEC-Pro",
+    license="cc-by-4.0",
+    license_note="CC BY 4.0, as the Bias Evaluation Corpus with Professions (Bartl et al. 2020).",
+    task_categories=("fill-mask",),
+    description="The Bias Evaluation Corpus with Professions (BEC-Pro, Bartl et al. 2020) "
+    "and its Spanish and Basque versions (Azpillaga Rivera 2021): sentences from five "
+    "templates × 60 professions (20 male-dominated, 20 female-dominated, 20 balanced by "
+    "U.S. Bureau of Labor Statistics share of women) × person words. Each item stores "
+    "character spans of the person word and the profession, so masked variants are "
+    "rendered with each model's mask token. Score: association log(P_target / P_prior) "
+    "by profession group × person gender.",
+    limitations=(
+        "The professions and their gender groups come from the U.S. labour market (BLS "
+        "2020); several are uncommon in Spanish- or Basque-speaking societies and may be "
+        "rare in the models' training text, which can affect the results "
+        "(Azpillaga Rivera 2021, §4).",
+        "In languages that mark grammatical gender on nouns and articles (Spanish, as "
+        "German for Bartl et al.), the masked-association measure is confounded by "
+        "agreement: the profession form itself signals the gender.",
+        "Standard deviations of the association scores exceed their means and every group "
+        "holds both positive and negative associations: conclusions hold for the general "
+        "trend, not for individual professions.",
+        "Only binary gender is covered (male and female person words).",
+    ),
+    citations=(citation("bartl2020"), citation("azpillaga2021")),
+    statistics=statistics,
+)
+
+FAMILY = Family(name="becpro", schema=SCHEMA, review=REVIEW, card=CARD, config_of=config_of)

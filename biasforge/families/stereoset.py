@@ -1,0 +1,333 @@
+"""StereoSet (Nadeem et al. 2021) and its translations (StereoSet-fr, Adam-Cuvillier et al.
+2024), described once.
+
+An item is a context and three options (stereotype, anti-stereotype, unrelated). Intrasentence
+options fill the context's ``BLANK`` and must differ only at the attribute — the French paper
+found half of independent translations broke this, so it is a release rule. Review checks the
+item's validity and each option's label, and corrects the translation in place; a corrected
+part re-translates the English sentence it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from biasforge.contract.markdown import md_table
+from biasforge.contract.schema import Column, FamilySchema
+from biasforge.families.base import (
+    Card,
+    Family,
+    Review,
+    Row,
+    as_list,
+    citation,
+    data_text,
+)
+
+LABELS = ("stereotype", "anti-stereotype", "unrelated")
+SPLITS = ("intrasentence", "intersentence")
+DOMAINS = ("gender", "profession", "race", "religion")
+
+SENTENCE = pa.struct(
+    [
+        ("id", pa.string()),
+        ("label", pa.string()),
+        ("sentence", pa.string()),
+        ("attribute", pa.string()),
+    ]
+)
+TRANSLATION = pa.struct(
+    [
+        ("engine", pa.string()),
+        ("source_lang", pa.string()),
+        ("target_lang", pa.string()),
+        ("cache_hit", pa.bool_()),
+        ("glossary", pa.string()),
+    ]
+)
+
+
+def options_rule(row: Row) -> list[str]:
+    """One sentence per label, each with an id and text."""
+    sentences = as_list(row.get("sentences"))
+    labels = [s.get("label") for s in sentences]
+    problems = []
+    if sorted(labels) != sorted(LABELS):
+        problems.append(
+            f"needs exactly one stereotype, one anti-stereotype and one unrelated sentence, "
+            f"has {labels}"
+        )
+    for s in sentences:
+        if not (s.get("id") or "").strip():
+            problems.append(f"{s.get('label')} sentence has no id")
+        if not (s.get("sentence") or "").strip():
+            problems.append(f"{s.get('label')} sentence is empty")
+    return problems
+
+
+def frame_problem(context: str, sentence: str, attribute: str) -> str | None:
+    """Why ``sentence`` is not ``context`` with BLANK replaced by ``attribute``, or None.
+
+    Letter case is compared loosely: the published English StereoSet lower-cases its
+    sentences ("The Crimean people…" / "The crimean people…") without changing the words.
+    """
+    prefix, _, suffix = context.partition("BLANK")
+    if not attribute.strip():
+        return "empty attribute"
+    expected = prefix + attribute + suffix
+    if sentence == expected or sentence.lower() == expected.lower():
+        return None
+    return f"sentence {sentence!r} is not the context with BLANK = {attribute!r}"
+
+
+def structure_rule(row: Row) -> list[str]:
+    """Intrasentence: one BLANK, options differ only at the attribute; intersentence: a context."""
+    context = row.get("context") or ""
+    if row.get("split") == "intersentence":
+        return [] if context.strip() else ["intersentence item has an empty context"]
+    if row.get("split") != "intrasentence":
+        return []
+    if context.count("BLANK") != 1:
+        return [f"context must hold exactly one BLANK, has {context.count('BLANK')}"]
+    problems = []
+    for s in as_list(row.get("sentences")):
+        why = frame_problem(context, s.get("sentence") or "", s.get("attribute") or "")
+        if why:
+            problems.append(f"{s.get('label')}: {why} (must differ only at the attribute)")
+    return problems
+
+
+SCHEMA = FamilySchema(
+    family="stereoset",
+    columns=(
+        Column("split", pa.string(), allowed=SPLITS),
+        Column("bias_type", pa.string(), nonempty=True),
+        Column("target", pa.string(), nonempty=True),
+        Column("context", pa.string()),
+        Column("sentences", pa.list_(SENTENCE)),
+        Column("source_sentences", pa.list_(pa.string()), required=False),
+        Column("variant", pa.string(), required=False),
+    ),
+    trailing=(Column("translation", TRANSLATION, required=False),),
+    row_rules=(options_rule,),
+    release_rules=(structure_rule,),
+    nested_ids="sentences",
+)
+
+
+# ----------------------------------------------------------------------------- review
+
+
+def editable_text(row: Row) -> str:
+    """The editable form of an item: one ``label: text`` line per part."""
+    lines = [f"context: {row.get('context')}"]
+    for item in as_list(row.get("sentences")):
+        lines.append(f"{item['label']}: {item['sentence']}")
+    return "\n".join(lines)
+
+
+def to_record(row: Row) -> dict[str, Any]:
+    sentences = as_list(row.get("sentences"))
+    body = [f"**Context:** {row.get('context')}", ""]
+    for index, item in enumerate(sentences, 1):
+        body.append(
+            f"{index}. {item['sentence']}  \n   *(labelled {item['label']}; attribute: {item.get('attribute')})*"
+        )
+    suggestions: dict[str, Any] = {"correction": editable_text(row)}
+    for index, item in enumerate(sentences[:3], 1):
+        suggestions[f"label_{index}"] = str(item["label"])
+    return {
+        "fields": {
+            "item": "\n".join(body),
+            "source": str(row.get("source_text") or ""),
+        },
+        "metadata": {
+            "domain": str(row.get("bias_type")),
+            "split": str(row.get("split")),
+            "target": str(row.get("target")),
+        },
+        "suggestions": suggestions,
+    }
+
+
+_LINE = re.compile(r"^\s*(context|stereotype|anti-stereotype|unrelated)\s*:\s*(.*)$")
+
+
+def _parts(text: str) -> dict[str, str]:
+    parts = {}
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if match:
+            parts[match.group(1)] = match.group(2).strip()
+    if "context" not in parts or not all(label in parts for label in LABELS):
+        raise ValueError(
+            "the correction must keep the lines context:, stereotype:, anti-stereotype:, unrelated:"
+        )
+    return parts
+
+
+def _attribute(context: str, item: dict[str, Any]) -> str:
+    """What fills the BLANK of ``context`` in the option (intersentence: the whole option)."""
+    if "BLANK" not in context:
+        return item["sentence"]
+    before, _, after = context.partition("BLANK")
+    pattern = re.escape(before) + r"(.+?)" + re.escape(after) + r"$"
+    match = re.match(pattern, item["sentence"])
+    if match is None:
+        raise ValueError(f"the {item['label']} option no longer matches the context around BLANK")
+    return match.group(1)
+
+
+def apply_correction(row: Row, text: str) -> Row:
+    parts = _parts(text)
+    context = parts["context"]
+    sentences = []
+    for item in as_list(row.get("sentences")):
+        new = dict(item, sentence=parts.get(item["label"], item["sentence"]))
+        new["attribute"] = _attribute(context, new)
+        sentences.append(new)
+    return dict(row, context=context, sentences=sentences)
+
+
+def apply_answers(row: Row, decided: dict[str, str]) -> Row:
+    """The agreed label of each option replaces the one it had."""
+    sentences = [dict(s) for s in as_list(row.get("sentences"))]
+    for index, item in enumerate(sentences[:3], 1):
+        item["label"] = decided.get(f"label_{index}", item["label"])
+    return dict(row, sentences=sentences)
+
+
+def corrected_sources(before: Row, after: Row) -> list[tuple[str, str]]:
+    """Each corrected part re-translates the English text it came from."""
+    pairs = []
+    if after.get("context") != before.get("context"):
+        pairs.append((str(before["source_text"]), str(after["context"])))
+    sources = as_list(before.get("source_sentences"))
+    olds, news = as_list(before.get("sentences")), as_list(after.get("sentences"))
+    for index, (old, new) in enumerate(zip(olds, news, strict=False)):
+        if old.get("sentence") != new.get("sentence") and index < len(sources):
+            pairs.append((str(sources[index]), str(new["sentence"])))
+    return pairs
+
+
+REVIEW = Review(
+    guidelines=data_text("stereoset_guidelines.md"),
+    fields=[
+        ("item", "Translated item", True),
+        ("source", "English source", False),
+    ],
+    criteria={
+        "validity": (
+            "Is this a valid French test item?",
+            {"valid": "Valid as is", "fixed": "Valid after my correction", "reject": "Reject"},
+            "",
+        ),
+        **{
+            f"label_{i}": (f"Label of option {i}", {label: label for label in LABELS}, "")
+            for i in (1, 2, 3)
+        },
+    },
+    metadata={
+        "domain": "Domain (bias type)",
+        "split": "Split",
+        "target": "Target term",
+    },
+    to_record=to_record,
+    accepts=lambda decided: (
+        decided.get("validity") in {"valid", "fixed"}
+        and sorted(decided.get(f"label_{i}", "") for i in (1, 2, 3)) == sorted(LABELS)
+    ),
+    correction=("correction", "Corrected translation (edit in place)"),
+    apply_correction=apply_correction,
+    apply_answers=apply_answers,
+    corrected_sources=corrected_sources,
+)
+
+
+# ----------------------------------------------------------------------------- release
+
+
+def config_of(table: pa.Table) -> list[str]:
+    """The split is the config: intrasentence and intersentence are scored differently."""
+    return [str(s) for s in table.column("split").to_pylist()]
+
+
+def _per_domain(table: pa.Table | None) -> dict[str, tuple[int, int]]:
+    frame = (
+        table.select(["bias_type", "target"]).to_pandas()
+        if table is not None
+        else pd.DataFrame({"bias_type": [], "target": []})
+    )
+    per = {
+        d: (int(frame[frame.bias_type == d].target.nunique()), int((frame.bias_type == d).sum()))
+        for d in sorted(set(DOMAINS) | set(frame.bias_type))
+    }
+    per["total"] = (sum(v[0] for v in per.values()), len(frame))
+    return per
+
+
+def statistics(configs: dict[str, pa.Table]) -> str:
+    """Table 1 of the French paper: target terms and tests per domain, intra and inter."""
+    header = ["domain"]
+    columns = []
+    for split in SPLITS:
+        header += [f"{split}: target terms", f"{split}: tests"]
+        columns.append(_per_domain(configs.get(split)))
+    domains = [d for d in columns[0] if d != "total"]
+    domains += [d for d in columns[1] if d not in domains and d != "total"]
+    rows = []
+    for domain in [*domains, "total"]:
+        row: list[object] = [domain]
+        for per in columns:
+            row += list(per.get(domain, (0, 0)))
+        rows.append(row)
+    return md_table(header, rows)
+
+
+CARD = Card(
+    pretty_name="StereoSet",
+    license="cc-by-sa-4.0",
+    license_note="CC BY-SA 4.0, inherited from StereoSet (Nadeem et al. 2021): derivatives, "
+    "translations included, must be shared under the same licence.",
+    task_categories=("fill-mask", "text-classification"),
+    description="StereoSet association tests (Nadeem et al. 2021): for a target term, "
+    "three options realise a stereotypical, an anti-stereotypical and an unrelated "
+    "association. *Intrasentence* items fill the `BLANK` of a context sentence (the three "
+    "sentences differ only at the attribute); *intersentence* items continue a context "
+    "sentence with one of three sentences. Scores: language-model score (LMS), "
+    "stereotype score (SS) and ICAT per domain (gender, profession, race, religion).",
+    limitations=(
+        "StereoSet's stereotypes were written by crowd workers living in the United States "
+        "and capture that culture's stereotypes; racial and religious stereotypes in "
+        "particular are culture-specific, and a translation carries them over rather "
+        "than finding the target culture's own (Adam-Cuvillier et al. 2024, §5).",
+        "The four domains (gender, profession, race, religion) are neither exhaustive nor "
+        "representative of the biases of a society; the size and nature of the items "
+        "never allow concluding that a model with good scores is free of bias.",
+        "Bias must be defined with respect to a use and the harms it may cause (Blodgett "
+        "et al. 2020): these tests measure stereotyped associations in contextual "
+        "representations, independently of any application, and must be adapted to the "
+        "use case and its social context.",
+        "Translated items depend on the machine translation and its review: independent "
+        "translations broke the one-attribute structure of about half of the "
+        "intrasentence items in the French adaptation, and unrelated options tend to be "
+        "translated into sensible sentences; items were uniformised and checked, but "
+        "residual translation artefacts are possible.",
+    ),
+    citations=(citation("nadeem2021"), citation("adamcuvillier2024")),
+    statistics=statistics,
+)
+
+FAMILY = Family(
+    name="stereoset",
+    schema=SCHEMA,
+    review=REVIEW,
+    card=CARD,
+    config_of=config_of,
+    config_order=SPLITS,
+    text_column="context",
+)

@@ -1,0 +1,216 @@
+"""A persistent translation memory (SQLite) that sits in front of every translation backend.
+
+Why: machine translation is paid per character. Every text the pipeline sends is first looked
+up here and every answer is stored here, committed batch by batch, so
+
+* a text is paid for once (a rerun with the same inputs sends nothing),
+* a run that crashes or hits its quota resumes where it stopped,
+* reviewers' corrections are kept as *preferred* translations that win over any engine.
+
+Machine translations are keyed by everything that changes the engine's answer: the engine
+identity (e.g. ``deepl`` or ``deepl@http://127.0.0.1:8000`` for a test server), the language
+pair, the request options (XML tag handling, the ``context`` given with the text, formality,
+glossary content) and the text itself.
+
+Preferred translations are keyed only by ``(source_text, source_lang, target_lang)``: a
+reviewer says "this English sentence is, in French, that", whatever engine or options were used.
+The public API for reviewers (used by the annotation package) is :meth:`TranslationMemory.prefer`
+and :meth:`TranslationMemory.preferred`.
+
+The default location is ``$BIASFORGE_HOME/translation-memory.sqlite`` (``BIASFORGE_HOME``
+defaults to ``~/.biasforge``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS translations (
+    key TEXT PRIMARY KEY,
+    engine TEXT NOT NULL,
+    source_lang TEXT NOT NULL,
+    target_lang TEXT NOT NULL,
+    options TEXT NOT NULL,
+    source_text TEXT NOT NULL,
+    text TEXT NOT NULL,
+    billed_characters INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS preferred (
+    source_lang TEXT NOT NULL,
+    target_lang TEXT NOT NULL,
+    source_text TEXT NOT NULL,
+    text TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (source_lang, target_lang, source_text)
+);
+"""
+
+
+def biasforge_home() -> Path:
+    """Per-user state folder: ``$BIASFORGE_HOME`` or ``~/.biasforge``."""
+    return Path(os.environ.get("BIASFORGE_HOME") or Path.home() / ".biasforge")
+
+
+def default_memory_path() -> Path:
+    return biasforge_home() / "translation-memory.sqlite"
+
+
+def memory_key(
+    engine: str, source_lang: str, target_lang: str, options: Mapping[str, Any], text: str
+) -> str:
+    """The lookup key of one machine translation request for one text."""
+    payload = json.dumps(
+        [engine, source_lang.lower(), target_lang.lower(), dict(sorted(options.items())), text],
+        ensure_ascii=False,
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class Preferred:
+    """A reviewer's translation of a source text, which wins over machine translation."""
+
+    text: str
+    origin: str
+    updated_at: str
+
+
+class TranslationMemory:
+    """SQLite-backed store of machine translations and reviewers' preferred translations.
+
+    Use as a context manager or call :meth:`close`. Safe to reopen at any time: everything
+    returned by :meth:`put_many` is already committed.
+    """
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_memory_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+        self._db.commit()
+
+    def __enter__(self) -> TranslationMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- machine translations -------------------------------------------------------------
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, str]:
+        """Stored translations for those keys that have one."""
+        keys = list(dict.fromkeys(keys))
+        found: dict[str, str] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT key, text FROM translations WHERE key IN ({marks})", chunk
+            )
+            found.update(dict(rows.fetchall()))
+        return found
+
+    def put_many(
+        self,
+        engine: str,
+        source_lang: str,
+        target_lang: str,
+        options: Mapping[str, Any],
+        pairs: Iterable[tuple[str, str, int]],
+    ) -> None:
+        """Store ``(source_text, translation, billed_characters)`` triples and commit."""
+        opts = json.dumps(dict(sorted(options.items())), ensure_ascii=False, sort_keys=True)
+        now = _now()
+        rows = [
+            (
+                memory_key(engine, source_lang, target_lang, options, source),
+                engine,
+                source_lang.lower(),
+                target_lang.lower(),
+                opts,
+                source,
+                text,
+                int(billed),
+                now,
+            )
+            for source, text, billed in pairs
+        ]
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO translations VALUES (?,?,?,?,?,?,?,?,?)", rows
+            )
+
+    def count(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM translations").fetchone()[0]
+
+    # --- reviewers' preferred translations (public API) --------------------------------------
+
+    def prefer(
+        self,
+        source_text: str,
+        source_lang: str,
+        target_lang: str,
+        text: str,
+        origin: str = "review",
+    ) -> None:
+        """Record a reviewer's translation of ``source_text`` as the one to use from now on.
+
+        ``source_text`` is the source exactly as the pipeline saw it (for StereoSet: an English
+        context with ``BLANK`` from a candidate's ``source_text``, or an English sentence from
+        its ``source_sentences``); ``text`` is the corrected translation; ``origin`` says who or
+        what made it (e.g. ``"argilla:dataset/user"``). The latest call wins.
+        """
+        if not source_text or not text:
+            raise ValueError("prefer() needs a non-empty source_text and text")
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO preferred VALUES (?,?,?,?,?,?)",
+                (source_lang.lower(), target_lang.lower(), source_text, text, origin, _now()),
+            )
+
+    def preferred(self, source_text: str, source_lang: str, target_lang: str) -> Preferred | None:
+        """The reviewer's translation of ``source_text``, if one was recorded."""
+        row = self._db.execute(
+            "SELECT text, origin, updated_at FROM preferred "
+            "WHERE source_lang=? AND target_lang=? AND source_text=?",
+            (source_lang.lower(), target_lang.lower(), source_text),
+        ).fetchone()
+        return Preferred(*row) if row else None
+
+    def preferred_many(
+        self, source_texts: Iterable[str], source_lang: str, target_lang: str
+    ) -> dict[str, Preferred]:
+        """Preferred translations for those of ``source_texts`` that have one."""
+        texts = list(dict.fromkeys(source_texts))
+        found: dict[str, Preferred] = {}
+        for start in range(0, len(texts), 500):
+            chunk = texts[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                "SELECT source_text, text, origin, updated_at FROM preferred "
+                f"WHERE source_lang=? AND target_lang=? AND source_text IN ({marks})",
+                [source_lang.lower(), target_lang.lower(), *chunk],
+            )
+            for source, text, origin, updated in rows.fetchall():
+                found[source] = Preferred(text, origin, updated)
+        return found
