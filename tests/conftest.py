@@ -68,3 +68,13 @@ def write_unchecked_run(out: Path, rows: list[dict], family: str) -> Path:
     (out / "report.md").write_text("# hand-made run\n")
     write_manifest(out, "run", family=family, config={}, inputs=[])
     return out
+
+
+def one_error_line(result: subprocess.CompletedProcess) -> str:
+    """The single ``error:`` line of a refused command (exit 2, no traceback); progress bars
+    that were drawn before the error may also be on stderr."""
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "error" in line.lower()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]

@@ -8,7 +8,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import run_cli, write_unchecked_run
+from tests.conftest import one_error_line, run_cli, write_unchecked_run
 
 
 @pytest.fixture(scope="module")
@@ -25,19 +25,9 @@ def _release(tmp_path, run):
     )  # fmt: skip
 
 
-def _one_line_refusal(result) -> str:
-    assert result.returncode == 2, result.stdout + result.stderr
-    lines = [line for line in result.stderr.splitlines() if "error" in line.lower()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert "Traceback" not in result.stderr, result.stderr
-    return lines[0]
-
-
 def test_a_gender_outside_the_allowed_values_is_refused(tmp_path, becpro_rows):
     rows = [dict(r, gender="robot") if i % 2 else r for i, r in enumerate(becpro_rows)]
-    line = _one_line_refusal(
-        _release(tmp_path, write_unchecked_run(tmp_path / "run", rows, "becpro"))
-    )
+    line = one_error_line(_release(tmp_path, write_unchecked_run(tmp_path / "run", rows, "becpro")))
     assert f"(record {rows[1]['id']})" in line
     assert "column gender" in line and "'robot'" in line and "male, female" in line
     assert not (tmp_path / "releases" / "b").exists()
@@ -45,9 +35,7 @@ def test_a_gender_outside_the_allowed_values_is_refused(tmp_path, becpro_rows):
 
 def test_a_profession_group_outside_the_allowed_values_is_refused(tmp_path, becpro_rows):
     rows = [dict(becpro_rows[0], profession_group="neutral"), *becpro_rows[1:]]
-    line = _one_line_refusal(
-        _release(tmp_path, write_unchecked_run(tmp_path / "run", rows, "becpro"))
-    )
+    line = one_error_line(_release(tmp_path, write_unchecked_run(tmp_path / "run", rows, "becpro")))
     assert f"(record {rows[0]['id']})" in line and "column profession_group" in line
 
 
@@ -62,7 +50,7 @@ def test_a_numeric_column_holding_text_is_refused(tmp_path, becpro_rows):
 
     manifest["files"]["candidates.parquet"] = sha256_file(run / "candidates.parquet")
     (run / "manifest.json").write_text(json.dumps(manifest))
-    line = _one_line_refusal(_release(tmp_path, run))
+    line = one_error_line(_release(tmp_path, run))
     assert "column pct_women" in line and "type string, expected double" in line
     assert f"(record {becpro_rows[0]['id']})" in line
 
@@ -82,7 +70,7 @@ def test_a_manifest_with_an_empty_or_incomplete_file_list_is_refused(
     manifest = json.loads((run / "manifest.json").read_text())
     edit(manifest["files"])
     (run / "manifest.json").write_text(json.dumps(manifest))
-    line = _one_line_refusal(_release(tmp_path, run))
+    line = one_error_line(_release(tmp_path, run))
     assert expected in line
 
 
@@ -95,5 +83,5 @@ def test_an_edited_sentence_with_an_emptied_file_list_is_not_released(tmp_path, 
     manifest = json.loads((run / "manifest.json").read_text())
     manifest["files"] = {}
     (run / "manifest.json").write_text(json.dumps(manifest))
-    _one_line_refusal(_release(tmp_path, run))
+    one_error_line(_release(tmp_path, run))
     assert not (tmp_path / "releases" / "b").exists()
