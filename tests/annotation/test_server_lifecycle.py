@@ -6,6 +6,8 @@ import os
 import signal
 import sqlite3
 import stat
+import subprocess
+import sys
 import threading
 import time
 
@@ -15,7 +17,7 @@ import psutil
 
 from annotation.connection import find_server
 from annotation.push import push_candidates
-from annotation.serve import pid_alive
+from annotation.serve import free_port, pid_alive
 
 DATASET = "crash-push"
 N = 1000
@@ -62,6 +64,24 @@ def test_everything_listens_on_loopback_only(server):
     assert sockets, "expected the web server and redis to listen"
     assert {ip for ip, _ in sockets} == {"127.0.0.1"}
     assert server.port in {port for _, port in sockets}
+
+
+def test_second_start_is_refused_and_leaves_the_running_server_alone(server):
+    tmp = server.data_dir / "tmp"  # where the running server's web UI was unpacked
+    assert tmp.is_dir()
+    serve = [sys.executable, "-m", "biasforge.cli", "annotate", "serve"]
+    for port in (free_port(), server.port):  # same data dir, on a free port and on its own
+        refused = subprocess.run(
+            [*serve, "--data-dir", str(server.data_dir), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert refused.returncode == 2
+        assert refused.stderr.count("\n") == 1 and "already runs" in refused.stderr
+    assert tmp.is_dir() and (server.data_dir / "server.json").is_file()
+    assert all(pid_alive(pid) for pid in server.children())
+    assert httpx.get(f"{server.url}/api/v1/status").status_code == 200
 
 
 def record_count(db_path) -> int:
