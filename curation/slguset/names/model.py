@@ -1,0 +1,42 @@
+"""The shipped name scorer: logistic weights over the features and a threshold on P(name).
+
+Fitted on the *tune* half of the People's Daily dev file by
+``benchmarks/train_slguset_names.py`` and shipped as ``data/slguset/name_model.json``, one
+model per token source (``fast``, ``posseg``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from curation.slguset.names.features import FEATURES
+from curation.slguset.names.words import DATA_DIR
+
+MODEL_PATH = DATA_DIR / "name_model.json"
+
+
+@dataclass(frozen=True)
+class NameModel:
+    """Logistic weights over the features and the decision threshold on P(name)."""
+
+    weights: dict[str, float]
+    threshold: float
+    tagger: str
+
+    def score(self, x: dict[str, float]) -> float:
+        z = sum(self.weights.get(k, 0.0) * v for k, v in x.items())
+        return 1.0 / (1.0 + math.exp(-z)) if z > -50 else 0.0
+
+
+def load_models(path: str | Path = MODEL_PATH) -> dict[str, NameModel]:
+    """Read the shipped weights; refuse a file trained on another feature list."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if data["features"] != FEATURES:
+        raise ValueError(f"{path}: trained on another feature list; retrain the name model")
+    return {
+        tagger: NameModel(dict(m["weights"]), float(m["threshold"]), tagger)
+        for tagger, m in data["models"].items()
+    }
