@@ -118,9 +118,11 @@ class PersonNameFilter(RuleFilter):
     ) -> None:
         super().__init__(exclusion_writer)
         self.resources = resources
-        self.description = (
-            f"sentence names a person (jieba tokens + name model, {resources.tagger})"
-        )
+        self.description = self.describe(resources.tagger)
+
+    @staticmethod
+    def describe(tagger: str) -> str:
+        return f"sentence names a person (jieba tokens + name model, {tagger})"
 
     def verdict(self, doc: Document) -> tuple[bool, str]:
         hits = self.resources.finder.find(doc.metadata["tokens"])

@@ -93,20 +93,24 @@ def sentence_pr(gold: Iterable[GoldSentence], has_name: Callable[[str], bool]) -
 
 
 def evaluate_name_filter(path: str | Path, tagger: str = "fast") -> dict[str, Any]:
-    """P/R of the shipped model (and of jieba ``nr`` alone) on each half and on the whole file."""
-    from curation.slguset.names import find_names, jieba_nr_names, load_models, tokenize
+    """P/R of the shipped model (and of jieba ``nr`` alone) on each half and on the whole file,
+    with a tokenizer of its own (jieba's dictionary, no extra words)."""
+    from curation.slguset.names import NameFinder, Tokenizer, jieba_nr_names, load_models
 
-    model = load_models()[tagger]
+    tokenizer = Tokenizer()
+    finder = NameFinder(load_models()[tagger], tokenizer)
     gold = read_gold(path)
-    result: dict[str, Any] = {"file": str(path), "tagger": tagger, "threshold": model.threshold}
+    result: dict[str, Any] = {
+        "file": str(path),
+        "tagger": tagger,
+        "threshold": finder.model.threshold,
+    }
     for part in ("tune", "heldout", "all"):
         subset = [g for g in gold if part == "all" or split_of(g.id) == part]
         result[part] = {
-            "model": sentence_pr(
-                subset, lambda s: bool(find_names(tokenize(s, tagger), model))
-            ).as_dict(),
+            "model": sentence_pr(subset, lambda s: bool(finder.find_in(s))).as_dict(),
             "jieba_nr": sentence_pr(
-                subset, lambda s: bool(jieba_nr_names(tokenize(s, "posseg")))
+                subset, lambda s: bool(jieba_nr_names(tokenizer.tokens(s, "posseg")))
             ).as_dict(),
         }
     return result

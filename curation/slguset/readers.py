@@ -6,7 +6,7 @@ ranges that start after a newline (safe for UTF-8, GBK and GB18030, whose multi-
 never contain the byte 0x0A), gzip files are one unit each, a Hugging Face dataset is cut with
 ``Dataset.shard``. Every record keeps its file and 1-based line number, so a record that cannot
 be decoded is an :class:`~biasforge.errors.InputError` naming both — or, with
-``skip_bad_lines``, a counted skip.
+``skip_bad_lines``, a counted skip. :class:`CorpusReader` is the datatrove reader over them.
 """
 
 from __future__ import annotations
@@ -15,9 +15,14 @@ import codecs
 import gzip
 import json
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from datatrove.data import Document, DocumentsPipeline
+from datatrove.pipeline.readers.base import BaseReader
+from tqdm import tqdm
 
 from biasforge.errors import BiasforgeError, InputError
 
@@ -311,3 +316,79 @@ def _read_hf(unit: Unit, text_field: str, stats: ReadStats) -> Iterator[Record]:
                 stats.records += 1
                 stats.raw_chars += len(value)
                 yield Record(value, unit.source, row)
+
+
+class CorpusReader(BaseReader):
+    """Plain text / JSONL / Hugging Face corpus units → one Document per line or record.
+
+    Each task reads its share of the units (:func:`units_for_rank`). A record that cannot be
+    read is an :class:`~biasforge.errors.InputError`; exceptions cross process boundaries
+    badly, so the reader also leaves its facts in ``error-RANK.json`` under ``errors_dir``.
+    """
+
+    name = "SlguSet corpus reader"
+
+    def __init__(
+        self,
+        units: list[Unit],
+        *,
+        encoding: str = "utf-8",
+        text_field: str = "text",
+        skip_bad_lines: bool = False,
+        errors_dir: str | None = None,
+    ) -> None:
+        super().__init__(text_key=text_field)
+        self.units = units
+        self.encoding = encoding
+        self.skip_bad_lines = skip_bad_lines
+        self.errors_dir = errors_dir
+
+    def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
+        stats = ReadStats()
+        progress = tqdm(
+            desc=f"slguset task {rank}",
+            unit="char",
+            unit_scale=True,
+            position=rank,
+            leave=False,
+            disable=not sys.stderr.isatty(),
+        )
+        try:
+            for unit in units_for_rank(self.units, rank, world_size):
+                for record in read_unit(
+                    unit,
+                    encoding=self.encoding,
+                    text_field=self.text_key,
+                    skip_bad_lines=self.skip_bad_lines,
+                    stats=stats,
+                ):
+                    progress.update(len(record.text))
+                    yield _document(record)
+        except InputError as exc:
+            self._leave_error(exc, rank)
+            raise RuntimeError(str(exc)) from None
+        finally:
+            progress.close()
+        self.stat_update("documents", value=stats.records)
+        self.stat_update("raw_chars", value=stats.raw_chars)
+        self.stat_update("bad_lines", value=stats.bad_lines)
+
+    def _leave_error(self, exc: InputError, rank: int) -> None:
+        if not self.errors_dir:
+            return
+        folder = Path(self.errors_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"error-{rank:05d}.json").write_text(
+            json.dumps(
+                {"path": exc.path, "line": exc.line, "message": str(exc)}, ensure_ascii=False
+            ),
+            encoding="utf-8",
+        )
+
+
+def _document(record: Record) -> Document:
+    return Document(
+        text=record.text,
+        id=record.id,
+        metadata={"source": record.source, "line": record.line, "piece": record.piece},
+    )

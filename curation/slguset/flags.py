@@ -1,0 +1,102 @@
+"""The paper's annotation criteria as datatrove steps that flag sentences for review.
+
+People decide these (three annotators, all must agree), so a rule only flags: the sentence is
+kept, its verdict goes on ``checks`` and a failure on ``review_reasons``. ``other_gender_term``
+(criterion 2: another gender term may co-refer and leak the gender), ``biological_sex``
+(criterion 3), ``counterpart_sense`` (criterion 1: swapping the keyword makes another word, as
+男儿 → 女儿).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+from datatrove.data import Document, DocumentsPipeline
+from datatrove.pipeline.base import PipelineStep
+from datatrove.utils.typeshelper import StatHints
+
+from curation.slguset.filters import record_verdict
+from curation.slguset.matching import target_of
+from curation.slguset.resources import TaskResources
+
+
+class ReviewFlag(PipelineStep):
+    """A review rule: never drops a sentence, counts ``total`` and ``flagged``."""
+
+    type = "🚩 - FLAG"
+    rule: str
+    description: str
+    severity = "review"
+
+    def __init__(self, resources: TaskResources) -> None:
+        self.name = self.rule  # before datatrove names the step's stats
+        super().__init__()
+        self.resources = resources
+
+    @abstractmethod
+    def verdict(self, doc: Document) -> tuple[bool, str]:
+        """(passed, detail) for one sentence."""
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        for doc in data:
+            with self.track_time():
+                passed, detail = self.verdict(doc)
+            record_verdict(doc, self.rule, self.severity, passed, detail)
+            self.stat_update(StatHints.total)
+            if not passed:
+                self.stat_update("flagged")
+                doc.metadata["review_reasons"].append(f"{self.rule}: {detail}")
+            yield doc
+
+
+class OtherGenderTermFlag(ReviewFlag):
+    rule = "other_gender_term"
+    description = "criterion 2: another gender term in the sentence may co-refer with the keyword"
+
+    def verdict(self, doc: Document) -> tuple[bool, str]:
+        matches = doc.metadata["matches"]
+        target = target_of(matches)
+        others = [m.form for m in matches if m.genuine and m is not target]
+        terms = self.resources.lexicon.other_gender_terms
+        others += [t.word for t in doc.metadata["tokens"] if t.word in terms]
+        if others:
+            return False, "other gender terms may co-refer: " + "、".join(others)
+        return True, "no other gender term"
+
+
+class BiologicalSexFlag(ReviewFlag):
+    rule = "biological_sex"
+    description = "criterion 3: biological-sex information (经期, 孕期, 哺乳期 …)"
+
+    def verdict(self, doc: Document) -> tuple[bool, str]:
+        terms = self.resources.lexicon.biological_terms
+        found = sorted(t for t in terms if t in doc.text)
+        if found:
+            return False, "biological-sex terms: " + "、".join(found)
+        return True, "no biological-sex term"
+
+
+class CounterpartSenseFlag(ReviewFlag):
+    rule = "counterpart_sense"
+    description = (
+        "criterion 1: the counterpart swap turns the keyword into another term (男儿→女儿)"
+    )
+
+    def verdict(self, doc: Document) -> tuple[bool, str]:
+        lexicon, sentence = self.resources.lexicon, doc.text
+        target = target_of(doc.metadata["matches"])
+        form = lexicon.forms[target.form]
+        swapped = sentence[: target.start] + form.counterpart + sentence[target.end :]
+        end = target.start + len(form.counterpart)
+        clash = [
+            m.group()
+            for m in lexicon.pattern.finditer(swapped, max(0, target.start - 3), end + 3)
+            if m.start() < end
+            and m.end() > target.start
+            and (m.start(), m.end()) != (target.start, end)
+        ]
+        if clash:
+            return False, (
+                f"swapping {target.form}→{form.counterpart} makes 「{clash[0]}」, another term"
+            )
+        return True, f"{target.form}→{form.counterpart}"

@@ -1,0 +1,47 @@
+"""What the steps of one datatrove task read: the lexicon, a jieba tokenizer, the name finder.
+
+One :class:`TaskResources` is handed to every step that needs it when the pipeline is built.
+It loads on first use and pickles as its two settings only, so each task (a worker process, a
+Slurm job, a Ray actor) builds its own copy once, shared by its steps: the tokenizer that
+segments a sentence for the non-gender rule is the one whose frequencies the name features
+read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from curation.slguset.lexicon import Lexicon, load_lexicon
+from curation.slguset.names import NameFinder, Tokenizer, load_models
+
+
+class TaskResources:
+    def __init__(self, lexicon_dir: str | None = None, tagger: str = "fast") -> None:
+        self.lexicon_dir = lexicon_dir
+        self.tagger = tagger
+        self._lexicon: Lexicon | None = None
+        self._finder: NameFinder | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"lexicon_dir": self.lexicon_dir, "tagger": self.tagger}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["lexicon_dir"], state["tagger"])
+
+    @property
+    def lexicon(self) -> Lexicon:
+        if self._lexicon is None:
+            self._lexicon = load_lexicon(self.lexicon_dir)
+        return self._lexicon
+
+    @property
+    def finder(self) -> NameFinder:
+        """The name finder, over a tokenizer that keeps the lexicon's non-gender words whole."""
+        if self._finder is None:
+            tokenizer = Tokenizer(self.lexicon.jieba_words())
+            self._finder = NameFinder(load_models()[self.tagger], tokenizer)
+        return self._finder
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        return self.finder.tokenizer
