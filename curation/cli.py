@@ -187,12 +187,11 @@ def slguset(
     verbose: Annotated[bool, typer.Option(help="show datatrove's per-task logs")] = False,
 ) -> None:
     """SlguSet: mine gender-neutral Chinese sentences with one gender keyword from a corpus."""
-    from curation.slguset.pipeline import curate_slguset
+    from curation.slguset import Options, curate
     from curation.slguset.sample import BUNDLED_SAMPLE
 
-    stats = curate_slguset(
-        corpus or [str(BUNDLED_SAMPLE)],
-        out,
+    options = Options(
+        corpus=corpus or [BUNDLED_SAMPLE],
         num_proc=num_proc,
         encoding=encoding,
         text_field=text_field,
@@ -200,9 +199,9 @@ def slguset(
         lexicon_dir=lexicon,
         tagger=tagger,
         name_eval=name_eval,
-        overwrite=overwrite,
         verbose=verbose,
     )
+    stats = curate(options, out, overwrite=overwrite).stats
     typer.echo(
         f"slguset: {stats['kept']} candidates kept ({stats['needs_review']} flagged for review), "
         f"{stats['rejected']} rejected, from {stats['raw_chars']:,} characters "
