@@ -1,8 +1,13 @@
-"""Shared inputs for the SlguSet tests: the real lexicon and name model, real jieba."""
+"""Shared inputs for the SlguSet tests: the real lexicon, name model and jieba, and the real
+datatrove mining steps run in this process."""
 
 from __future__ import annotations
 
+from collections import deque
+from pathlib import Path
+
 import pytest
+from datatrove.data import Document
 
 from tests.conftest import SHARED
 
@@ -17,10 +22,21 @@ def lexicon():
 
 
 @pytest.fixture(scope="session")
-def model():
-    from curation.slguset.names import load_models
+def finder():
+    """The shipped ``fast`` model over jieba's own dictionary (as the evaluation uses it)."""
+    from curation.slguset.names import NameFinder, load_models
 
-    return load_models()["fast"]
+    return NameFinder(load_models()["fast"])
+
+
+@pytest.fixture(scope="session")
+def resources():
+    """One task's lexicon, tokenizer and name finder, built once for the session."""
+    from curation.slguset.resources import TaskResources
+
+    resources = TaskResources()
+    assert resources.finder is not None  # build jieba now, once
+    return resources
 
 
 @pytest.fixture(scope="session")
@@ -28,3 +44,28 @@ def peoples_daily():
     if not PEOPLES_DAILY.is_file():
         pytest.fail(f"{PEOPLES_DAILY} is missing: the shared data folder must sit beside the repo")
     return PEOPLES_DAILY
+
+
+def paragraph(text: str, line: int = 1, source: str = "t.txt") -> Document:
+    """A document as the corpus reader makes it."""
+    return Document(text, f"{source}:{line}", metadata={"source": source, "line": line, "piece": 0})
+
+
+def run_steps(steps, docs) -> list[Document]:
+    """Pipe documents through datatrove steps as an executor does for one task (rank 0)."""
+    data = iter(docs)
+    for step in steps:
+        data = step(data, 0, 1)
+    return list(data) if data is not None else []
+
+
+def mine(resources, parts: Path, *texts: str):
+    """The mining steps of one task over ``texts`` (one line each), then the merge: (kept,
+    rejected, step stats by name)."""
+    from curation.slguset.merge import merge_parts
+    from curation.slguset.mine import mining_steps
+
+    steps = mining_steps(resources, parts)
+    deque(run_steps(steps, [paragraph(t, n) for n, t in enumerate(texts, 1)]), maxlen=0)
+    kept, rejected, _ = merge_parts(parts)
+    return kept, rejected, {s.name: s.stats for s in steps}

@@ -1,16 +1,9 @@
-"""The rules on hand-written sentences, with real jieba and the shipped name model."""
+"""The rules on hand-written sentences: the real datatrove mining steps of one task, with real
+jieba and the shipped name model; rejected rows come back through the exclusion writers."""
 
 import pytest
 
-from curation.slguset.mine import Miner
-
-
-def mine(lexicon, model, *sentences):
-    miner = Miner(lexicon, model)
-    for line, sentence in enumerate(sentences, 1):
-        list(miner.feed(sentence, "t.txt", line))
-    [(kept, rejected)] = list(miner.finish())
-    return kept, rejected, miner.stats
+from tests.curation_slguset.conftest import mine
 
 
 def reasons_of(rejected, sentence):
@@ -29,21 +22,22 @@ def reasons_of(rejected, sentence):
         ("其他单位也来参观了。", "其他"),
     ],
 )
-def test_gender_character_inside_a_non_gender_word_is_rejected(lexicon, model, sentence, word):
-    kept, rejected, _ = mine(lexicon, model, sentence)
+def test_gender_character_inside_a_non_gender_word_is_rejected(resources, tmp_path, sentence, word):
+    kept, rejected, _ = mine(resources, tmp_path, sentence)
     assert kept.empty
     [reason] = reasons_of(rejected, sentence)
     assert reason.startswith("non_gender_word:") and word in reason
 
 
-def test_genuine_keyword_kept_with_span_gender_and_counterpart(lexicon, model):
+def test_genuine_keyword_kept_with_span_gender_and_counterpart(resources, tmp_path):
     sentence = "这位女教师每天很早就到学校。"
-    kept, rejected, _ = mine(lexicon, model, sentence)
+    kept, rejected, _ = mine(resources, tmp_path, sentence)
     assert rejected.empty
     row = kept.iloc[0]
     assert (row.keyword, row.keyword_start, row.keyword_end) == ("女", 2, 3)
     assert sentence[row.keyword_start : row.keyword_end] == row.keyword
     assert (row.gender, row.counterpart) == ("female", "男")
+    assert row.source_id == "t.txt:1#0"
     assert [c["rule"] for c in row.checks] == [
         "preprocess",
         "non_gender_word",
@@ -55,36 +49,51 @@ def test_genuine_keyword_kept_with_span_gender_and_counterpart(lexicon, model):
     assert not row.needs_review
 
 
-def test_keyword_after_a_non_gender_word_becomes_the_target(lexicon, model):
+def test_keyword_after_a_non_gender_word_becomes_the_target(resources, tmp_path):
     sentence = "其他人都走了，他还在工地上忙碌。"
-    kept, _, _ = mine(lexicon, model, sentence)
+    kept, _, _ = mine(resources, tmp_path, sentence)
     row = kept.iloc[0]
     assert (row.keyword, row.keyword_start) == ("他", 7)
 
 
-def test_sentence_with_a_person_name_is_rejected(lexicon, model):
+def test_sentence_with_a_person_name_is_rejected(resources, tmp_path):
     sentence = "市委书记张敬涛说，他一定会把工作做好。"
-    kept, rejected, _ = mine(lexicon, model, sentence)
+    kept, rejected, _ = mine(resources, tmp_path, sentence)
     assert kept.empty
     [reason] = reasons_of(rejected, sentence)
     assert reason.startswith("person_name:") and "张敬涛" in reason
+    checks = rejected.iloc[0]["checks"]
+    assert [c["rule"] for c in checks] == ["preprocess", "non_gender_word", "person_name"]
+    assert (tmp_path / "rejected" / "person_name" / "00000.jsonl").is_file()
 
 
-def test_criteria_two_and_three_flag_for_review_without_dropping(lexicon, model):
+def test_criteria_two_and_three_flag_for_review_without_dropping(resources, tmp_path):
     coref = "见弟弟冬天穿了一条单裤，兄弟俩抱头痛哭。"
     bio = "女职工在经期、孕期、产期、哺乳期依法享受特殊保护。"
     sense = "好男儿志在四方。"
-    kept, rejected, _ = mine(lexicon, model, coref, bio, sense)
+    kept, rejected, steps = mine(resources, tmp_path, coref, bio, sense)
     assert rejected.empty
     by_sentence = {row.sentence: list(row.review_reasons) for row in kept.itertuples()}
     assert any(r.startswith("other_gender_term:") and "兄弟" in r for r in by_sentence[coref])
     assert any(r.startswith("biological_sex:") and "哺乳期" in r for r in by_sentence[bio])
     assert any(r.startswith("counterpart_sense:") and "女儿" in r for r in by_sentence[sense])
     assert kept["needs_review"].all()
+    assert steps["biological_sex"]["flagged"].total == 1
 
 
-def test_exact_duplicates_and_sentences_without_keywords_never_become_rows(lexicon, model):
-    kept, _, stats = mine(lexicon, model, "他每天骑车上班。今天天气很好。", "他每天骑车上班。")
-    assert list(kept["sentence"]) == ["他每天骑车上班。"]
-    assert stats.duplicates == 1
-    assert stats.sentences_without_keyword == 1
+def test_exact_duplicates_and_sentences_without_keywords_never_become_rows(resources, tmp_path):
+    kept, rejected, steps = mine(
+        resources, tmp_path, "他每天骑车上班。今天天气很好。", "他每天骑车上班。", "天晴了。"
+    )
+    assert list(kept["sentence"]) == ["他每天骑车上班。"] and rejected.empty
+    assert steps["duplicate"]["dropped"].total == 1
+    assert steps["keyword_prefilter (sentence)"]["dropped"].total == 1
+    assert steps["keyword_prefilter (document)"]["dropped"].total == 1
+
+
+def test_a_sentence_that_cannot_be_cleaned_is_rejected_with_its_problem(resources, tmp_path):
+    kept, rejected, steps = mine(resources, tmp_path, "他是NBA球员。他说：“我们要努力。")
+    assert list(kept["sentence"]) == ["他说：“我们要努力。”"]  # the open quote closed
+    assert reasons_of(rejected, "他是NBA球员。") == ["preprocess: non_chinese_characters"]
+    assert steps["quote repair"]["quote_repairs"].total == 1
+    assert steps["preprocess"]["dropped_preprocess"].total == 1

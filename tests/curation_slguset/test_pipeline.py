@@ -1,11 +1,12 @@
 """End to end through the CLI: run directory, spans, reasons, determinism across processes."""
 
+import dataclasses
 import json
 
 import pandas as pd
 import pytest
 
-from curation.rundir import read_run
+from biasforge.contract.rundir import read_run
 from curation.slguset.sample import BUNDLED_SAMPLE
 from tests.conftest import run_cli
 
@@ -111,18 +112,72 @@ def test_same_steps_under_another_executor_configuration(tmp_path):
     candidates as the CLI's run."""
     from datatrove.executor import LocalPipelineExecutor
 
+    from curation.slguset import Options
     from curation.slguset.pipeline import build_pipeline, finish_run
 
     big = tmp_path / "corpus.txt"
     big.write_text(BUNDLED_SAMPLE.read_text(encoding="utf-8") * 8, encoding="utf-8")
-    parts = tmp_path / "parts"
-    steps, tasks = build_pipeline([str(big)], parts, tasks=3)
+    parts, logs = tmp_path / "parts", tmp_path / "logs"
+    options = Options(corpus=[big], num_proc=3)
+    steps, tasks = build_pipeline(options, parts)
     assert tasks == 3
-    LocalPipelineExecutor(
-        pipeline=steps, tasks=tasks, workers=1, logging_dir=str(parts / "datatrove-logs")
-    ).run()
-    finish_run(parts, tmp_path / "cluster", corpus=[str(big)], num_proc=3)
+    LocalPipelineExecutor(pipeline=steps, tasks=tasks, workers=1, logging_dir=str(logs)).run()
+    result = finish_run(options, parts, tmp_path / "cluster", logging_dir=logs)
+    assert result.stats["task_cpu_seconds"].keys() == {"0", "1", "2"}
     run_cli("curate", "slguset", "--corpus", big, "--out", tmp_path / "cli")
     a, b = read_run(tmp_path / "cluster"), read_run(tmp_path / "cli")
     pd.testing.assert_frame_equal(a.candidates, b.candidates)
-    assert a.stats["raw_chars"] == b.stats["raw_chars"]
+    pd.testing.assert_frame_equal(a.rejected, b.rejected)
+    for key in ("raw_chars", "documents", "duplicates", "sentences_seen", "quote_repairs"):
+        assert a.stats[key] == b.stats[key], key
+
+
+def test_slurm_and_ray_executors_take_the_same_steps(tmp_path):
+    """No cluster here: the executors are built with the steps, and the pipeline survives the
+    dill round trip that ships it to a Slurm job (each task then loads its own jieba)."""
+    import dill
+    from datatrove.executor import RayPipelineExecutor, SlurmPipelineExecutor
+
+    from curation.slguset import Options
+    from curation.slguset.pipeline import build_pipeline
+
+    steps, tasks = build_pipeline(Options(), tmp_path / "parts", tasks=4)
+    slurm = SlurmPipelineExecutor(
+        pipeline=steps, tasks=tasks, time="01:00:00", partition="cpu", logging_dir=str(tmp_path)
+    )
+    ray = RayPipelineExecutor(pipeline=steps, tasks=tasks, logging_dir=str(tmp_path / "ray"))
+    assert slurm.world_size == ray.world_size == 1  # the sample is one unit
+    shipped = dill.loads(dill.dumps(slurm))
+    names = [getattr(s, "name", None) for s in shipped.pipeline]
+    assert names[:3] == ["datatrove logs", "SlguSet corpus reader", "keyword_prefilter (document)"]
+    assert "person_name" in names and names[-1] == "task usage"
+
+
+def test_python_entry_point_returns_the_run(tmp_path):
+    from biasforge.contract.rundir import RunResult
+    from curation.slguset import Options, curate
+
+    options = Options(corpus=[BUNDLED_SAMPLE], tagger="posseg")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.tagger = "fast"  # type: ignore[misc]
+    result = curate(options, tmp_path / "run")
+    assert isinstance(result, RunResult) and result.path == tmp_path / "run"
+    assert result.stats["tagger"] == "posseg" and result.stats["kept"] > 50
+    assert read_run(result.path).stats == result.stats
+    with pytest.raises(Exception, match="already exists"):
+        curate(options, tmp_path / "run")
+
+
+def test_bad_options_are_refused_before_any_work(tmp_path):
+    from biasforge.errors import BiasforgeError
+    from curation.slguset import Options, curate
+
+    for options, message in [
+        (Options(corpus=[]), "at least one --corpus"),
+        (Options(num_proc=0), "--num-proc"),
+        (Options(tagger="thulac"), "unknown --tagger"),
+        (Options(encoding="utf-16"), "ASCII-compatible"),
+    ]:
+        with pytest.raises(BiasforgeError, match=message):
+            curate(options, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
