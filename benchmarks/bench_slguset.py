@@ -5,8 +5,9 @@ sample. By default every copy is made *unique* (the copy number is written after
 terminator), so duplicate removal cannot skip the jieba work of later copies: the figure is the
 cost of new text. ``--repeat`` measures plain repetition instead (later copies are duplicates,
 as a crawl with much boilerplate would be). Each configuration runs in its own subprocess (the
-same ``curate_slguset`` call the CLI makes, datatrove LocalPipelineExecutor underneath), so peak
-memory is that run's own: the parent process's RSS plus its largest datatrove worker.
+same ``curate(Options(...), out)`` call the CLI makes, datatrove LocalPipelineExecutor
+underneath), so peak memory is that run's own: the parent process's RSS plus its largest
+datatrove worker.
 
 The machine has 2 cores shared with other work: run it when the machine is quiet (check
 ``uptime``) and read the speed-up with that in mind.
@@ -48,11 +49,11 @@ def build_corpus(path: Path, megabytes: float, unique: bool) -> int:
 
 
 def worker(corpus: Path, num_proc: int) -> dict:
-    from curation.slguset.pipeline import curate_slguset
+    from curation.slguset import Options, curate
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        stats = curate_slguset([str(corpus)], Path(tmp) / "run", num_proc=num_proc)
+        stats = curate(Options(corpus=[corpus], num_proc=num_proc), Path(tmp) / "run").stats
         wall = time.perf_counter() - started
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
