@@ -23,18 +23,30 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families.slguset import SCHEMA
+from curation.slguset.counts import keyword_seconds, mined_counts
 from curation.slguset.lexicon import Lexicon, load_lexicon
-from curation.slguset.readers import check_encoding, expand_corpus, kind_of, plan_units
+from curation.slguset.merge import merge_parts
+from curation.slguset.mine import mining_steps
+from curation.slguset.names import MODES
+from curation.slguset.readers import (
+    CorpusReader,
+    check_encoding,
+    expand_corpus,
+    kind_of,
+    plan_units,
+)
+from curation.slguset.report import per_keyword, rejections, render_report
+from curation.slguset.resources import TaskResources
 from curation.slguset.sample import BUNDLED_SAMPLE
+from curation.slguset.steps import TaskLogs
 
-TAGGERS = ("fast", "posseg")
 LOGS = "datatrove-logs"
 
 
@@ -61,7 +73,7 @@ class Options:
             raise BiasforgeError("give at least one --corpus")
         if self.num_proc < 1:
             raise BiasforgeError("--num-proc must be at least 1")
-        if self.tagger not in TAGGERS:
+        if self.tagger not in MODES:
             raise BiasforgeError(f"unknown --tagger {self.tagger!r}: choose fast or posseg")
         if self.name_eval and not Path(self.name_eval).is_file():
             raise InputError(self.name_eval, "gold file for the name-filter evaluation not found")
@@ -74,8 +86,7 @@ def curate(options: Options, out: Path, *, overwrite: bool = False) -> RunResult
     out = Path(out)
     if out.exists() and not overwrite:
         raise BiasforgeError(f"{out} already exists; choose another --out or pass --overwrite")
-    lexicon = options.validate()
-    options = _with_lexicon(options, lexicon)
+    options = replace(options, lexicon_dir=options.validate().directory)
     started = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.work-", dir=out.parent))
@@ -93,22 +104,11 @@ def curate(options: Options, out: Path, *, overwrite: bool = False) -> RunResult
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _with_lexicon(options: Options, lexicon: Lexicon) -> Options:
-    from dataclasses import replace
-
-    return replace(options, lexicon_dir=lexicon.directory)
-
-
 def build_pipeline(
     options: Options, parts_dir: str | Path, *, tasks: int | None = None
 ) -> tuple[list, int]:
     """The datatrove steps for ``tasks`` tasks (default ``options.num_proc``), and the number
     of tasks worth running; rows and errors go to ``parts_dir`` (shared storage on a cluster)."""
-    from curation.slguset.mine import mining_steps
-    from curation.slguset.readers import CorpusReader
-    from curation.slguset.resources import TaskResources
-    from curation.slguset.steps import TaskLogs
-
     check_encoding(options.encoding)  # before any process starts
     tasks = tasks or options.num_proc
     units = plan_units(list(options.corpus), world_size=tasks)
@@ -170,21 +170,17 @@ def finish_run(
     parts_dir: str | Path,
     out: str | Path,
     *,
-    logging_dir: str | Path | None = None,
+    logging_dir: str | Path,
     overwrite: bool = False,
     mining_seconds: float = 0.0,
 ) -> RunResult:
     """Merge the tasks' rows into the run directory ``out`` (ordered by file, line, sentence;
-    duplicates across tasks dropped), with stats, report and manifest. ``logging_dir`` is the
-    executor's (default: ``parts_dir/datatrove-logs``)."""
-    from curation.slguset.counts import mined_counts
-    from curation.slguset.merge import merge_parts
-    from curation.slguset.report import render_report
-
+    duplicates across tasks dropped), with stats, report and manifest; the counts come from
+    the stats files in the executor's ``logging_dir``."""
     lexicon = load_lexicon(options.lexicon_dir)
     merge_started = time.perf_counter()
     kept, rejected, cross_duplicates = merge_parts(parts_dir)
-    mined = mined_counts(logging_dir or Path(parts_dir) / LOGS, options.tagger)
+    mined = mined_counts(logging_dir, options.tagger)
     stats = _stats(options, lexicon, mined, kept, rejected, cross_duplicates)
     stats["seconds"]["mining_wall"] = round(mining_seconds, 3)
     stats["seconds"]["merge"] = round(time.perf_counter() - merge_started, 3)
@@ -217,8 +213,6 @@ def _stats(
     rejected,
     cross_duplicates: int,
 ) -> dict[str, Any]:
-    from curation.slguset.report import per_keyword, rejections
-
     duplicates = mined["duplicates"] + cross_duplicates
     return {
         "family": "slguset",
@@ -251,8 +245,6 @@ def _stats(
 def _cheap_rules(mined: dict[str, Any], duplicates: int) -> list[dict[str, Any]]:
     """The steps before the row rules, as rules: counted, timed, never written as rows (a
     sentence without a gender form is not a candidate, and a duplicate is its first copy)."""
-    from curation.slguset.counts import keyword_seconds
-
     seconds = mined["seconds"]
     with_keyword = mined["sentences_seen"] - mined["sentences_without_keyword"]
     return [
