@@ -79,8 +79,15 @@ def main() -> None:
     try:
         app()
     except BiasforgeError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        sys.exit(2)
+        _fail(str(exc))
+    except OSError as exc:  # the machine said no: read-only folder, full disk, a missing file
+        where = f"{exc.filename}: " if exc.filename else ""
+        _fail(f"{where}{exc.strerror or exc}")
+
+
+def _fail(message: str) -> None:
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    sys.exit(2)
 
 
 if __name__ == "__main__":

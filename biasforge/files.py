@@ -9,6 +9,8 @@ mistakes for finished work.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -71,28 +73,98 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
     write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_leftovers(final: Path) -> list[Path]:
+    """Remove the staging and trash folders that a crashed writer of ``final`` left behind.
+
+    Their names carry the writer's pid (``.NAME.partial-PID-…``); only those of processes that
+    are gone are removed, so a writer still at work is never disturbed.
+    """
+    removed = []
+    for path in final.parent.glob(f".{glob.escape(final.name)}.*-*-*"):
+        kind, _, rest = path.name[len(final.name) + 2 :].partition("-")
+        pid = rest.partition("-")[0]
+        if kind in ("partial", "old") and pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 @contextlib.contextmanager
-def staged_directory(final: str | Path, *, overwrite: bool = False) -> Iterator[Path]:
+def _swap_lock(final: Path) -> Iterator[None]:
+    """Serialise the final swap between concurrent writers of the same folder."""
+    lock = final.parent / f".{final.name}.lock"
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _refuse_unless_replaceable(final: Path, kind: str | None) -> None:
+    from biasforge.contract.manifest import replaceable_problem
+
+    problem = replaceable_problem(final, kind)
+    if problem:
+        raise OutputExistsError(
+            f"{final}: {problem}; --overwrite only replaces what biasforge wrote"
+        )
+
+
+@contextlib.contextmanager
+def staged_directory(
+    final: str | Path, *, overwrite: bool = False, kind: str | None = None
+) -> Iterator[Path]:
     """Yield an empty staging directory that becomes ``final`` only if the block succeeds.
 
-    ``final`` must not exist unless ``overwrite`` is set; even then the old directory is only
-    removed after the new one is complete, so an interrupted overwrite keeps the old result.
+    ``final`` must not exist unless ``overwrite`` is set, and even then it is replaced only
+    when it is a folder biasforge wrote (of ``kind``, when given), unchanged since: anything
+    else at ``--out`` is the user's and is never deleted. The old folder is removed only
+    after the new one is complete, under a lock shared with concurrent writers.
     """
     final = Path(final)
-    if final.exists() and not overwrite:
-        raise OutputExistsError(
-            f"{final} already exists; choose another --out or pass --overwrite to replace it"
-        )
     final.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.partial-", dir=final.parent))
+    clean_leftovers(final)
+    if final.exists() or final.is_symlink():
+        if not overwrite:
+            raise OutputExistsError(
+                f"{final} already exists; choose another --out or pass --overwrite to replace it"
+            )
+        _refuse_unless_replaceable(final, kind)
+    pid = os.getpid()
+    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.partial-{pid}-", dir=final.parent))
     os.chmod(staging, _umask_mode(0o777))  # mkdtemp makes it 0700
     try:
         yield staging
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    if final.exists():
-        trash = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-", dir=final.parent))
+    with _swap_lock(final):
+        _swap_into_place(staging, final, overwrite, kind, pid)
+
+
+def _swap_into_place(
+    staging: Path, final: Path, overwrite: bool, kind: str | None, pid: int
+) -> None:
+    if final.exists() or final.is_symlink():
+        try:
+            if not overwrite:
+                raise OutputExistsError(f"{final} appeared while this one was being written")
+            _refuse_unless_replaceable(final, kind)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        trash = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{pid}-", dir=final.parent))
         os.replace(final, trash / final.name)
         os.replace(staging, final)
         shutil.rmtree(trash, ignore_errors=True)

@@ -117,6 +117,16 @@ def push(
     _push(release_dir, repo, private)
 
 
+def _check_out_file(out: Path, overwrite: bool) -> None:
+    """``--out`` names a file: never a folder, and an existing file only with --overwrite."""
+    from biasforge.errors import BiasforgeError, OutputExistsError
+
+    if out.is_dir():
+        raise BiasforgeError(f"--out {out}: is a folder; give the path of the file to write")
+    if out.exists() and not overwrite:
+        raise OutputExistsError(f"{out} already exists; pass --overwrite to replace it")
+
+
 @app.command("convert")
 def convert(
     source: Annotated[Path, typer.Argument(help="run directory, release folder or parquet file")],
@@ -128,10 +138,12 @@ def convert(
             help="becpro-tsv: 'original' reproduces the published corpus, 'spans' masks exactly the words"
         ),
     ] = Masking.original,
+    overwrite: Annotated[bool, typer.Option(help="replace an existing file at --out")] = False,
 ) -> None:
     """Write items in another tool's layout (StereoSet JSON, BEC-Pro TSV, CrowS-Pairs CSV)."""
     from exports.sources import load_items, release_label
 
+    _check_out_file(out, overwrite)
     items = load_items(source)
     if format is Format.stereoset_json:
         from exports.stereoset_json import write_stereoset_json

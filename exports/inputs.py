@@ -17,10 +17,9 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from biasforge.contract.manifest import verify_manifest
-from biasforge.contract.rundir import read_run
+from biasforge.contract.rundir import read_run, read_table
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.files import sha256_file
 
@@ -96,7 +95,7 @@ def _run_near(manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
 
 def read_reviewed(path: Path) -> ReleaseInput:
     manifest = verify_manifest(path, "reviewed-records folder", required=(REVIEWED_FILE,))
-    table = pq.read_table(path / REVIEWED_FILE)
+    table = read_table(path / REVIEWED_FILE)
     if "decision" not in table.column_names:
         raise InputError(path / REVIEWED_FILE, "no 'decision' column: not reviewed records")
     decisions = Counter(str(d) for d in table.column("decision").to_pylist())
@@ -121,7 +120,7 @@ def read_candidates(path: Path) -> ReleaseInput:
     return ReleaseInput(
         path=path,
         kind="run",
-        table=pq.read_table(path / RUN_FILE),
+        table=read_table(path / RUN_FILE),
         manifest=run.manifest,
         stats=run.stats,
         agreement=_read_json(path / "agreement.json"),

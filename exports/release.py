@@ -140,6 +140,11 @@ def make_release(
         raise BiasforgeError("give at least one input folder (reviewed records or a run)")
     with tqdm(sources, desc="reading inputs", leave=False) as bar:  # closed before an error
         inputs = [read_input(s, unreviewed=unreviewed) for s in bar]
+    if all(item.table.num_rows == 0 for item in inputs):
+        raise BiasforgeError(
+            "nothing to release: the inputs hold no accepted records "
+            + "; ".join(f"{item.path}: {item.decisions or 'no rows'}" for item in inputs)
+        )
     family = _family(inputs)
     skipped = _validate(inputs, family, skip_invalid)
     table = _concat(inputs)

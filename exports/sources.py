@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 
-from biasforge.contract.rundir import read_run
+from biasforge.contract.rundir import read_run, read_table
 from biasforge.errors import InputError
 
 
@@ -16,7 +15,7 @@ def load_items(path: str | Path) -> pd.DataFrame:
     its parquet files) or a single parquet file."""
     path = Path(path)
     if path.is_file() and path.suffix == ".parquet":
-        return pq.read_table(path).to_pandas()
+        return read_table(path).to_pandas()
     if (path / "candidates.parquet").is_file():
         return read_run(path).candidates
     if path.is_dir():
@@ -26,7 +25,7 @@ def load_items(path: str | Path) -> pd.DataFrame:
             verify_release(path)  # a release: refuse one whose files changed
         files = sorted(p for p in path.rglob("*.parquet") if not p.name.startswith("."))
         if files:
-            return pd.concat([pq.read_table(f).to_pandas() for f in files], ignore_index=True)
+            return pd.concat([read_table(f).to_pandas() for f in files], ignore_index=True)
     raise InputError(
         path, "no items found: expected a run directory, a release folder or a .parquet file"
     )

@@ -28,7 +28,7 @@ Kind = Annotated[str, typer.Option(help="auto | masked | causal | seq2seq")]
 Device = Annotated[str, typer.Option(help="torch device, e.g. cpu, cuda, cuda:1, mps")]
 Dtype = Annotated[str, typer.Option(help="float32 | bfloat16 | float16")]
 BatchTokens = Annotated[int, typer.Option(help="Max padded tokens per batch.")]
-Limit = Annotated[int | None, typer.Option(help="Score only the first N items (per split).")]
+Limit = Annotated[int | None, typer.Option(min=0, help="Score only the first N items (per split).")]
 Overwrite = Annotated[bool, typer.Option(help="Replace an existing output folder.")]
 Progress = Annotated[bool, typer.Option(help="Show progress bars.")]
 
@@ -37,9 +37,32 @@ def _options(kind: str, device: str, dtype: str, batch_tokens: int, progress: bo
     from scoring.models import ModelOptions
 
     _quiet_transformers()
+    _check_device(device)
     return ModelOptions(
         kind=kind, device=device, dtype=dtype, batch_tokens=batch_tokens, progress=progress
     )
+
+
+def _check_device(device: str) -> None:
+    """Refuse a device this torch build cannot use now, before any model is loaded."""
+    import torch
+
+    from biasforge.errors import BiasforgeError
+
+    try:
+        kind = torch.device(device).type
+    except (RuntimeError, ValueError) as exc:
+        raise BiasforgeError(f"--device {device!r}: not a torch device ({exc})") from None
+    available = {
+        "cpu": True,
+        "cuda": torch.cuda.is_available(),
+        "mps": torch.backends.mps.is_available(),
+    }.get(kind, True)
+    if not available:
+        raise BiasforgeError(
+            f"--device {device}: this torch {torch.__version__} cannot use {kind} here "
+            "(a CPU-only build, or no such device); use --device cpu"
+        )
 
 
 def _quiet_transformers() -> None:

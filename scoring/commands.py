@@ -86,7 +86,7 @@ def run_stereoset(
     examples = stereoset.examples_from(items, dataset)
     names = _unique_names(models)
     started = time.time()
-    with staged_directory(out, overwrite=overwrite) as stage:
+    with staged_directory(out, overwrite=overwrite, kind="score") as stage:
         tables, biases, methods, timings, params = [], {}, {}, {}, {}
         for spec, name in zip(models, names, strict=True):
             t0 = time.time()
@@ -286,7 +286,7 @@ def run_slguset(
         items = items.head(limit).reset_index(drop=True)
     names = _unique_names(models)
     started = time.time()
-    with staged_directory(out, overwrite=overwrite) as stage:
+    with staged_directory(out, overwrite=overwrite, kind="score") as stage:
         summaries, pairs, topics, biases, scored_all, extremes = [], [], {}, {}, [], []
         for spec, name in zip(models, names, strict=True):
             lm = load_model(spec, options, name)
@@ -371,7 +371,7 @@ def run_becpro(
         items = items.head(limit).reset_index(drop=True)
     names = _unique_names(models)
     started = time.time()
-    with staged_directory(out, overwrite=overwrite) as stage:
+    with staged_directory(out, overwrite=overwrite, kind="score") as stage:
         tables, scored_all, biases = [], [], {}
         for spec, name in zip(models, names, strict=True):
             lm = load_model(spec, options, name)

@@ -91,7 +91,8 @@ def load_model(
     entry, dtype = REGISTRY[kind], torch_dtype(options.dtype)
     try:
         model = getattr(transformers, entry.auto_class).from_pretrained(path, dtype=dtype)
-    except (OSError, ValueError) as exc:
-        raise BiasforgeError(f"cannot load {spec!r} as a {kind} model: {exc}") from exc
+    except Exception as exc:  # corrupt weights raise the loader's own types (SafetensorError…)
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise BiasforgeError(f"cannot load model {spec!r} as a {kind} model: {reason}") from exc
     model.to(options.device)
     return entry.adapter(name or model_name(spec), model, tokenizer, options, path)

@@ -115,3 +115,35 @@ def verify_manifest(folder: str | Path, what: str, required: Iterable[str] = ())
         if sha256_file(folder / name) != digest:
             raise InputError(folder / name, f"checksum differs from {MANIFEST} (file changed)")
     return manifest
+
+
+def _every_file(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def replaceable_problem(folder: Path, kind: str | None = None) -> str | None:
+    """Why ``folder`` is not a folder biasforge wrote and may replace, or None if it is.
+
+    It must be a directory with a valid manifest (of ``kind`` when given) that lists every
+    file in it, each unchanged. A user's own file inside, or an edited one, makes it theirs.
+    """
+    if folder.is_symlink() or not folder.is_dir():
+        return "is not a folder biasforge wrote (it is a file or a link)"
+    try:
+        manifest = read_manifest(folder, "biasforge folder")
+    except InputError as exc:
+        files = [name for name in _every_file(folder) if name != MANIFEST]
+        holds = f"holds {files[0]}, and " if files else ""
+        return f"{holds}is not a folder biasforge wrote ({str(exc).partition(': ')[2]})"
+    found = manifest.get("kind")
+    if kind is not None and found is not None and found != kind:
+        return f"holds a biasforge {found}, not a {kind}"
+    files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+    for name in _every_file(folder):
+        if name == MANIFEST:
+            continue
+        if name not in files:
+            return f"holds {name}, which biasforge did not write"
+        if sha256_file(folder / name) != files[name]:
+            return f"{name} changed since biasforge wrote it"
+    return None

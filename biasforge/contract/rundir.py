@@ -90,7 +90,7 @@ def write_run(
             f"{schema.family} pipeline produced an invalid candidate {first.record}: {first}"
         )
     rejected_schema = arrow.append(pa.field("reasons", pa.list_(pa.string())))
-    with staged_directory(out, overwrite=overwrite) as stage:
+    with staged_directory(out, overwrite=overwrite, kind="run") as stage:
         pq.write_table(kept, stage / CANDIDATES)
         pq.write_table(_table(rejected, rejected_schema, required), stage / REJECTED)
         write_json_atomic(stage / "stats.json", stats)
@@ -129,15 +129,23 @@ def read_run(path: str | Path) -> Run:
     manifest = verify_manifest(path, "run directory", required=RUN_FILES)
     return Run(
         path=path,
-        candidates=pq.read_table(path / CANDIDATES).to_pandas(),
-        rejected=pq.read_table(path / REJECTED).to_pandas(),
+        candidates=read_table(path / CANDIDATES).to_pandas(),
+        rejected=read_table(path / REJECTED).to_pandas(),
         stats=json.loads((path / "stats.json").read_text(encoding="utf-8")),
         manifest=manifest,
     )
+
+
+def read_table(path: str | Path) -> pa.Table:
+    """A parquet file as an Arrow table; a file that is not parquet is one clear error."""
+    try:
+        return pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(path, f"cannot read as parquet: {str(exc).splitlines()[0]}") from exc
 
 
 def read_candidates_table(path: str | Path) -> pa.Table:
     """A verified run's candidates as an Arrow table (keeps the exact column types)."""
     path = Path(path)
     verify_manifest(path, "run directory", required=RUN_FILES)
-    return pq.read_table(path / CANDIDATES)
+    return read_table(path / CANDIDATES)

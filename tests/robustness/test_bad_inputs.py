@@ -1,0 +1,253 @@
+"""Bad input across the four command groups: exit 2, one ``error:`` line naming the file,
+record or option, no traceback, and every file that existed before is untouched.
+
+Each case builds its inputs in a fresh folder from good artefacts (``good`` fixture), runs the
+real ``biasforge`` command in a subprocess and compares a snapshot of the folder before and
+after. Usage errors that typer reports itself (unknown option, bad choice) exit 2 with a
+"Usage" box, which is checked the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from biasforge.files import sha256_file
+from tests.conftest import run_cli
+from tests.robustness.conftest import copy_of
+
+Args = list[object]
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    make: Callable[[Path, dict], Args]  # (folder, good artefacts) -> command line
+    expect: str  # what the error line must say (names the file, record or option)
+
+
+def _file(folder: Path, name: str, content: bytes | str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return path
+
+
+def _remanifest(folder: Path) -> None:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for name in manifest["files"]:
+        manifest["files"][name] = sha256_file(folder / name)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _edit_run(folder: Path, good: dict, edit: Callable[[pa.Table], pa.Table]) -> Path:
+    run = copy_of(good["becpro_run"], folder / "run")
+    table = edit(pq.read_table(run / "candidates.parquet"))
+    pq.write_table(table, run / "candidates.parquet")
+    _remanifest(run)
+    return run
+
+
+def _set_column(table: pa.Table, name: str, values: list) -> pa.Table:
+    return table.set_column(table.schema.get_field_index(name), name, pa.array(values))
+
+
+def _edit_manifest(folder: Path, good: dict, edit: Callable[[dict], object]) -> Path:
+    run = copy_of(good["becpro_run"], folder / "run")
+    manifest = json.loads((run / "manifest.json").read_text())
+    edit(manifest)
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    return run
+
+
+def _release(run: Path, folder: Path, *extra: object) -> Args:
+    return ["export", "release", run, "--name", "b", "--version", "2.0.0", "--unreviewed",
+            "--out", folder / "rel", *extra]  # fmt: skip
+
+
+def _score(folder: Path, good: dict, *extra: object, family: str = "becpro", out: Path | None = None) -> Args:
+    return ["score", family, "--dataset", good["becpro_release"], "--model", good["masked_model"],
+            "--out", out or folder / "scores", *extra]  # fmt: skip
+
+
+def _stereoset(folder: Path, *extra: object) -> Args:
+    return ["curate", "stereoset", "--out", folder / "ss", *extra]
+
+
+def _slguset(folder: Path, *extra: object) -> Args:
+    return ["curate", "slguset", "--out", folder / "slg", *extra]
+
+
+CURATE = [
+    Case("becpro-unknown-language", lambda d, g: ["curate", "becpro", "--lang", "fr", "--out", d / "r"], "unknown language 'fr'"),
+    Case("becpro-unknown-variant", lambda d, g: ["curate", "becpro", "--lang", "es", "--variant", "x", "--out", d / "r"], "variant 'x'"),
+    Case("becpro-missing-lexicon", lambda d, g: ["curate", "becpro", "--lang", "en", "--lexicon", d / "nope", "--out", d / "r"], "nope"),
+    Case("becpro-lexicon-is-a-file", lambda d, g: ["curate", "becpro", "--lang", "en", "--lexicon", _file(d, "lex", "x"), "--out", d / "r"], "lex"),
+    Case("becpro-out-is-a-file", lambda d, g: ["curate", "becpro", "--lang", "en", "--out", _file(d, "f.txt", "mine"), "--overwrite"], "f.txt"),
+    Case("becpro-out-holds-users-file", lambda d, g: ["curate", "becpro", "--lang", "en", "--out", _file(d, "mine/thesis.txt", "t").parent, "--overwrite"], "thesis.txt"),
+    Case("becpro-out-exists", lambda d, g: ["curate", "becpro", "--lang", "en", "--out", copy_of(g["becpro_run"], d / "run")], "already exists"),
+    Case("becpro-out-unwritable", lambda d, g: ["curate", "becpro", "--lang", "en", "--out", "/proc/biasforge-run"], "/proc"),
+    Case("stereoset-missing-source", lambda d, g: _stereoset(d, "--source", d / "none.json", "--dry-run"), "none.json"),
+    Case("stereoset-garbage-source", lambda d, g: _stereoset(d, "--source", _file(d, "s.json", "{not json"), "--dry-run"), "s.json"),
+    Case("stereoset-sentences-a-number", lambda d, g: _stereoset(d, "--source", _file(d, "s.json", json.dumps({"version": "1", "data": {"intrasentence": [{"id": "a", "target": "t", "bias_type": "gender", "context": "A BLANK.", "sentences": 3}], "intersentence": []}})), "--dry-run"), "s.json"),
+    Case("stereoset-negative-limit", lambda d, g: _stereoset(d, "--limit", "-5", "--dry-run"), "--limit"),
+    Case("stereoset-memory-is-a-folder", lambda d, g: _stereoset(d, "--memory", _file(d, "mem/x", "").parent, "--dry-run"), "mem"),
+    Case("stereoset-memory-not-a-database", lambda d, g: _stereoset(d, "--memory", _file(d, "mem.sqlite", b"\x00garbage" * 100), "--dry-run"), "mem.sqlite"),
+    Case("stereoset-missing-glossary", lambda d, g: _stereoset(d, "--glossary", d / "g.tsv", "--dry-run"), "g.tsv"),
+    Case("stereoset-missing-synonyms", lambda d, g: _stereoset(d, "--synonyms", d / "syn.tsv", "--dry-run"), "syn.tsv"),
+    Case("stereoset-missing-lexicon", lambda d, g: _stereoset(d, "--lexicon", d / "lex.tsv", "--dry-run"), "lex.tsv"),
+    Case("stereoset-unknown-translator", lambda d, g: _stereoset(d, "--translator", "babelfish"), "babelfish"),
+    Case("stereoset-no-key", lambda d, g: _stereoset(d), "DEEPL_AUTH_KEY"),
+    Case("slguset-missing-corpus", lambda d, g: _slguset(d, "--corpus", d / "none.txt"), "none.txt"),
+    Case("slguset-zero-processes", lambda d, g: _slguset(d, "--num-proc", "0"), "--num-proc"),
+    Case("slguset-unknown-encoding", lambda d, g: _slguset(d, "--corpus", _file(d, "c.txt", "他来了。"), "--encoding", "klingon"), "klingon"),
+    Case("slguset-unknown-tagger", lambda d, g: _slguset(d, "--tagger", "psychic"), "psychic"),
+    Case("slguset-missing-name-eval", lambda d, g: _slguset(d, "--name-eval", d / "gold.jsonl"), "gold.jsonl"),
+    Case("slguset-undecodable-corpus", lambda d, g: _slguset(d, "--corpus", _file(d, "c.txt", b"\xff\xfe\xfa bad bytes\n")), "c.txt"),
+]
+
+ANNOTATE = [
+    Case("push-missing-run", lambda d, g: ["annotate", "push", d / "none", "--dataset", "x", "--data-dir", d / "argilla"], "none"),
+    Case("push-no-server", lambda d, g: ["annotate", "push", g["becpro_run"], "--dataset", "x", "--data-dir", d / "argilla"], "server"),
+    Case("pull-no-server", lambda d, g: ["annotate", "pull", "--dataset", "x", "--out", d / "o", "--data-dir", d / "argilla"], "server"),
+    Case("agreement-no-server", lambda d, g: ["annotate", "agreement", "--dataset", "x", "--data-dir", d / "argilla"], "server"),
+    Case("pull-unknown-policy", lambda d, g: ["annotate", "pull", "--dataset", "x", "--out", d / "o", "--policy", "dictator", "--data-dir", d / "argilla"], "dictator"),
+    Case("users-no-server", lambda d, g: ["annotate", "users", "ann1", "--data-dir", d / "argilla"], "server"),
+    Case("serve-port-too-large", lambda d, g: ["annotate", "serve", "--port", "70000", "--data-dir", d / "argilla"], "--port"),
+    Case("serve-port-negative", lambda d, g: ["annotate", "serve", "--port", "-1", "--data-dir", d / "argilla"], "--port"),
+    Case("push-min-submitted-zero", lambda d, g: ["annotate", "push", g["becpro_run"], "--dataset", "x", "--min-submitted", "0", "--data-dir", d / "argilla"], "--min-submitted"),
+]
+
+EXPORT = [
+    Case("release-no-inputs", lambda d, g: ["export", "release", "--name", "b", "--version", "1.0.0", "--out", d / "rel"], "sources"),
+    Case("release-bad-version", lambda d, g: ["export", "release", g["becpro_run"], "--name", "b", "--version", "1.0", "--unreviewed", "--out", d / "rel"], "1.0"),
+    Case("release-bad-name", lambda d, g: ["export", "release", g["becpro_run"], "--name", "a b", "--version", "1.0.0", "--unreviewed", "--out", d / "rel"], "'a b'"),
+    Case("release-not-a-run", lambda d, g: _release(_file(d, "x/notes.txt", "x").parent, d), "x"),
+    Case("release-run-without-unreviewed", lambda d, g: ["export", "release", g["becpro_run"], "--name", "b", "--version", "1.0.0", "--out", d / "rel"], "--unreviewed"),
+    Case("release-tampered-candidates", lambda d, g: _release(_tampered(d, g), d), "checksum differs"),
+    Case("release-manifest-empty-files", lambda d, g: _release(_edit_manifest(d, g, lambda m: m.__setitem__("files", {})), d), "lists no files"),
+    Case("release-manifest-incomplete", lambda d, g: _release(_edit_manifest(d, g, lambda m: m["files"].pop("candidates.parquet")), d), "candidates.parquet"),
+    Case("release-manifest-missing", lambda d, g: _release(_without(copy_of(g["becpro_run"], d / "run"), "manifest.json"), d), "manifest.json is missing"),
+    Case("release-manifest-a-list", lambda d, g: _release(_write(copy_of(g["becpro_run"], d / "run"), "manifest.json", "[]"), d), "expected a JSON object"),
+    Case("release-manifest-truncated", lambda d, g: _release(_write(copy_of(g["becpro_run"], d / "run"), "manifest.json", '{"files": {"a'), d), "not valid JSON"),
+    Case("release-manifest-files-a-list", lambda d, g: _release(_edit_manifest(d, g, lambda m: m.__setitem__("files", ["candidates.parquet"])), d), "lists no files"),
+    Case("release-wrong-gender", lambda d, g: _release(_edit_run(d, g, lambda t: _set_column(t, "gender", ["robot"] * t.num_rows)), d), "column gender"),
+    Case("release-wrong-type", lambda d, g: _release(_edit_run(d, g, lambda t: _set_column(t, "pct_women", ["0.5"] * t.num_rows)), d), "column pct_women"),
+    Case("release-empty-sentence", lambda d, g: _release(_edit_run(d, g, lambda t: _set_column(t, "sentence", [""] * t.num_rows)), d), "column sentence"),
+    Case("release-duplicate-ids", lambda d, g: _release(_edit_run(d, g, lambda t: _set_column(t, "id", ["same"] * t.num_rows)), d), "duplicate id"),
+    Case("release-missing-column", lambda d, g: _release(_edit_run(d, g, lambda t: t.drop_columns(["gender"])), d), "gender"),
+    Case("release-unknown-family", lambda d, g: _release(_edit_run(d, g, lambda t: _set_column(t, "family", ["crowspairs"] * t.num_rows)), d), "crowspairs"),
+    Case("release-garbage-parquet", lambda d, g: _release(_garbage_candidates(d, g), d), "candidates.parquet"),
+    Case("release-out-is-a-file", lambda d, g: ["export", "release", g["becpro_run"], "--name", "b", "--version", "1.0.0", "--unreviewed", "--out", _file(d, "rel", "x")], "rel"),
+    Case("release-exists", lambda d, g: ["export", "release", g["becpro_run"], "--name", "becpro", "--version", "1.0.0", "--unreviewed", "--out", copy_of(g["becpro_release"].parent.parent, d / "releases")], "already exists"),
+    Case("release-all-pending", lambda d, g: _release(_all_pending(d, g), d), "no accepted records"),
+    Case("convert-garbage-parquet", lambda d, g: ["export", "convert", _file(d, "x.parquet", b"PAR1 not really"), "--format", "becpro-tsv", "--out", d / "o.tsv"], "x.parquet"),
+    Case("convert-out-exists", lambda d, g: ["export", "convert", g["becpro_run"], "--format", "becpro-tsv", "--out", _file(d, "o.tsv", "mine")], "o.tsv"),
+    Case("convert-out-is-a-folder", lambda d, g: ["export", "convert", g["becpro_run"], "--format", "becpro-tsv", "--out", _file(d, "o/x", "").parent], "--out"),
+    Case("convert-stereoset-json-of-becpro", lambda d, g: ["export", "convert", g["becpro_run"], "--format", "stereoset-json", "--out", d / "o.json"], "StereoSet"),
+    Case("convert-crows-of-becpro", lambda d, g: ["export", "convert", g["becpro_run"], "--format", "crows-csv", "--out", d / "o.csv"], "crows-csv"),
+    Case("convert-missing-source", lambda d, g: ["export", "convert", d / "none", "--format", "becpro-tsv", "--out", d / "o.tsv"], "none"),
+    Case("convert-unknown-format", lambda d, g: ["export", "convert", g["becpro_run"], "--format", "xlsx", "--out", d / "o.x"], "--format"),
+    Case("convert-tampered-release", lambda d, g: ["export", "convert", _tampered_release(d, g), "--format", "becpro-tsv", "--out", d / "o.tsv"], "checksum differs"),
+]
+
+SCORE = [
+    Case("score-missing-dataset", lambda d, g: ["score", "becpro", "--dataset", d / "none", "--model", g["masked_model"], "--out", d / "s"], "none"),
+    Case("score-wrong-family", lambda d, g: _score(d, g, family="stereoset"), "stereoset"),
+    Case("score-missing-model", lambda d, g: ["score", "becpro", "--dataset", g["becpro_release"], "--model", d / "no-model", "--out", d / "s"], "no-model"),
+    Case("score-corrupt-weights", lambda d, g: ["score", "becpro", "--dataset", g["becpro_release"], "--model", _corrupt_model(d, g), "--out", d / "s"], "model"),
+    Case("score-cuda-on-cpu", lambda d, g: _score(d, g, "--device", "cuda"), "cuda"),
+    Case("score-unknown-dtype", lambda d, g: _score(d, g, "--dtype", "float8"), "float8"),
+    Case("score-unknown-kind", lambda d, g: _score(d, g, "--kind", "telepathic"), "telepathic"),
+    Case("score-negative-limit", lambda d, g: _score(d, g, "--limit", "-5"), "--limit"),
+    Case("score-wrong-values", lambda d, g: ["score", "becpro", "--dataset", _edit_run(d, g, lambda t: _set_column(t, "gender", ["robot"] * t.num_rows)) / "candidates.parquet", "--model", g["masked_model"], "--out", d / "s"], "column gender"),
+    Case("score-garbage-parquet", lambda d, g: ["score", "becpro", "--dataset", _file(d, "x.parquet", b"junk"), "--model", g["masked_model"], "--out", d / "s"], "x.parquet"),
+    Case("score-out-holds-users-file", lambda d, g: _score(d, g, "--overwrite", out=_file(d, "scores/mine.txt", "x").parent), "mine.txt"),
+]
+
+
+def _tampered(folder: Path, good: dict) -> Path:
+    run = copy_of(good["becpro_run"], folder / "run")
+    with (run / "candidates.parquet").open("ab") as handle:
+        handle.write(b"x")
+    return run
+
+
+def _tampered_release(folder: Path, good: dict) -> Path:
+    release = copy_of(good["becpro_release"], folder / "release")
+    with (release / "README.md").open("a") as handle:
+        handle.write("edited")
+    return release
+
+
+def _without(folder: Path, name: str) -> Path:
+    (folder / name).unlink()
+    return folder
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    (folder / name).write_text(text)
+    return folder
+
+
+def _garbage_candidates(folder: Path, good: dict) -> Path:
+    run = copy_of(good["becpro_run"], folder / "run")
+    (run / "candidates.parquet").write_bytes(b"garbage")
+    _remanifest(run)
+    return run
+
+
+def _all_pending(folder: Path, good: dict) -> Path:
+    from biasforge.contract.manifest import write_manifest
+
+    out = folder / "reviewed"
+    out.mkdir()
+    table = pq.read_table(good["becpro_run"] / "candidates.parquet").slice(0, 5)
+    table = table.append_column("decision", pa.array(["pending"] * 5))
+    pq.write_table(table, out / "reviewed.parquet")
+    write_manifest(out, "reviewed", dataset="x")
+    return out
+
+
+def _corrupt_model(folder: Path, good: dict) -> Path:
+    model = copy_of(good["masked_model"], folder / "model")
+    for weights in model.glob("*.safetensors"):
+        weights.write_bytes(weights.read_bytes()[:100])
+    return model
+
+
+CASES = CURATE + ANNOTATE + EXPORT + SCORE
+
+
+def _snapshot(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    }
+
+
+def test_the_suite_covers_sixty_distinct_cases():
+    assert len({c.id for c in CASES}) == len(CASES) >= 60
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_one_clear_line(case: Case, tmp_path: Path, good: dict):
+    args = case.make(tmp_path, good)
+    before = _snapshot(tmp_path)
+    result = run_cli(*args, check=False)
+    assert result.returncode == 2, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
+    assert "Traceback" not in result.stderr, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    usage = "Usage:" in result.stderr  # typer's own usage errors name the option in a box
+    assert len(errors) == 1 or usage, result.stderr
+    said = errors[0] if errors else result.stderr
+    assert case.expect in said, said
+    assert _snapshot(tmp_path) == before, "files that existed before were changed"
