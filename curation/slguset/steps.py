@@ -29,7 +29,9 @@ class TaskLogs(PipelineStep):
     datatrove sets them up (``verbose``) or switched off with loguru's ``disable``; the counts
     and timings are in datatrove's stats files either way. Runs when the executor assembles the
     task's pipeline (``run`` is not a generator), so it also covers tasks in worker processes;
-    only the task's start banner, printed before, stays on the first worker's terminal."""
+    only the task's start banner, printed before, stays on the first worker's terminal. The
+    switch stays off in that process after the task (``pipeline.datatrove_logs`` turns it back
+    on around an in-process run)."""
 
     name = "datatrove logs"
     type = "🔇 - LOGS"

@@ -118,7 +118,7 @@ def test_same_steps_under_another_executor_configuration(tmp_path):
     big = tmp_path / "corpus.txt"
     big.write_text(BUNDLED_SAMPLE.read_text(encoding="utf-8") * 8, encoding="utf-8")
     parts, logs = tmp_path / "parts", tmp_path / "logs"
-    options = Options(corpus=[big], num_proc=3)
+    options = Options(corpus=[big], num_proc=3, verbose=True)  # keep datatrove's logs on here
     steps, tasks = build_pipeline(options, parts)
     assert tasks == 3
     LocalPipelineExecutor(pipeline=steps, tasks=tasks, workers=1, logging_dir=str(logs)).run()
