@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -16,6 +17,13 @@ DataDir = Annotated[
     typer.Option("--data-dir", help="embedded server data (default $BIASFORGE_HOME/argilla)"),
 ]
 Workspace = Annotated[str | None, typer.Option("--workspace", help="Argilla workspace")]
+
+
+class Policy(StrEnum):
+    """How the answers of several annotators combine (see ``annotation.pull``)."""
+
+    unanimous = "unanimous"
+    majority = "majority"
 
 
 @app.callback()
@@ -96,7 +104,7 @@ def users(
 def push(
     run: Annotated[Path, typer.Argument(help="curation run directory")],
     dataset: Annotated[str, typer.Option("--dataset", help="Argilla dataset name")],
-    min_submitted: Annotated[int, typer.Option(help="annotators per record")] = 3,
+    min_submitted: Annotated[int, typer.Option(min=1, help="annotators per record")] = 3,
     workspace: Workspace = None,
     data_dir: DataDir = None,
 ) -> None:
@@ -104,7 +112,9 @@ def push(
     from annotation.connection import find_server
     from annotation.push import push_run
     from annotation.registry import remember_run
+    from biasforge.contract.rundir import read_run
 
+    read_run(run)  # a bad run is reported before looking for a server
     connection = find_server(data_dir, workspace)
     result = push_run(run, dataset, connection, min_submitted=min_submitted)
     remember_run(connection.url, connection.workspace, dataset, run)
@@ -118,7 +128,7 @@ def push(
 def pull(
     dataset: Annotated[str, typer.Option("--dataset", help="Argilla dataset name")],
     out: Annotated[Path, typer.Option("--out", help="reviewed-records folder to write")],
-    policy: Annotated[str, typer.Option(help="unanimous | majority")] = "unanimous",
+    policy: Annotated[Policy, typer.Option(help="how answers combine")] = Policy.unanimous,
     run: Annotated[
         Path | None, typer.Option("--run", help="run the dataset was pushed from")
     ] = None,
@@ -130,7 +140,7 @@ def pull(
     from annotation.pull import pull as run_pull
 
     connection = find_server(data_dir, workspace)
-    manifest = run_pull(dataset, out, connection, policy=policy, run_dir=run)
+    manifest = run_pull(dataset, out, connection, policy=policy.value, run_dir=run)
     counts = ", ".join(f"{k}: {v}" for k, v in sorted(manifest["decisions"].items()))
     typer.echo(
         f"{dataset}: {counts}; {manifest['adjudication']['sent']} sent to "
