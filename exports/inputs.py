@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from biasforge.contract.manifest import verify_manifest
+from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import read_run, read_table
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.files import sha256_file
@@ -48,7 +49,7 @@ class ReleaseInput:
     def provenance(self) -> dict[str, Any]:
         """What the release manifest records about this input."""
         return {
-            "path": str(self.path),
+            "path": public_path(self.path),
             "kind": self.kind,
             "rows_released": self.table.num_rows,
             "decisions": self.decisions,

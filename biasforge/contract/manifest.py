@@ -76,11 +76,8 @@ def write_manifest(
     return manifest
 
 
-def read_manifest(folder: str | Path, what: str) -> dict[str, Any]:
-    """Parse ``folder/manifest.json``; one clear error when it is missing or not an object."""
-    path = Path(folder) / MANIFEST
-    if not path.is_file():
-        raise InputError(folder, f"incomplete {what}: {MANIFEST} is missing")
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON object from ``path``; one clear error when it is not one."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -90,6 +87,14 @@ def read_manifest(folder: str | Path, what: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InputError(path, f"expected a JSON object, found {type(data).__name__}")
     return data
+
+
+def read_manifest(folder: str | Path, what: str) -> dict[str, Any]:
+    """Parse ``folder/manifest.json``; one clear error when it is missing or not an object."""
+    path = Path(folder) / MANIFEST
+    if not path.is_file():
+        raise InputError(folder, f"incomplete {what}: {MANIFEST} is missing")
+    return read_json_object(path)
 
 
 def verify_manifest(folder: str | Path, what: str, required: Iterable[str] = ()) -> dict[str, Any]:

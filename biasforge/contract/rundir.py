@@ -8,7 +8,6 @@ renamed into place at the end, so a crash never leaves a half-written run that l
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from biasforge.contract.manifest import verify_manifest, write_manifest
+from biasforge.contract.manifest import read_json_object, verify_manifest, write_manifest
 from biasforge.contract.schema import FamilySchema
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.files import sha256_file, staged_directory, write_json_atomic, write_text_atomic
@@ -131,7 +130,7 @@ def read_run(path: str | Path) -> Run:
         path=path,
         candidates=read_table(path / CANDIDATES).to_pandas(),
         rejected=read_table(path / REJECTED).to_pandas(),
-        stats=json.loads((path / "stats.json").read_text(encoding="utf-8")),
+        stats=read_json_object(path / "stats.json"),
         manifest=manifest,
     )
 

@@ -1,0 +1,190 @@
+"""Every reader meets random bytes and random JSON: it returns or raises a BiasforgeError
+(which the CLI prints as one line) — never another exception.
+
+Property-based (hypothesis): the inputs are generated, so each run tries new shapes of bad
+files; a failure prints the smallest input that breaks a reader.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from biasforge.errors import BiasforgeError
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+BYTES = st.binary(max_size=400)
+TEXT = st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass"))
+CONTENT = st.one_of(BYTES, TEXT, JSON.map(lambda v: json.dumps(v).encode()))
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _accepts_or_refuses(read: Callable[[], object]) -> None:
+    with contextlib.suppress(BiasforgeError):
+        read()
+
+
+class Sandbox:
+    """A fresh folder per example (pytest's tmp_path is one per test, not per example)."""
+
+    def __enter__(self) -> Path:
+        self.path = Path(tempfile.mkdtemp(prefix="fuzz-"))
+        return self.path
+
+    def __exit__(self, *exc) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    from curation.becpro import Options, curate
+
+    return curate(Options(lang="en"), tmp_path_factory.mktemp("r") / "run").path
+
+
+@FUZZ
+@given(content=CONTENT)
+def test_manifest_reader(content):
+    from biasforge.contract.manifest import verify_manifest
+
+    with Sandbox() as folder:
+        (folder / "manifest.json").write_bytes(content)
+        _accepts_or_refuses(lambda: verify_manifest(folder, "run directory", required=("a",)))
+
+
+@FUZZ
+@given(manifest=JSON)
+def test_run_reader_with_any_manifest(run_dir, manifest):
+    from biasforge.contract.rundir import read_run
+
+    with Sandbox() as folder:
+        run = shutil.copytree(run_dir, folder / "run")
+        (run / "manifest.json").write_text(json.dumps(manifest))
+        _accepts_or_refuses(lambda: read_run(run))
+
+
+@FUZZ
+@given(
+    content=CONTENT, name=st.sampled_from(["candidates.parquet", "rejected.parquet", "stats.json"])
+)
+def test_run_reader_with_any_file_content(run_dir, content, name):
+    from biasforge.contract.manifest import write_manifest
+    from biasforge.contract.rundir import read_run
+
+    with Sandbox() as folder:
+        run = shutil.copytree(run_dir, folder / "run")
+        (run / name).write_bytes(content)
+        write_manifest(run, "run")  # checksums match: the content itself must be judged
+        _accepts_or_refuses(lambda: read_run(run))
+
+
+@FUZZ
+@given(content=CONTENT)
+def test_release_input_reader(content):
+    from biasforge.contract.manifest import write_manifest
+    from exports.inputs import read_input
+
+    with Sandbox() as folder:
+        (folder / "reviewed.parquet").write_bytes(content)
+        write_manifest(folder, "reviewed")
+        _accepts_or_refuses(lambda: read_input(folder))
+
+
+@FUZZ
+@given(content=CONTENT, family=st.sampled_from(["becpro", "stereoset", "slguset"]))
+def test_scoring_dataset_reader(content, family):
+    from scoring.data import load_items
+
+    with Sandbox() as folder:
+        (folder / "items.parquet").write_bytes(content)
+        _accepts_or_refuses(lambda: load_items(str(folder / "items.parquet"), family))
+
+
+@FUZZ
+@given(content=CONTENT, suffix=st.sampled_from([".json", ".jsonl"]))
+def test_stereoset_source_reader(content, suffix):
+    from curation.stereoset.source import load_source
+
+    with Sandbox() as folder:
+        (folder / f"source{suffix}").write_bytes(content)
+        _accepts_or_refuses(lambda: load_source(folder / f"source{suffix}"))
+
+
+@FUZZ
+@given(data=JSON)
+def test_stereoset_official_json_shapes(data):
+    from curation.stereoset.source import load_source
+
+    with Sandbox() as folder:
+        (folder / "dev.json").write_text(json.dumps({"version": "1", "data": data}))
+        _accepts_or_refuses(lambda: load_source(folder / "dev.json"))
+
+
+@FUZZ
+@given(content=CONTENT, name=st.sampled_from(["professions.tsv", "persons.tsv", "templates.tsv"]))
+def test_becpro_lexicon_reader(content, name):
+    from curation.becpro.lexicon import default_lexicon_dir, load_lexicon
+
+    with Sandbox() as folder:
+        lexicon = shutil.copytree(default_lexicon_dir(), folder / "lexicon")
+        (lexicon / name).write_bytes(content)
+        _accepts_or_refuses(lambda: load_lexicon(lexicon))
+
+
+@FUZZ
+@given(content=CONTENT)
+def test_glossary_reader(content):
+    from curation.translation.engines import read_glossary
+
+    with Sandbox() as folder:
+        (folder / "g.tsv").write_bytes(content)
+        _accepts_or_refuses(lambda: read_glossary(folder / "g.tsv"))
+
+
+@FUZZ
+@given(content=CONTENT)
+def test_name_gold_reader(content):
+    from curation.slguset.name_eval import read_gold
+
+    with Sandbox() as folder:
+        (folder / "gold.jsonl").write_bytes(content)
+        _accepts_or_refuses(lambda: read_gold(folder / "gold.jsonl"))
+
+
+@FUZZ
+@given(content=CONTENT)
+def test_users_csv_reader(content):
+    from annotation.users import read_users_csv
+
+    with Sandbox() as folder:
+        (folder / "users.csv").write_bytes(content)
+        _accepts_or_refuses(lambda: read_users_csv(folder / "users.csv"))
+
+
+@FUZZ
+@given(content=CONTENT)
+def test_translation_memory_file(content):
+    from biasforge.translation_memory import TranslationMemory
+
+    with Sandbox() as folder:
+        (folder / "tm.sqlite").write_bytes(content)
+
+        def open_and_look_up():
+            with TranslationMemory(folder / "tm.sqlite") as memory:
+                memory.preferred("a", "en", "fr")
+
+        _accepts_or_refuses(open_and_look_up)
