@@ -101,14 +101,17 @@ def clean_leftovers(final: Path) -> list[Path]:
 
 @contextlib.contextmanager
 def _swap_lock(final: Path) -> Iterator[None]:
-    """Serialise the final swap between concurrent writers of the same folder."""
-    lock = final.parent / f".{final.name}.lock"
-    with open(lock, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    """Serialise the final swap between concurrent writers of the same folder.
+
+    The lock is taken on the parent directory itself, so no lock file is left behind; the
+    swap is two renames, so writers of sibling folders wait only for an instant.
+    """
+    fd = os.open(final.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _refuse_unless_replaceable(final: Path, kind: str | None) -> None:

@@ -98,20 +98,6 @@ def curate(options: Options, out: str | Path, *, overwrite: bool = False) -> Run
     return run
 
 
-def curate_becpro(
-    lang: str,
-    out: str | Path,
-    *,
-    variant: str | None = None,
-    lexicon_dir: str | Path | None = None,
-    overwrite: bool = False,
-) -> dict[str, Any]:
-    """The former entry point, kept for callers outside curation until they use :func:`curate`."""
-    lexicon = Path(lexicon_dir) if lexicon_dir is not None else None
-    options = Options(lang=lang, variant=variant, lexicon=lexicon)
-    return curate(options, out, overwrite=overwrite).stats
-
-
 def _stats(config: dict, items: pd.DataFrame, result: CheckResult, steps: list) -> dict[str, Any]:
     kept = result.kept
     return {

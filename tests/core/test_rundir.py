@@ -12,14 +12,14 @@ import pytest
 import biasforge.contract.rundir as rundir
 from biasforge.contract.rundir import read_run
 from biasforge.errors import InputError, OutputExistsError
+from curation.becpro import Options, curate
 from curation.becpro.lexicon import default_lexicon_dir
-from curation.becpro.pipeline import curate_becpro
 from tests.conftest import one_error_line, run_cli
 
 
 def test_run_directory_has_the_contract_files(tmp_path):
     out = tmp_path / "run"
-    stats = curate_becpro("en", out)
+    stats = curate(Options(lang="en"), out).stats
     names = {p.name for p in out.iterdir()}
     assert names == {
         "candidates.parquet",
@@ -45,8 +45,8 @@ def test_run_directory_has_the_contract_files(tmp_path):
 
 
 def test_rerun_gives_identical_candidates(tmp_path):
-    curate_becpro("es", tmp_path / "a", variant="without_articles")
-    curate_becpro("es", tmp_path / "b", variant="without_articles")
+    curate(Options(lang="es", variant="without_articles"), tmp_path / "a")
+    curate(Options(lang="es", variant="without_articles"), tmp_path / "b")
     a = (tmp_path / "a" / "candidates.parquet").read_bytes()
     b = (tmp_path / "b" / "candidates.parquet").read_bytes()
     assert a == b
@@ -54,10 +54,10 @@ def test_rerun_gives_identical_candidates(tmp_path):
 
 def test_existing_run_is_not_overwritten_without_asking(tmp_path):
     out = tmp_path / "run"
-    curate_becpro("eu", out)
+    curate(Options(lang="eu"), out)
     before = (out / "candidates.parquet").read_bytes()
     with pytest.raises(OutputExistsError, match="already exists"):
-        curate_becpro("eu", out)
+        curate(Options(lang="eu"), out)
     result = run_cli("curate", "becpro", "--lang", "eu", "--out", out, check=False)
     assert result.returncode == 2 and "already exists" in result.stderr
     assert (out / "candidates.parquet").read_bytes() == before
@@ -65,7 +65,7 @@ def test_existing_run_is_not_overwritten_without_asking(tmp_path):
 
 def test_crash_while_writing_leaves_no_run_and_keeps_the_old_one(tmp_path, monkeypatch):
     out = tmp_path / "run"
-    curate_becpro("en", out)
+    curate(Options(lang="en"), out)
     old_manifest = (out / "manifest.json").read_text()
 
     def crash(*args, **kwargs):
@@ -73,9 +73,9 @@ def test_crash_while_writing_leaves_no_run_and_keeps_the_old_one(tmp_path, monke
 
     monkeypatch.setattr(rundir, "write_text_atomic", crash)
     with pytest.raises(KeyboardInterrupt):
-        curate_becpro("en", out, overwrite=True)
+        curate(Options(lang="en"), out, overwrite=True)
     with pytest.raises(KeyboardInterrupt):
-        curate_becpro("en", tmp_path / "fresh")
+        curate(Options(lang="en"), tmp_path / "fresh")
     assert not (tmp_path / "fresh").exists()
     assert (out / "manifest.json").read_text() == old_manifest
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
@@ -83,7 +83,7 @@ def test_crash_while_writing_leaves_no_run_and_keeps_the_old_one(tmp_path, monke
 
 def test_tampered_run_is_refused(tmp_path):
     out = tmp_path / "run"
-    curate_becpro("en", out)
+    curate(Options(lang="en"), out)
     with (out / "candidates.parquet").open("ab") as handle:
         handle.write(b"x")
     with pytest.raises(InputError, match="checksum differs"):
@@ -109,7 +109,7 @@ def _edit_manifest(run: Path, edit) -> None:
 )
 def test_manifest_with_an_empty_or_incomplete_file_list_is_refused(tmp_path, edit, message):
     out = tmp_path / "run"
-    curate_becpro("en", out)
+    curate(Options(lang="en"), out)
     _edit_manifest(out, edit)
     with pytest.raises(InputError, match=message):
         read_run(out)
@@ -124,7 +124,7 @@ def test_manifest_with_an_empty_or_incomplete_file_list_is_refused(tmp_path, edi
 )
 def test_truncated_or_non_object_manifest_is_one_clear_line(tmp_path, text, message):
     out = tmp_path / "run"
-    curate_becpro("en", out)
+    curate(Options(lang="en"), out)
     (out / "manifest.json").write_text(text)
     result = run_cli("export", "release", out, "--name", "x", "--version", "1.0.0",
                      "--unreviewed", "--out", tmp_path / "rel", check=False)  # fmt: skip
@@ -212,7 +212,7 @@ def test_written_files_follow_the_umask_like_a_plain_write(tmp_path):
 
     old = os.umask(0o022)
     try:
-        curate_becpro("en", tmp_path / "run")
+        curate(Options(lang="en"), tmp_path / "run")
     finally:
         os.umask(old)
     assert (tmp_path / "run").stat().st_mode & 0o777 == 0o755
