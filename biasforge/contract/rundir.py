@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from biasforge.contract.manifest import read_json_object, verify_manifest, write_manifest
+from biasforge.contract.redact import public_path
 from biasforge.contract.schema import FamilySchema
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.files import sha256_file, staged_directory, write_json_atomic, write_text_atomic
@@ -30,13 +31,14 @@ RUN_PACKAGES = ("biasforge", "pandas", "pyarrow", "jieba", "spacy", "deepl", "da
 def input_entry(path: str | Path, role: str) -> dict[str, Any]:
     """Describe one input file for the manifest: what for, which file, how big, which bytes.
 
-    Only the file name is kept: a published manifest must not carry the absolute paths of
-    the machine it was made on; the sha256 identifies the bytes.
+    The path is written as :func:`biasforge.contract.redact.public_path` writes it (as given
+    when relative, package-relative for bundled data, else by name): a published manifest must
+    not carry the absolute paths of the machine it was made on; the sha256 identifies the bytes.
     """
     path = Path(path)
     return {
         "role": role,
-        "path": path.name,
+        "path": public_path(path),
         "bytes": path.stat().st_size,
         "sha256": sha256_file(path),
     }
