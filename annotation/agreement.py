@@ -11,7 +11,12 @@ categorical question. Reported per question:
 * percent of items (with ≥ 2 answers) on which all annotators agree;
 * each annotator against the others: share of pairwise agreement with the other annotators on
   the items they shared, and alpha recomputed without that annotator (a jump means this person
-  disagrees with the rest).
+  disagrees with the rest);
+* ``notes``: degenerate cases explained in words. When every answer is the same value, alpha
+  and kappa are undefined (0/0: no variation to be reliable about), reported as None, not 1.0;
+  when one value dominates, chance agreement is already high and a single differing vote can
+  pull alpha to 0 or below although nearly every answer agrees (the "kappa paradox", Feinstein
+  & Cicchetti 1990); with few items every figure is unstable.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ def krippendorff_alpha(answers: pd.DataFrame) -> float | None:
         value: code for code, value in enumerate(sorted(answers["value"].astype(str).unique()))
     }
     if len(codes) < 2:
-        return 1.0  # everyone gave the same single answer everywhere: perfect (alpha undefined)
+        return None  # every answer is the same value: alpha is 0/0, undefined
     matrix = (
         answers.assign(code=answers["value"].astype(str).map(codes))
         .pivot_table(index="annotator", columns="item", values="code", aggfunc="first")
@@ -64,7 +69,7 @@ def fleiss(answers: pd.DataFrame) -> tuple[float | None, int]:
     ratings = [values for values in per_item[sizes[sizes == modal].index]]
     categories = sorted({v for values in ratings for v in values})
     if len(categories) < 2:
-        return 1.0, len(ratings)
+        return None, len(ratings)  # one value only: kappa is undefined
     codes = {c: i for i, c in enumerate(categories)}
     table, _ = aggregate_raters(
         np.array([[codes[v] for v in values] for values in ratings]), n_cat=len(categories)
@@ -104,10 +109,41 @@ def per_annotator(answers: pd.DataFrame) -> dict[str, dict[str, Any]]:
     return result
 
 
+FEW_ITEMS = 10  # below this many items with two or more answers, figures are unstable
+
+
+def notes(figures: dict[str, Any]) -> list[str]:
+    """Degenerate agreement explained in words, to print next to the figures."""
+    values: dict[str, int] = figures["values"]
+    rated = figures["rated_items"]
+    out = []
+    if rated == 0:
+        return ["no item has two or more answers yet: no agreement can be computed"]
+    if len(values) == 1:
+        only = next(iter(values))
+        out.append(
+            f"α and κ are undefined: every answer was {only!r}; there is no variation to be "
+            "reliable about (total agreement, but not evidence of reliability)"
+        )
+    else:
+        share = max(values.values()) / sum(values.values())
+        alpha = figures["krippendorff_alpha"]
+        if share >= 0.8 and alpha is not None and alpha < 0.5:
+            out.append(
+                f"α is low although {100 * share:.0f}% of answers are the same value: when one "
+                "value dominates, chance agreement is already high and each differing vote "
+                "weighs heavily (the kappa paradox); read % unanimous too"
+            )
+    if rated < FEW_ITEMS:
+        out.append(f"only {rated} item(s) with two or more answers: the figures are unstable")
+    return out
+
+
 def question_agreement(answers: pd.DataFrame) -> dict[str, Any]:
     """Every agreement figure for one question's answers (columns item, annotator, value)."""
     kappa, kappa_items = fleiss(answers)
-    return {
+    per_item = answers.groupby("item")["annotator"].nunique()
+    figures = {
         "items": int(answers["item"].nunique()),
         "answers": len(answers),
         "annotators": int(answers["annotator"].nunique()),
@@ -116,7 +152,11 @@ def question_agreement(answers: pd.DataFrame) -> dict[str, Any]:
         "fleiss_items": kappa_items,
         "percent_unanimous": percent_unanimous(answers),
         "per_annotator": per_annotator(answers),
+        "rated_items": int((per_item >= 2).sum()),
+        "values": {str(k): int(v) for k, v in answers["value"].astype(str).value_counts().items()},
     }
+    figures["notes"] = notes(figures)
+    return figures
 
 
 def agreement_report(answers: pd.DataFrame, questions: list[str]) -> dict[str, Any]:

@@ -38,7 +38,9 @@ def annotate() -> None:
 @app.command()
 def serve(
     data_dir: DataDir = None,
-    port: Annotated[int, typer.Option("--port", help="port on 127.0.0.1")] = 6900,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="port on 127.0.0.1 (0: a free one)")
+    ] = 6900,
     worker: Annotated[bool, typer.Option(help="also run Argilla's background job worker")] = True,
     background: Annotated[
         bool, typer.Option("--background", help="start detached, return once it answers")
@@ -76,24 +78,39 @@ def stop(data_dir: DataDir = None) -> None:
 def users(
     usernames: Annotated[list[str] | None, typer.Argument(help="usernames to add")] = None,
     csv_file: Annotated[Path | None, typer.Option("--csv", help="CSV with username[,role]")] = None,
-    role: Annotated[str, typer.Option(help="role for usernames given as arguments")] = "annotator",
+    role: Annotated[
+        str | None,
+        typer.Option(
+            help="role for usernames given as arguments (new users: annotator); an "
+            "existing user's role is changed to it"
+        ),
+    ] = None,
+    reset_password: Annotated[
+        str | None, typer.Option("--reset-password", help="give NAME a new generated password")
+    ] = None,
     workspace: Workspace = None,
     data_dir: DataDir = None,
 ) -> None:
-    """Add annotators to the workspace; generated passwords are shown once, here."""
+    """Add annotators to the workspace, change roles, reset a password; generated passwords
+    are shown once, here."""
     from annotation.connection import find_server
     from annotation.users import add_users, read_users_csv
+    from annotation.users import reset_password as reset
     from biasforge.errors import BiasforgeError
 
     wanted = [(name, role) for name in usernames or []]
     if csv_file:
         wanted += read_users_csv(csv_file)
-    if not wanted:
-        raise BiasforgeError("give usernames or --csv FILE")
+    if not wanted and not reset_password:
+        raise BiasforgeError("give usernames, --csv FILE or --reset-password NAME")
     connection = find_server(data_dir, workspace)
-    for user in add_users(connection, wanted):
-        secret = user.password if user.password else "(already existed; password unchanged)"
-        typer.echo(f"{user.username}\t{user.role}\t{user.workspace}\t{secret}")
+    done = add_users(connection, wanted) if wanted else []
+    if reset_password:
+        done.append(reset(connection, reset_password))
+    for user in done:
+        secret = user.password if user.password else f"({user.status})"
+        note = f"\t({user.status})" if user.password and user.status != "created" else ""
+        typer.echo(f"{user.username}\t{user.role}\t{user.workspace}\t{secret}{note}")
     typer.echo(
         f"Annotators log in at {connection.url} ; passwords above are not stored anywhere.",
         err=True,
@@ -104,7 +121,17 @@ def users(
 def push(
     run: Annotated[Path, typer.Argument(help="curation run directory")],
     dataset: Annotated[str, typer.Option("--dataset", help="Argilla dataset name")],
-    min_submitted: Annotated[int, typer.Option(min=1, help="annotators per record")] = 3,
+    min_submitted: Annotated[
+        int, typer.Option(min=1, help="answers per record (submitted or discarded)")
+    ] = 3,
+    suggest_labels: Annotated[
+        bool,
+        typer.Option(
+            "--suggest-labels",
+            help="pre-select the current labels/answers of judged questions (off by default: "
+            "they anchor annotators; the release card then says so)",
+        ),
+    ] = False,
     workspace: Workspace = None,
     data_dir: DataDir = None,
 ) -> None:
@@ -116,7 +143,7 @@ def push(
 
     read_run(run)  # a bad run is reported before looking for a server
     connection = find_server(data_dir, workspace)
-    result = push_run(run, dataset, connection, min_submitted=min_submitted)
+    result = push_run(run, dataset, connection, min_submitted=min_submitted, suggest=suggest_labels)
     remember_run(connection.url, connection.workspace, dataset, run)
     typer.echo(
         f"{dataset}: {result.created} records created, {result.already_present} already there "
@@ -132,6 +159,14 @@ def pull(
     run: Annotated[
         Path | None, typer.Option("--run", help="run the dataset was pushed from")
     ] = None,
+    adjudicators: Annotated[
+        str | None,
+        typer.Option(
+            "--adjudicators",
+            help="comma-separated users who may adjudicate (besides the workspace's admins); "
+            "none of them is shown a record they answered",
+        ),
+    ] = None,
     workspace: Workspace = None,
     data_dir: DataDir = None,
 ) -> None:
@@ -140,11 +175,16 @@ def pull(
     from annotation.pull import pull as run_pull
 
     connection = find_server(data_dir, workspace)
-    manifest = run_pull(dataset, out, connection, policy=policy.value, run_dir=run)
+    named = [n.strip() for n in (adjudicators or "").split(",") if n.strip()]
+    manifest = run_pull(
+        dataset, out, connection, policy=policy.value, run_dir=run, adjudicators=named
+    )
     counts = ", ".join(f"{k}: {v}" for k, v in sorted(manifest["decisions"].items()))
+    adjudication = manifest["adjudication"]
     typer.echo(
-        f"{dataset}: {counts}; {manifest['adjudication']['sent']} sent to "
-        f"{manifest['adjudication']['dataset']} -> {out}/reviewed.parquet (report: {out}/report.md)"
+        f"{dataset}: {counts}; {adjudication['sent']} sent to adjudication, "
+        f"{adjudication['waiting']} waiting there, {adjudication['merged']} adjudicated "
+        f"-> {out}/reviewed.parquet (report: {out}/report.md)"
     )
 
 
@@ -155,6 +195,8 @@ def agreement(
     data_dir: DataDir = None,
 ) -> None:
     """Print per-question agreement of a dataset's submitted answers (writes nothing)."""
+    import argilla as rg
+
     from annotation.agreement import agreement_report
     from annotation.connection import find_server
     from annotation.pull import _dataset, collect
@@ -164,13 +206,19 @@ def agreement(
     target = _dataset(connection, dataset)
     if target is None:
         raise BiasforgeError(f"no dataset {dataset!r} in workspace {connection.workspace!r}")
-    _, long = collect(connection, str(target.id))
+    long = collect(connection, str(target.id)).long
     answers = long[long["status"] == "submitted"].rename(columns={"id": "item"})
-    import argilla as rg
-
     questions = [q.name for q in target.settings.questions if isinstance(q, rg.LabelQuestion)]
+
+    def figure(value: float | None) -> str:
+        return "undefined" if value is None else f"{value:.3f}"
+
     for question, figures in agreement_report(answers, questions).items():
-        typer.echo(
-            f"{question}: alpha={figures['krippendorff_alpha']} kappa={figures['fleiss_kappa']} "
-            f"unanimous%={figures['percent_unanimous']} items={figures['items']}"
+        unanimous = figures["percent_unanimous"]
+        line = (
+            f"{question}: alpha={figure(figures['krippendorff_alpha'])} "
+            f"kappa={figure(figures['fleiss_kappa'])} "
+            f"unanimous%={'–' if unanimous is None else f'{unanimous:.1f}'} items={figures['items']}"
         )
+        notes = "; ".join(figures["notes"])
+        typer.echo(line + (f"  ({notes})" if notes else ""))

@@ -74,10 +74,9 @@ def ensure_dataset(connection: Connection, name: str, family: Family, min_submit
         return dataset
     with http(connection) as api:
         names = {q["name"] for q in questions(api, str(dataset.id))}
-    expected = set(family.review.criteria) | (
-        {family.review.correction[0]} if family.review.correction else set()
-    )
-    if names != expected:
+    expected = family.review.question_names
+    # A dataset created by an earlier version (without the note question) is still ours.
+    if not (set(family.review.criteria) <= names <= expected):
         raise BiasforgeError(
             f"dataset {name!r} in workspace {connection.workspace!r} has questions {sorted(names)}, "
             f"not the {family.name} ones {sorted(expected)}; choose another --dataset name"
@@ -86,12 +85,19 @@ def ensure_dataset(connection: Connection, name: str, family: Family, min_submit
 
 
 def record_payloads(
-    family: Family, rows: list[dict[str, Any]], question_ids: dict[str, str]
+    family: Family,
+    rows: list[dict[str, Any]],
+    question_ids: dict[str, str],
+    *,
+    suggest: bool = False,
 ) -> list[dict]:
-    """Bulk-create items for the rows (fields, metadata, suggestions as plain JSON)."""
+    """Bulk-create items for the rows (fields, metadata, suggestions as plain JSON).
+
+    Judged questions get no suggestion unless ``suggest`` (see :meth:`Review.record`).
+    """
     items = []
     for row in rows:
-        record = family.review.record(row)
+        record = family.review.record(row, suggest=suggest)
         suggestions = [
             {"question_id": question_ids[name], "value": value, "type": "model", "agent": AGENT}
             for name, value in record["suggestions"].items()
@@ -123,6 +129,7 @@ def push_candidates(
     min_submitted: int = 3,
     batch_size: int = BATCH,
     progress: bool = True,
+    suggest: bool = False,
 ) -> PushResult:
     """Create the candidates missing from the dataset; see the module docstring."""
     from tqdm import tqdm
@@ -142,7 +149,7 @@ def push_candidates(
         bar = tqdm(total=len(rows), unit="rec", desc=f"push {dataset_name}", disable=not progress)
         for start in range(0, len(rows), batch_size):
             batch = rows[start : start + batch_size]
-            items = record_payloads(family, batch, question_ids)
+            items = record_payloads(family, batch, question_ids, suggest=suggest)
             check(api.post(f"/api/v1/datasets/{dataset_id}/records/bulk", json={"items": items}))
             bar.update(len(batch))
         bar.close()

@@ -1,70 +1,165 @@
-"""Add annotators to a workspace, with generated passwords shown once."""
+"""Add annotators to a workspace, change their role or reset their password; generated
+passwords are shown once and never read from files.
+
+Usernames follow Argilla's own rule, ``USER_USERNAME_REGEX = ^[A-Za-z0-9][A-Za-z0-9-_]*$``
+(argilla-server's user schema up to 2.7; 2.8 stopped checking it, so a name with a space, a
+``!`` or a newline from a CSV with an unbalanced quote was accepted and could not log in
+comfortably). A role change is made through the API and reported as such; changes that would
+lock the tool out or touch owners are refused with the reason.
+"""
 
 from __future__ import annotations
 
 import csv
+import io
+import re
 import secrets
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation.connection import Connection, client
+from annotation.api import check, http, users
+from annotation.connection import Connection
+from annotation.workspaces import ensure_workspace, members
 from biasforge.errors import BiasforgeError, InputError
 
 ROLES = ("annotator", "admin", "owner")
+USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+CSV_COLUMNS = ("username", "role")
 
 
 @dataclass
 class NewUser:
     username: str
     role: str
-    password: str | None  # None when the user already existed (password unchanged)
+    password: str | None  # shown once: a new user's or a reset password
     workspace: str
+    status: str = "created"  # created | already existed | role changed … | password reset
 
 
-def read_users_csv(path: Path) -> list[tuple[str, str]]:
-    """(username, role) from a CSV with a ``username`` column and an optional ``role``."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        if not reader.fieldnames or "username" not in reader.fieldnames:
-            raise InputError(
-                path, "needs a header with a 'username' column (and optionally 'role')"
-            )
-        rows = []
-        for line, row in enumerate(reader, start=2):
-            username = (row.get("username") or "").strip()
-            role = (row.get("role") or "annotator").strip() or "annotator"
-            if not username:
-                raise InputError(path, "empty username", line=line)
-            if role not in ROLES:
-                raise InputError(path, f"role {role!r} is not one of {', '.join(ROLES)}", line=line)
-            rows.append((username, role))
+def username_problem(name: str) -> str | None:
+    """Why ``name`` is not a valid Argilla username, or None."""
+    if USERNAME.match(name) and "\n" not in name:
+        return None
+    return (
+        f"invalid username {name!r}: use letters, digits, '-' and '_', starting with a letter "
+        "or digit (Argilla's username rule)"
+    )
+
+
+def _check_quotes(path: Path, text: str) -> None:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.count('"') % 2:
+            raise InputError(path, "unbalanced double quote", line=number)
+
+
+def read_users_csv(path: Path) -> list[tuple[str, str | None]]:
+    """(username, role or None) from a CSV with a ``username`` column and an optional ``role``."""
+    text = Path(path).read_text(encoding="utf-8")
+    _check_quotes(path, text)
+    reader = csv.DictReader(io.StringIO(text), strict=True)
+    columns = [c.strip() for c in reader.fieldnames or []]
+    if "username" not in columns:
+        raise InputError(
+            path, "needs a header with a 'username' column (and optionally 'role')", line=1
+        )
+    if "password" in columns:
+        raise InputError(
+            path, "has a 'password' column: passwords are generated and shown once, never read "
+            "from a file; remove the column", line=1,
+        )  # fmt: skip
+    unknown = [c for c in columns if c not in CSV_COLUMNS]
+    if unknown:
+        raise InputError(
+            path, f"unknown column(s) {', '.join(unknown)}; expected username, role", line=1
+        )
+    rows, seen = [], set()
+    for row in reader:
+        line = reader.line_num
+        username = (row.get("username") or "").strip()
+        role = (row.get("role") or "").strip() or None
+        problem = "empty username" if not username else username_problem(username)
+        if problem is None and role is not None and role not in ROLES:
+            problem = f"role {role!r} is not one of {', '.join(ROLES)}"
+        if problem is None and username in seen:
+            problem = f"{username!r} appears twice"
+        if problem:
+            raise InputError(path, problem, line=line)
+        seen.add(username)
+        rows.append((username, role))
     return rows
 
 
-def add_users(connection: Connection, wanted: list[tuple[str, str]]) -> list[NewUser]:
-    """Create missing users with strong generated passwords and add all to the workspace."""
-    import argilla as rg
+def _me(api) -> str:
+    return check(api.get("/api/v1/me"))["username"]
 
-    from annotation.push import ensure_workspace
 
-    rg_client = client(connection)
-    workspace = ensure_workspace(rg_client, connection.workspace)
-    created = []
+def _change_role(api, user: dict, role: str, me: str) -> str:
+    """Change an existing user's role, or refuse with the reason."""
+    name = user["username"]
+    if name == me:
+        raise BiasforgeError(
+            f"refusing to change the role of {name!r}: it is the account this tool uses"
+        )
+    if "owner" in (role, user["role"]):
+        raise BiasforgeError(
+            f"refusing to change {name!r} from {user['role']} to {role}: owners see and manage every "
+            "workspace; change owners with the server's own tools"
+        )
+    check(api.patch(f"/api/v1/users/{user['id']}", json={"role": role}))
+    return f"role changed from {user['role']} to {role}"
+
+
+def add_users(connection: Connection, wanted: list[tuple[str, str | None]]) -> list[NewUser]:
+    """Create missing users with strong generated passwords, change the role of existing users
+    when one is given, and add everyone to the workspace."""
     for username, role in wanted:
-        if role not in ROLES:
-            raise BiasforgeError(f"role {role!r} is not one of {', '.join(ROLES)}")
-        # The SDK warns when a user is absent, which is the expected case here.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            user = rg_client.users(username=username)
-        password = None
+        problem = username_problem(username)
+        if problem is None and role is not None and role not in ROLES:
+            problem = f"role {role!r} is not one of {', '.join(ROLES)}"
+        if problem:
+            raise BiasforgeError(problem)
+    done = []
+    with http(connection) as api:
+        workspace = ensure_workspace(api, connection.workspace)
+        inside = {u["username"] for u in members(api, workspace["id"])}
+        me = _me(api)
+        for username, role in wanted:
+            known = {u["username"]: u for u in users(api)}
+            user, password = known.get(username), None
+            if user is None:
+                password = secrets.token_urlsafe(12)
+                body = {
+                    "username": username,
+                    "first_name": username,
+                    "password": password,
+                    "role": role or "annotator",
+                }
+                user, status = check(api.post("/api/v1/users", json=body)), "created"
+            elif role is not None and role != user["role"]:
+                status = _change_role(api, user, role, me)
+                user = {**user, "role": role}
+            else:
+                status = "already existed; password unchanged"
+            if username not in inside and user["role"] != "owner":
+                check(
+                    api.post(
+                        f"/api/v1/workspaces/{workspace['id']}/users", json={"user_id": user["id"]}
+                    )
+                )
+            done.append(NewUser(username, user["role"], password, connection.workspace, status))
+    return done
+
+
+def reset_password(connection: Connection, username: str) -> NewUser:
+    """Give ``username`` a new generated password (shown once)."""
+    with http(connection) as api:
+        user = {u["username"]: u for u in users(api)}.get(username)
         if user is None:
-            password = secrets.token_urlsafe(12)
-            user = rg.User(
-                username=username, password=password, role=role, client=rg_client
-            ).create()
-        if username not in {u.username for u in workspace.users}:
-            user.add_to_workspace(workspace)
-        created.append(NewUser(username, role, password, connection.workspace))
-    return created
+            raise BiasforgeError(f"no user called {username!r}")
+        if username == _me(api):
+            raise BiasforgeError(
+                f"refusing to reset the password of {username!r}: it is the account this tool uses"
+            )
+        password = secrets.token_urlsafe(12)
+        check(api.patch(f"/api/v1/users/{user['id']}", json={"password": password}))
+    return NewUser(username, user["role"], password, connection.workspace, "password reset")

@@ -216,7 +216,44 @@ def agreement_md(agreement: dict[str, Any]) -> str:
     ]
     header = ["question", "items", "annotators", "Krippendorff's α", "Fleiss' κ", "% unanimous"]
     lines += ["", md_table(header, rows)]
+    notes = [
+        f"- `{question}`: {note}"
+        for question, q in questions.items()
+        if isinstance(q, dict)
+        for note in q.get("notes") or []
+    ]
+    if notes:
+        lines += ["", *notes]
     return "\n".join(lines)
+
+
+def review_md(agreement: dict[str, Any]) -> str:
+    """How the review was run: suggestions, discards, corrections and who adjudicated."""
+    lines = []
+    suggested = agreement.get("suggestions")
+    if isinstance(suggested, dict) and suggested:
+        where = ", ".join(f"`{q}` ({n} records)" for q, n in sorted(suggested.items()))
+        lines.append(
+            f"**Suggested answers were shown to annotators** for judged questions ({where}): "
+            "pre-selected answers anchor annotators and can inflate the agreement figures below."
+        )
+    elif isinstance(suggested, dict):
+        lines.append("Judged questions started empty: annotators saw no suggested answers.")
+    if agreement.get("corrected") is not None:
+        lines.append(
+            f"Records corrected by reviewers: {agreement['corrected']} (each keeps its id; "
+            "`original_text` and `corrected_by` say what changed and who proposed it)."
+        )
+    if agreement.get("discarded_answers") is not None:
+        lines.append(f"Answers discarded as *cannot judge*: {agreement['discarded_answers']}.")
+    by = agreement.get("adjudicated_by")
+    if isinstance(by, dict):
+        who = ", ".join(f"{name} ({n})" for name, n in sorted(by.items())) or "nobody"
+        lines.append(
+            f"Adjudicated records by adjudicator: {who}; an adjudicator never settles a record "
+            "they annotated (`adjudicated_by` names them per record)."
+        )
+    return "\n".join(f"- {line}" for line in lines)
 
 
 def annotation_md(inputs: list[ReleaseInput]) -> str:
@@ -228,12 +265,19 @@ def annotation_md(inputs: list[ReleaseInput]) -> str:
         )
     parts = [
         "Candidates were reviewed on Argilla by several annotators per record (each saw the "
-        "item, its English source and the rule flags, and could correct the text in place); "
-        "disagreements went to an adjudication view. Only records decided `accept` are released."
+        "item with what to judge highlighted, its English source and the failed rule checks, "
+        "and could correct the text in place). Discards counted as *cannot judge*; "
+        "disagreements, discards and corrections without agreement went to adjudicators who "
+        "had not answered the record. Only records decided `accept` are released."
     ]
     for item in reviewed:
         if item.agreement:
-            parts.append(f"Agreement for `{item.path.name}`:\n\n" + agreement_md(item.agreement))
+            summary = review_md(item.agreement)
+            parts.append(
+                f"Agreement for `{item.path.name}`:\n\n"
+                + (summary + "\n\n" if summary else "")
+                + agreement_md(item.agreement)
+            )
         else:
             parts.append(f"`{item.path.name}`: no agreement.json was provided.")
     return "\n\n".join(parts)

@@ -10,6 +10,9 @@ split into release configs. Stages hold no family names; they ask the family.
 
 from __future__ import annotations
 
+import difflib
+import html
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -46,16 +49,134 @@ def as_list(value: Any) -> list:
 
 
 def flags_markdown(row: Row) -> str:
-    """The rule verdicts of a candidate as a short markdown list a reviewer can scan."""
+    """The rule verdicts a reviewer must look at: only failed or flagged checks.
+
+    Passing checks are counted, not listed: a long list of "ok" lines hid the one that
+    mattered (issue 11).
+    """
     reasons = [str(r) for r in as_list(row.get("review_reasons"))]
-    if row.get("needs_review"):
-        lines = ["**Flagged for review:** " + ("; ".join(reasons) or "yes")]
-    else:
-        lines = ["No rule flagged this item."]
-    for check in as_list(row.get("checks")):
-        mark = "ok" if check.get("passed") else "**FLAG**"
-        lines.append(f"- {mark} `{check.get('rule')}`: {check.get('detail') or ''}".rstrip())
+    checks = as_list(row.get("checks"))
+    failed = [c for c in checks if not c.get("passed")]
+    lines = (
+        ["**Flagged for review:** " + ("; ".join(reasons) or "yes")]
+        if row.get("needs_review")
+        else []
+    )
+    for check in failed:
+        detail = escape(check.get("detail") or "")
+        lines.append(f"- **FLAG** `{check.get('rule')}`: {detail}".rstrip())
+    passed = len(checks) - len(failed)
+    if not lines:
+        lines.append("No rule flagged this item.")
+    if passed:
+        lines.append(f"\n{passed} other check{'s' if passed != 1 else ''} passed.")
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- display helpers
+
+# Colours that stay readable on CJK characters (bold strokes were too faint there) and in
+# both light and dark themes; the role goes into ``data-role`` so tests and styles find it.
+MARK_COLOURS = {
+    "target": "#ffd54f",
+    "slot": "#a5d6a7",
+    "person": "#90caf9",
+    "profession": "#ffcc80",
+    "keyword": "#f48fb1",
+}
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]#|~"})
+
+
+def escape(text: object) -> str:
+    """Text shown verbatim in a markdown field: HTML escaped and markdown specials neutralised."""
+    return html.escape(str(text), quote=False).translate(_MD_SPECIAL)
+
+
+def mark(text: str, role: str) -> str:
+    """``text`` highlighted as ``role`` (one of :data:`MARK_COLOURS`) in a markdown field."""
+    colour = MARK_COLOURS.get(role, "#ffd54f")
+    return (
+        f'<mark data-role="{role}" style="background:{colour};color:#000;'
+        f'padding:0 2px;border-radius:2px">{escape(text)}</mark>'
+    )
+
+
+def marked(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """``text`` with the character spans ``(start, end, role)`` highlighted, the rest escaped.
+
+    Offsets pick the very occurrence the item is about (the n-th 他, not every 他).
+    """
+    out, at = [], 0
+    for start, end, role in sorted(s for s in spans if 0 <= s[0] < s[1] <= len(text)):
+        if start < at:  # overlapping spans: keep the first
+            continue
+        out += [escape(text[at:start]), mark(text[start:end], role)]
+        at = end
+    return "".join([*out, escape(text[at:])])
+
+
+def occurrence(text: str, start: int, word: str) -> tuple[int, int] | None:
+    """(n, total) when ``word`` occurs several times in ``text`` and the n-th starts at
+    ``start``; None when it occurs once (nothing to disambiguate)."""
+    starts = [i for i in range(len(text)) if text.startswith(word, i)]
+    if len(starts) < 2 or start not in starts:
+        return None
+    return starts.index(start) + 1, len(starts)
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen ``start:end`` to whole words and trim surrounding spaces and punctuation."""
+    while start > 0 and text[start - 1].isalnum():
+        start -= 1
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    while start < end and not text[start].isalnum():
+        start += 1
+    while end > start and not text[end - 1].isalnum():
+        end -= 1
+    return start, end
+
+
+def follow_span(old: str, new: str, span: tuple[int, int], *, widen: bool) -> tuple[int, int]:
+    """Where the text at ``span`` of ``old`` is in ``new``, following the edit.
+
+    The edit is aligned character by character with :class:`difflib.SequenceMatcher`; a span
+    whose letters were retyped ("repcionista" → "recepcionista") maps to the retyped text,
+    widened to whole words when ``widen`` (not for Chinese, which has no spaces). An empty
+    result means the edit deleted it.
+    """
+    start, end = span
+    opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+
+    def where(i: int, first: bool) -> int:
+        for tag, i1, i2, j1, j2 in opcodes:
+            if i1 <= i < i2:
+                if tag == "equal":
+                    return j1 + (i - i1) + (0 if first else 1)
+                return j1 if first else j2
+        return len(new)
+
+    first, last = where(start, True), where(end - 1, False)
+    if first >= last:  # the edit deleted it
+        return first, first
+    return _word_bounds(new, first, last) if widen else (first, last)
+
+
+def html_table(header: list[str], rows: list[list[str]]) -> str:
+    """A bordered HTML table (Argilla's markdown tables have no cell padding or borders, so
+    columns ran together); cells are already HTML/escaped."""
+    cell = 'style="border:1px solid #bbb;padding:4px 8px;text-align:left;vertical-align:top"'
+    head = "".join(f"<th {cell}>{h}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td {cell}>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return (
+        f'<table style="border-collapse:collapse;margin:4px 0"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table>"
+    )
 
 
 def failed_rules(row: Row) -> list[str]:
@@ -94,9 +215,40 @@ def sentence_sources(before: Row, after: Row) -> list[tuple[str, str]]:
     return []
 
 
+def normalise(text: object) -> str:
+    """The form in which two corrections are compared: Unicode NFC, each line stripped and its
+    inner whitespace collapsed, blank lines dropped. Two annotators who typed the same fix with
+    a different trailing space agree; an untouched pre-filled text equals the original."""
+    lines = (
+        " ".join(line.split()) for line in unicodedata.normalize("NFC", str(text)).splitlines()
+    )
+    return "\n".join(line for line in lines if line)
+
+
+# Why an annotator discarded (or anything the maintainers should know): discards are votes
+# "cannot judge", and their reason is reported next to the decision.
+NOTE_QUESTION = ("note", "Note — why you discard, or anything the maintainers should know")
+
+# Columns ``annotate pull`` adds to reviewed records (and a release keeps): a correction never
+# hides what it replaced or who made it.
+REVIEW_COLUMNS = (
+    ("original_text", pa.string()),  # the editable text before the correction (None: unchanged)
+    ("corrected_by", pa.list_(pa.string())),  # who proposed the applied correction
+    ("adjudicated_by", pa.string()),  # who settled the record in adjudication (None: votes)
+)
+
+
 @dataclass(frozen=True)
 class Review:
-    """The annotation task of a family, as data (what Argilla shows and asks)."""
+    """The annotation task of a family, as data (what Argilla shows and asks).
+
+    Corrections: ``correction`` names the TextQuestion whose box is pre-filled with
+    :meth:`original_text`; an agreed change of it is applied with ``apply_correction``, which
+    re-derives the spans and raises ``ValueError`` with the reason when it cannot. When an
+    agreed correction exists, ``accepts_corrected`` (default: ``accepts``) decides, and the
+    criteria in ``settled_by_correction`` (questions that judged the *original* text, e.g.
+    "is it grammatical?") need no agreement: the correction answers them.
+    """
 
     guidelines: str
     fields: list[tuple[str, str, bool]]  # (name, title, markdown); the rule flags come last
@@ -111,6 +263,9 @@ class Review:
     apply_answers: Callable[[Row, dict[str, str]], Row] = _keep  # e.g. agreed labels
     corrected_sources: Callable[[Row, Row], list[tuple[str, str]]] = _no_sources
     extra_questions: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+    accepts_corrected: Callable[[dict[str, str]], bool] | None = None
+    settled_by_correction: tuple[str, ...] = ()
+    correction_help: str = "Pre-filled with the current text: edit it in place if it needs fixing."
 
     @property
     def label_questions(self) -> list[str]:
@@ -124,49 +279,93 @@ class Review:
     def all_metadata(self) -> dict[str, str]:
         return {**FIRST_METADATA, **self.metadata, **LAST_METADATA}
 
-    def record(self, row: Row) -> dict[str, Any]:
-        """What Argilla shows for ``row``: the family's fields and terms plus the shared ones."""
+    @property
+    def question_names(self) -> set[str]:
+        """Every question of the review dataset (criteria, correction, note)."""
+        return {
+            *self.criteria,
+            NOTE_QUESTION[0],
+            *([self.correction[0]] if self.correction else []),
+        }
+
+    def keeps(self, decided: dict[str, str], corrected: bool) -> bool:
+        """Whether the decided answers keep the item (with its agreed correction, if any)."""
+        rule = self.accepts_corrected if corrected and self.accepts_corrected else self.accepts
+        return bool(rule(decided))
+
+    def original_text(self, row: Row) -> str | None:
+        """The text the correction box starts with (None for a family without corrections)."""
+        if not self.correction:
+            return None
+        value = self.to_record(row).get("suggestions", {}).get(self.correction[0])
+        return None if value is None else str(value)
+
+    def record(self, row: Row, *, suggest: bool = False) -> dict[str, Any]:
+        """What Argilla shows for ``row``: the family's fields and terms plus the shared ones.
+
+        Suggestions for the questions being judged are dropped unless ``suggest``: a
+        pre-selected answer is submitted with one keystroke and inflates agreement. The
+        correction box keeps its pre-filled text (it is the text to edit, not a judgement).
+        """
         own = self.to_record(row)
+        keep = set(self.criteria) if suggest else set()
+        if self.correction:
+            keep.add(self.correction[0])
+        suggestions = {k: v for k, v in own.get("suggestions", {}).items() if k in keep}
         return {
             "fields": {**own["fields"], FLAGS_FIELD[0]: flags_markdown(row)},
             "metadata": review_metadata(row, **own.get("metadata", {})),
-            "suggestions": own.get("suggestions", {}),
+            "suggestions": suggestions,
         }
 
-    def settings(
-        self, min_submitted: int = 3, extra_fields: tuple = (), guidelines: str | None = None
-    ) -> Any:
-        """The Argilla ``Settings`` (argilla is imported here, in the caller's process)."""
+    def questions(self, *, extra: tuple = ()) -> list[Any]:
+        """The Argilla questions: the criteria (required), ``extra`` ones (adjudication's
+        choice of text), the correction box, the note."""
         import argilla as rg
 
         questions: list[Any] = [
             rg.LabelQuestion(
-                name=name,
-                title=title,
-                labels=labels,
-                description=description or None,
+                name=name, title=title, labels=labels, description=description or None,
                 required=True,
             )
             for name, (title, labels, description) in self.criteria.items()
-        ]
+        ]  # fmt: skip
+        questions += list(extra)
         if self.correction:
             name, title = self.correction
-            questions.append(
-                rg.TextQuestion(
-                    name=name,
-                    title=title,
-                    required=False,
-                    description="Pre-filled with the current text: edit it in place if it needs fixing.",
-                )
+            help_text = (
+                "Only read when you choose 'my own correction' above: edit the text here."
+                if extra
+                else self.correction_help
             )
+            questions.append(
+                rg.TextQuestion(name=name, title=title, required=False, description=help_text)
+            )
+        questions.append(
+            rg.TextQuestion(name=NOTE_QUESTION[0], title=NOTE_QUESTION[1], required=False)
+        )
+        return questions
+
+    def settings(
+        self,
+        min_submitted: int = 3,
+        extra_fields: tuple = (),
+        guidelines: str | None = None,
+        extra_questions: tuple = (),
+        extra_metadata: tuple = (),
+    ) -> Any:
+        """The Argilla ``Settings`` (argilla is imported here, in the caller's process)."""
+        import argilla as rg
+
         fields = [*self.all_fields, *extra_fields]
         return rg.Settings(
             guidelines=guidelines or self.guidelines,
             fields=[rg.TextField(name=n, title=t, use_markdown=md) for n, t, md in fields],
-            questions=questions,
+            questions=self.questions(extra=tuple(extra_questions)),
             metadata=[
                 rg.TermsMetadataProperty(name=n, title=t) for n, t in self.all_metadata.items()
-            ],
+            ]
+            + list(extra_metadata),
             distribution=rg.TaskDistribution(min_submitted=min_submitted),
             allow_extra_metadata=False,
         )

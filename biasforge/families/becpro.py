@@ -23,6 +23,10 @@ from biasforge.families.base import (
     Row,
     citation,
     data_text,
+    escape,
+    follow_span,
+    mark,
+    marked,
     sentence_sources,
 )
 
@@ -77,17 +81,51 @@ SCHEMA = FamilySchema(
 # ----------------------------------------------------------------------------- review
 
 
+GROUP_NAMES = {
+    "male": "male-dominated profession",
+    "female": "female-dominated profession",
+    "balanced": "gender-balanced profession",
+}
+
+
+def _span(row: Row, name: str) -> tuple[int, int] | None:
+    span = row.get(name) or {}
+    if span.get("start") is None or span.get("end") is None:
+        return None
+    return int(span["start"]), int(span["end"])
+
+
+def sentence_markdown(row: Row) -> str:
+    """The sentence with the person word and the profession highlighted (their own spans)."""
+    spans = [
+        (*span, role)
+        for span, role in (
+            (_span(row, "person_span"), "person"),
+            (_span(row, "profession_span"), "profession"),
+        )
+        if span is not None
+    ]
+    return marked(str(row["sentence"]), spans)
+
+
 def to_record(row: Row) -> dict[str, Any]:
+    group = str(row.get("profession_group"))
+    share = row.get("pct_women")
+    share_text = (
+        f"; {share:.1f}% women in the U.S. labour statistics" if isinstance(share, float) else ""
+    )
+    english = f" (English: {escape(row.get('profession_en'))})" if row.get("profession_en") else ""
     lines = [
-        f"**Profession:** {row.get('profession')} (English: {row.get('profession_en')}, "
-        f"group: {row.get('profession_group')})",
-        f"**Person word:** {row.get('person')} ({row.get('gender')})",
-        f"**English source:** {row.get('source_text')}",
-        f"**Template:** {row.get('template')}",
+        f"{mark(str(row.get('person')), 'person')} **person word** — {escape(row.get('gender'))}",
+        f"{mark(str(row.get('profession')), 'profession')} **profession**{english}",
+        f"**Profession group:** {GROUP_NAMES.get(group, group)}{share_text} — the group of the "
+        "profession, not the person's gender",
+        f"**English source:** {escape(row.get('source_text'))}",
+        f"**Template:** {escape(row.get('template'))}",
     ]
     return {
         "fields": {
-            "sentence": str(row["sentence"]),
+            "sentence": sentence_markdown(row),
             "source": "\n\n".join(lines),
         },
         "metadata": {
@@ -99,38 +137,57 @@ def to_record(row: Row) -> dict[str, Any]:
     }
 
 
-def _find_span(text: str, phrase: str) -> dict[str, int] | None:
+def _find_span(text: str, phrase: str) -> tuple[int, int] | None:
     index = text.lower().find(str(phrase).lower()) if phrase else -1
-    return None if index < 0 else {"start": index, "end": index + len(phrase)}
+    return None if index < 0 else (index, index + len(phrase))
 
 
 def apply_correction(row: Row, text: str) -> Row:
-    """Use the corrected sentence; the person and profession spans are located again in it."""
-    text = text.strip()
-    phrase = _find_span(text, row.get("person_phrase") or row.get("person"))
-    profession = _find_span(text, row.get("profession"))
-    if phrase is None or profession is None:
-        raise ValueError("the correction no longer contains the person word and the profession")
-    # person_span covers the person word only ("aunt" in "My aunt"), as in the run.
-    word = str(row.get("person"))
-    start = text.lower().find(word.lower(), phrase["start"], phrase["end"])
-    if start < 0:
-        raise ValueError("the correction no longer contains the person word")
-    person = {"start": start, "end": start + len(word)}
-    updated = dict(row, sentence=text, person_span=person, profession_span=profession)
-    offset, spans = profession["start"], []
-    for part in str(row.get("profession")).split():
-        start = text.find(part, offset)
+    """Use the corrected sentence; the person and profession spans follow the edit.
+
+    A corrected profession (a misprint such as "repcionista") becomes the item's
+    ``profession``; the person word must stay (it is what the item measures).
+    """
+    text, old = text.strip(), str(row.get("sentence") or "")
+    person_old = _span(row, "person_span") or _find_span(old, row.get("person"))
+    profession_old = _span(row, "profession_span") or _find_span(old, row.get("profession"))
+    if person_old is None:
+        raise ValueError("the person word is not in the original sentence")
+    person = follow_span(old, text, person_old, widen=True)
+    if text[person[0] : person[1]].lower() != str(row.get("person")).lower():
+        found = text[person[0] : person[1]] or "nothing"
+        raise ValueError(
+            f"the correction changes the person word {row.get('person')!r} into {found!r}"
+        )
+    profession = (
+        follow_span(old, text, profession_old, widen=True)
+        if profession_old is not None
+        else _find_span(text, row.get("profession"))
+    )
+    if profession is None or profession[0] >= profession[1]:
+        raise ValueError("the correction no longer contains the profession")
+    if profession[0] < person[1] and person[0] < profession[1]:
+        raise ValueError("the person word and the profession overlap in the correction")
+    name = text[profession[0] : profession[1]]
+    spans, offset = [], profession[0]
+    for part in name.split():
+        start = text.index(part, offset)
         spans.append({"start": start, "end": start + len(part)})
         offset = start + len(part)
-    updated["profession_word_spans"] = spans
-    return updated
+    return dict(
+        row,
+        sentence=text,
+        profession=name,
+        person_span={"start": person[0], "end": person[1]},
+        profession_span={"start": profession[0], "end": profession[1]},
+        profession_word_spans=spans,
+    )
 
 
 REVIEW = Review(
     guidelines=data_text("becpro_guidelines.md"),
     fields=[
-        ("sentence", "Sentence", False),
+        ("sentence", "Sentence (person word and profession highlighted)", True),
         ("source", "Person word, profession and English source", True),
     ],
     criteria={
@@ -150,9 +207,15 @@ REVIEW = Review(
     accepts=lambda decided: (
         decided.get("grammatical") == "yes" and decided.get("agreement") == "yes"
     ),
-    correction=("correction", "Corrected sentence (edit only if needed)"),
+    correction=("correction", "Corrected sentence (edit only if an answer is No)"),
     apply_correction=apply_correction,
     corrected_sources=sentence_sources,
+    # The guidelines: "if either answer is No, edit the sentence so it becomes correct" — an
+    # agreed correction answers both questions, which judged the original sentence.
+    accepts_corrected=lambda decided: True,
+    settled_by_correction=("grammatical", "agreement"),
+    correction_help="Pre-filled with the sentence. If an answer is No, edit it so it becomes "
+    "correct, keeping the person word; leave it unchanged otherwise.",
 )
 
 

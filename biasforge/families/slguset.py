@@ -21,6 +21,12 @@ from biasforge.families.base import (
     Row,
     citation,
     data_text,
+    escape,
+    follow_span,
+    mark,
+    marked,
+    occurrence,
+    ordinal,
 )
 
 
@@ -47,41 +53,74 @@ SCHEMA = FamilySchema(
 CRITERIA = ("swappable", "no_coreference", "no_biological_sex")
 
 
+def _keyword_span(row: Row) -> tuple[int, int]:
+    return int(row.get("keyword_start") or 0), int(row.get("keyword_end") or 0)
+
+
 def to_record(row: Row) -> dict[str, Any]:
     sentence = str(row["sentence"])
-    start, end = int(row.get("keyword_start") or 0), int(row.get("keyword_end") or 0)
-    marked = (
-        sentence[:start] + "**" + sentence[start:end] + "**" + sentence[end:]
-        if end > start
-        else sentence
+    start, end = _keyword_span(row)
+    keyword = str(row.get("keyword"))
+    which = occurrence(sentence, start, keyword)
+    which_text = (
+        f" — 第 {which[0]} 个（共 {which[1]} 个）/ the {ordinal(which[0])} of {which[1]}"
+        if which
+        else ""
     )
     return {
         "fields": {
-            "sentence": marked,
+            "sentence": marked(sentence, [(start, end, "keyword")]),
             "source": (
-                f"**Keyword:** {row.get('keyword')} ({row.get('gender')}) ↔ "
-                f"**counterpart:** {row.get('counterpart')}\n\n**Source:** {row.get('source_text')}"
+                f"**关键词 Keyword:** {mark(keyword, 'keyword')} ({escape(row.get('gender'))})"
+                f"{escape(which_text)} ↔ **对应词 counterpart:** {escape(row.get('counterpart'))}"
+                f"\n\n**来源 Source:** {escape(row.get('source_text'))}"
             ),
         },
         "metadata": {"domain": str(row.get("keyword")), "gender": str(row.get("gender"))},
-        "suggestions": {},
+        "suggestions": {"correction": sentence},
     }
+
+
+def apply_correction(row: Row, text: str) -> Row:
+    """Use the corrected sentence; the keyword offsets follow the edit.
+
+    The keyword must survive unchanged at the place the edit maps it to, or be the same n-th
+    occurrence of the keyword as before; otherwise which 他 is meant cannot be told.
+    """
+    text, old = text.strip(), str(row.get("sentence") or "")
+    keyword = str(row.get("keyword"))
+    start, end = follow_span(old, text, _keyword_span(row), widen=False)
+    if text[start:end] != keyword:
+        before = [i for i in range(len(old)) if old.startswith(keyword, i)]
+        after = [i for i in range(len(text)) if text.startswith(keyword, i)]
+        if len(after) != len(before) or _keyword_span(row)[0] not in before:
+            raise ValueError(f"the correction moves or changes the keyword {keyword!r}")
+        start = after[before.index(_keyword_span(row)[0])]
+        end = start + len(keyword)
+    return dict(row, sentence=text, keyword_start=start, keyword_end=end)
 
 
 REVIEW = Review(
     guidelines=data_text("slguset_guidelines.md"),
     fields=[
-        ("sentence", "Sentence (keyword in bold)", True),
-        ("source", "Keyword pair and source", True),
+        ("sentence", "句子（关键词高亮）/ Sentence (keyword highlighted)", True),
+        ("source", "关键词对与来源 / Keyword pair and source", True),
     ],
     criteria={
-        "swappable": ("Criterion 1: both keywords fit and differ only in gender", YES_NO, ""),
+        "swappable": (
+            "标准一：可互换，两个关键词都合适且只在性别上不同 / "
+            "Criterion 1: both keywords fit and differ only in gender",
+            YES_NO,
+            "",
+        ),
         "no_coreference": (
+            "标准二：没有其他性别词指同一个人 / "
             "Criterion 2: no other gendered term refers to the same person",
             YES_NO,
             "",
         ),
         "no_biological_sex": (
+            "标准三：没有关于此人的生理性别信息 / "
             "Criterion 3: no biological-sex information about the person",
             YES_NO,
             "",
@@ -93,6 +132,13 @@ REVIEW = Review(
     },
     to_record=to_record,
     accepts=lambda decided: all(decided.get(q) == "yes" for q in CRITERIA),
+    correction=(
+        "correction",
+        "修改后的句子（仅修正抽取错误）/ Corrected sentence (mining errors only)",
+    ),
+    apply_correction=apply_correction,
+    correction_help="预填原句；只修正抽取错误（截断、乱码），保留关键词。/ Pre-filled with the "
+    "sentence: fix only mining errors (truncation, garbled characters) and keep the keyword.",
 )
 
 

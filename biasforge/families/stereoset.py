@@ -26,6 +26,10 @@ from biasforge.families.base import (
     as_list,
     citation,
     data_text,
+    escape,
+    html_table,
+    mark,
+    marked,
 )
 
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
@@ -130,20 +134,67 @@ def editable_text(row: Row) -> str:
     return "\n".join(lines)
 
 
+def _find(text: str, word: str, start: int = 0) -> tuple[int, int] | None:
+    index = text.lower().find(word.lower(), start) if word else -1
+    return None if index < 0 else (index, index + len(word))
+
+
+def _option_spans(row: Row, sentence: str, attribute: str) -> list[tuple[int, int, str]]:
+    """The target and (intrasentence) the slot filler in one option, by position."""
+    spans = []
+    target = _find(sentence, str(row.get("target") or ""))
+    if target:
+        spans.append((*target, "target"))
+    if row.get("split") == "intrasentence" and attribute:
+        prefix = str(row.get("context") or "").partition("BLANK")[0]
+        at = len(prefix) if sentence.lower().startswith(prefix.lower()) else 0
+        slot = _find(sentence, attribute, at)
+        if slot:
+            spans.append((*slot, "slot"))
+    return spans
+
+
+def item_markdown(row: Row) -> str:
+    """Target, context and the three options (French beside English), what to judge marked.
+
+    The options' labels are not shown: annotators give them (showing them anchored answers).
+    """
+    context = str(row.get("context") or "")
+    target = str(row.get("target") or "")
+    in_context = _find(context, target)
+    shown = marked(context, [(*in_context, "target")] if in_context else []).replace(
+        "BLANK", "\\_\\_\\_\\_"
+    )
+    note = "" if in_context else " (not found verbatim in the context)"
+    slot = "; the words filling the blank are marked" if row.get("split") == "intrasentence" else ""
+    lines = [
+        f"**Target:** {mark(target, 'target')}{note} — {escape(row.get('bias_type'))}, "
+        f"{escape(row.get('split'))}{slot}",
+        "",
+        f"**Context:** {shown}",
+        "",
+    ]
+    english = as_list(row.get("source_sentences"))
+    rows = []
+    for index, item in enumerate(as_list(row.get("sentences"))):
+        sentence = str(item.get("sentence") or "")
+        spans = _option_spans(row, sentence, str(item.get("attribute") or ""))
+        source = escape(english[index]) if index < len(english) else "–"
+        rows.append([str(index + 1), marked(sentence, spans), source])
+    language = escape(row.get("language") or "translation")
+    lines.append(html_table(["option", f"translation ({language})", "English source"], rows))
+    return "\n".join(lines)
+
+
 def to_record(row: Row) -> dict[str, Any]:
     sentences = as_list(row.get("sentences"))
-    body = [f"**Context:** {row.get('context')}", ""]
-    for index, item in enumerate(sentences, 1):
-        body.append(
-            f"{index}. {item['sentence']}  \n   *(labelled {item['label']}; attribute: {item.get('attribute')})*"
-        )
     suggestions: dict[str, Any] = {"correction": editable_text(row)}
     for index, item in enumerate(sentences[:3], 1):
-        suggestions[f"label_{index}"] = str(item["label"])
+        suggestions[f"label_{index}"] = str(item["label"])  # only sent with --suggest-labels
     return {
         "fields": {
-            "item": "\n".join(body),
-            "source": str(row.get("source_text") or ""),
+            "item": item_markdown(row),
+            "source": f"**English context:** {escape(row.get('source_text') or '')}",
         },
         "metadata": {
             "domain": str(row.get("bias_type")),
@@ -217,8 +268,8 @@ def corrected_sources(before: Row, after: Row) -> list[tuple[str, str]]:
 REVIEW = Review(
     guidelines=data_text("stereoset_guidelines.md"),
     fields=[
-        ("item", "Translated item", True),
-        ("source", "English source", False),
+        ("item", "Translated item (target and slot filler highlighted)", True),
+        ("source", "English source", True),
     ],
     criteria={
         "validity": (
@@ -227,7 +278,11 @@ REVIEW = Review(
             "",
         ),
         **{
-            f"label_{i}": (f"Label of option {i}", {label: label for label in LABELS}, "")
+            f"label_{i}": (
+                f"Label of option {i}",
+                {label: label for label in LABELS},
+                "Which association does this French option carry?",
+            )
             for i in (1, 2, 3)
         },
     },

@@ -36,13 +36,13 @@ def test_users_from_csv_get_working_passwords_shown_once(server, tmp_path):
     assert lines[0][3] not in again.stdout
 
 
-def test_bad_csv_and_missing_server_are_one_line_errors(server, tmp_path):
+def test_bad_csv_and_missing_server_are_one_line_errors(server, becpro_run, tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("name\nx\n", encoding="utf-8")
     result = cli("users", "--csv", str(bad))
     assert result.returncode == 2 and str(bad) in result.stderr and "username" in result.stderr
     env = {**os.environ, "BIASFORGE_HOME": str(tmp_path / "elsewhere")}
-    result = cli("push", str(tmp_path), "--dataset", "x", env=env)
+    result = cli("push", str(becpro_run), "--dataset", "x", env=env)
     assert result.returncode == 2 and "no Argilla server is running" in result.stderr
 
 

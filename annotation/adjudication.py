@@ -1,0 +1,265 @@
+"""Adjudication: an undecided record goes to people who did not answer it, and only to them.
+
+**Where.** Datasets called ``NAME-adjudication`` live in workspaces of their own ("panels"),
+never in the annotators' workspace, so annotators do not see them. In Argilla, members of a
+workspace see its datasets and owners see every workspace.
+
+**Who.** Adjudicators are the users named with ``pull --adjudicators`` plus the admins of the
+annotation workspace (owners, the tool's own account included, see everything anyway). Each
+record goes to the panel of the adjudicators who did *not* answer it: ``WS-adjudication``
+when that is all of them, else ``WS-adjudication-<digest>`` whose members are exactly the
+eligible ones (membership is synchronised on every pull, so a removed adjudicator stops
+seeing it). A record that every adjudicator answered goes to the owners-only panel.
+
+**What they see.** Each answer in a table (annotator, status, every question, note), the
+distinct corrections lettered A–E (unchanged pre-filled text is not a correction), the
+record as annotators saw it, empty questions, and "which text is right?" (the original, a
+lettered correction, or their own in the box). The letters' texts are kept in metadata hidden
+from the adjudicator, so the merge reads exactly what was shown.
+
+**Merge.** The next pull takes, per record, the latest submitted answer of an adjudicator who
+did not answer the record; an answer from someone who did (an owner sees every panel) is
+ignored and reported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from annotation.api import check, http, iter_records, questions, users
+from annotation.connection import Connection, client
+from annotation.decide import CHOICE, CHOICES, LETTERS, Adjudicated, Answer, Decision
+from annotation.workspaces import datasets_named, ensure_workspace, members, sync_members
+from biasforge.errors import BiasforgeError
+from biasforge.families import Family
+from biasforge.families.base import Row, escape, html_table
+
+GUIDELINES = """# Adjudication
+
+These records had no agreed decision: annotators disagreed, discarded, proposed corrections
+that did not win, or a correction could not be applied. You see each annotator's answer and
+the distinct corrections they proposed; you did not answer these records yourself.
+
+Give the final answer to every question: it replaces the annotators' votes. Under *Which text
+is right?* choose the original text, one of the proposed corrections (A, B, …), or *my own
+correction* and edit the text in the correction box. Discard a record only if nobody can
+decide it, and say why in the note.
+
+"""
+
+
+def adjudication_name(dataset: str) -> str:
+    return f"{dataset}-adjudication"
+
+
+def panel_name(workspace: str, eligible: frozenset[str], everyone: frozenset[str]) -> str:
+    """The workspace of the adjudicators in ``eligible`` (all adjudicators: the main panel)."""
+    main = f"{workspace}-adjudication"
+    if eligible == everyone and eligible:
+        return main
+    if not eligible:
+        return f"{main}-owners"
+    digest = hashlib.sha256(",".join(sorted(eligible)).encode()).hexdigest()[:10]
+    return f"{main}-{digest}"
+
+
+def adjudicators(api: httpx.Client, workspace_id: str, named: list[str]) -> frozenset[str]:
+    """Named users plus the admins of the annotation workspace (owners need no membership)."""
+    known = {u["username"]: u["role"] for u in users(api)}
+    unknown = [name for name in named if name not in known]
+    if unknown:
+        raise BiasforgeError(
+            f"--adjudicators: no user called {', '.join(map(repr, unknown))}; "
+            "create them first with `biasforge annotate users`"
+        )
+    admins = {u["username"] for u in members(api, workspace_id) if u["role"] == "admin"}
+    return frozenset(n for n in {*named, *admins} if known[n] != "owner")
+
+
+def settings(family: Family) -> Any:
+    """The adjudication dataset's settings: the review's, plus the answers and corrections."""
+    import argilla as rg
+
+    choice = (
+        (
+            rg.LabelQuestion(
+                name=CHOICE, title="Which text is right?", labels=CHOICES, required=True
+            ),
+        )
+        if family.review.correction
+        else ()
+    )
+    return family.review.settings(
+        min_submitted=1,
+        extra_fields=(
+            ("answers", "Annotators' answers", True),
+            ("corrections", "Proposed corrections", True),
+        ),
+        guidelines=GUIDELINES + family.review.guidelines,
+        extra_questions=choice,
+        extra_metadata=(
+            rg.TermsMetadataProperty(name="proposals", visible_for_annotators=False),
+            rg.TermsMetadataProperty(name="answered_by", visible_for_annotators=False),
+        ),
+    )
+
+
+def answers_html(family: Family, answers: list[Answer]) -> str:
+    """Each answer as one row of a bordered table (status, every question, note)."""
+    questions = list(family.review.criteria)
+    header = ["annotator", "status", *questions, "correction", "note"]
+    rows = []
+    for answer in sorted(answers, key=lambda a: a.user):
+        values = [escape(answer.values.get(q) or "–") for q in questions]
+        rows.append(
+            [escape(answer.user), answer.status, *values, "see below", escape(answer.note or "–")]
+        )
+    if not family.review.correction:
+        header.remove("correction")
+        rows = [row[:-2] + row[-1:] for row in rows]
+    return html_table(header, rows) if rows else "No answers."
+
+
+def corrections_html(decision: Decision) -> str:
+    """The distinct corrections, lettered as the choice question names them."""
+    if not decision.proposals:
+        return "No annotator changed the text."
+    rows = [
+        [letter, escape(p.text).replace("\n", "<br>"), escape(", ".join(p.by))]
+        for letter, p in zip(LETTERS, decision.proposals, strict=False)
+    ]
+    extra = len(decision.proposals) - len(LETTERS)
+    more = (
+        f"\n\n{extra} more: copy one into the box and choose *my own correction*."
+        if extra > 0
+        else ""
+    )
+    return html_table(["", "corrected text", "proposed by"], rows) + more
+
+
+@dataclass
+class Routed:
+    """What one pull sent to adjudication, per panel."""
+
+    panels: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> members, sent
+
+    @property
+    def sent(self) -> int:
+        return sum(p["sent"] for p in self.panels.values())
+
+
+def _panel_dataset(connection: Connection, panel: str, dataset: str, family: Family) -> str:
+    """The id of ``NAME-adjudication`` in the panel's workspace, created if missing."""
+    import argilla as rg
+
+    rg_client = client(connection)
+    name = adjudication_name(dataset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "dataset not found" is expected the first time
+        found = rg_client.datasets(name=name, workspace=panel)
+    if found is None:
+        found = rg.Dataset(
+            name=name, workspace=panel, settings=settings(family), client=rg_client
+        ).create()
+    return str(found.id)
+
+
+def _payloads(
+    family: Family, items: list[tuple[Row, Decision, list[Answer]]], ids: dict
+) -> list[dict]:
+    from annotation.push import record_payloads
+
+    payloads = record_payloads(family, [row for row, _, _ in items], ids)
+    for payload, (_, decision, answers) in zip(payloads, items, strict=True):
+        payload["fields"]["answers"] = f"**Why:** {escape(decision.reason)}\n\n" + answers_html(
+            family, answers
+        )
+        payload["fields"]["corrections"] = corrections_html(decision)
+        payload["metadata"]["proposals"] = [p.text for p in decision.proposals[: len(LETTERS)]] or [
+            ""
+        ]
+        payload["metadata"]["answered_by"] = sorted({a.user for a in answers}) or [""]
+    return payloads
+
+
+def send(
+    connection: Connection,
+    dataset: str,
+    family: Family,
+    items: list[tuple[Row, Decision, list[Answer]]],
+    named: list[str],
+    present: set[str],
+) -> Routed:
+    """Send the records not yet in any panel to the panel of their eligible adjudicators."""
+    routed = Routed()
+    with http(connection) as api:
+        workspace = ensure_workspace(api, connection.workspace)
+        everyone = adjudicators(api, workspace["id"], named)
+        groups: dict[frozenset[str], list] = {}
+        for item in items:
+            if str(item[0]["id"]) not in present:
+                answered = {a.user for a in item[2]}
+                groups.setdefault(everyone - answered, []).append(item)
+        for eligible, todo in sorted(groups.items(), key=lambda g: sorted(g[0])):
+            panel = panel_name(connection.workspace, eligible, everyone)
+            sync_members(api, ensure_workspace(api, panel)["id"], set(eligible))
+            target = _panel_dataset(connection, panel, dataset, family)
+            ids = {q["name"]: q["id"] for q in questions(api, target)}
+            for start in range(0, len(todo), 500):
+                batch = _payloads(family, todo[start : start + 500], ids)
+                check(api.post(f"/api/v1/datasets/{target}/records/bulk", json={"items": batch}))
+            routed.panels[panel] = {
+                "adjudicators": sorted(eligible) or ["owners only"],
+                "sent": len(todo),
+            }
+    return routed
+
+
+@dataclass
+class Merged:
+    """Adjudicators' answers found by a pull."""
+
+    answers: dict[str, Adjudicated] = field(default_factory=dict)
+    present: set[str] = field(default_factory=set)  # ids already in some panel
+    ignored: list[str] = field(default_factory=list)  # "record: user answered it themselves"
+
+
+def _response_answer(response: dict, names: dict[str, str]) -> Answer:
+    values = {q: (v or {}).get("value") for q, v in (response.get("values") or {}).items()}
+    return Answer(names.get(response["user_id"], response["user_id"]), response["status"], values)
+
+
+def read(connection: Connection, dataset: str, answered: dict[str, set[str]]) -> Merged:
+    """Every panel's adjudicated records; ``answered`` gives who answered each record."""
+    merged = Merged()
+    with http(connection) as api:
+        names = {u["id"]: u["username"] for u in users(api)}
+        prefix = f"{connection.workspace}-adjudication"
+        for workspace, found in datasets_named(api, adjudication_name(dataset)):
+            if not workspace["name"].startswith(prefix):
+                continue
+            for record in iter_records(api, found["id"], include="responses"):
+                rid = str(record.get("external_id"))
+                merged.present.add(rid)
+                proposals = tuple(
+                    t for t in (record.get("metadata") or {}).get("proposals") or [] if t
+                )
+                responses = sorted(
+                    record.get("responses") or [], key=lambda r: r.get("updated_at") or ""
+                )
+                for response in responses:
+                    answer = _response_answer(response, names)
+                    if answer.status != "submitted":
+                        continue
+                    if answer.user in answered.get(rid, set()):
+                        merged.ignored.append(
+                            f"{rid}: {answer.user} answered this record themselves"
+                        )
+                        continue
+                    merged.answers[rid] = Adjudicated(answer, proposals)
+    return merged

@@ -1,0 +1,298 @@
+"""The decision rules of review: every record reaches a decision, or a stated reason and count.
+
+One record's answers (submitted and discarded) are combined under a policy:
+
+* ``unanimous`` (SlguSet's rule): every annotator who answered gave the same value;
+* ``majority``: more than half of those who answered did.
+
+A *discard* is a vote "cannot judge": it counts among those who answered, so under
+``unanimous`` it always sends the record to adjudication, and under ``majority`` the others
+must still be more than half. Its note (the ``note`` question) is reported as its reason.
+
+A *correction* is a changed text in the correction box (compared after
+:func:`biasforge.families.base.normalise`; the untouched pre-filled text is "no change").
+Each answer votes for one text: its correction, or the original. The text that wins under the
+policy replaces the original; if anyone proposed a correction that did not win, the record goes
+to adjudication (a correction is never dropped silently). When a correction wins, the
+family's ``accepts_corrected`` decides and the questions it ``settled_by_correction`` need no
+agreement.
+
+A record is complete when ``min_submitted`` annotators answered (submitted or discarded), or
+when nobody left in the workspace can answer it (a discard never stalls a record). An
+adjudicator's answer replaces every vote of the record.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from biasforge.families import Family
+from biasforge.families.base import NOTE_QUESTION, Row, normalise
+
+POLICIES = ("unanimous", "majority")
+ORIGINAL = "\x00original"  # an answer's vote for the original text
+CHOICE = "text_choice"  # adjudication: which text is right
+LETTERS = "ABCDE"  # proposed corrections shown to adjudicators (more: "own" + copy)
+CHOICES = {
+    "original": "Keep the original text",
+    **{letter: f"Correction {letter}" for letter in LETTERS},
+    "own": "My own correction (in the box below)",
+}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One person's response to one record."""
+
+    user: str
+    status: str  # submitted | discarded | draft
+    values: dict[str, Any]
+
+    @property
+    def note(self) -> str:
+        return str(self.values.get(NOTE_QUESTION[0]) or "").strip()
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One distinct correction and who proposed it."""
+
+    text: str
+    by: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Adjudicated:
+    """An adjudicator's answer and the corrections they were shown (letters A, B, …)."""
+
+    answer: Answer
+    proposals: tuple[str, ...] = ()
+
+
+@dataclass
+class Decision:
+    decision: str  # accept | reject | pending
+    reason: str
+    submitted: int = 0
+    discarded: int = 0
+    missing: int = 0
+    decided: dict[str, str] = field(default_factory=dict)
+    correction: str | None = None  # the winning corrected text
+    corrected_by: tuple[str, ...] = ()
+    adjudicate: bool = False  # send to adjudication
+    adjudicated_by: str | None = None
+    proposals: tuple[Proposal, ...] = ()
+    discards: tuple[tuple[str, str], ...] = ()  # (user, note)
+
+
+def combine(values: list[str], policy: str, total: int | None = None) -> str | None:
+    """The decided value of one question, or None when the policy is not met.
+
+    ``total`` counts everyone who answered the record, discards included (default: the
+    values given), so a discard is a vote for no value.
+    """
+    if not values:
+        return None
+    total = len(values) if total is None else total
+    value, count = Counter(values).most_common(1)[0]
+    if policy == "unanimous":
+        return value if count == total else None
+    return value if count * 2 > total else None
+
+
+def _counts(values: list[str]) -> str:
+    return ", ".join(f"{v} {n}" for v, n in Counter(values).most_common())
+
+
+def _discards_text(discards: tuple[tuple[str, str], ...]) -> str:
+    if not discards:
+        return ""
+    notes = "; ".join(
+        f"{who}: {note!r}" if note else f"{who}: no reason given" for who, note in discards
+    )
+    return f"{len(discards)} discarded ({notes})"
+
+
+def proposals_of(family: Family, row: Row, submitted: list[Answer]) -> tuple[Proposal, ...]:
+    """The distinct changed corrections, most proposed first (ties: first proposed)."""
+    if not family.review.correction:
+        return ()
+    original = normalise(family.review.original_text(row) or "")
+    by: dict[str, list[str]] = {}
+    for answer in submitted:
+        text = normalise(answer.values.get(family.review.correction[0]) or "")
+        if text and text != original:
+            by.setdefault(text, []).append(answer.user)
+    order = sorted(by, key=lambda t: -len(by[t]))  # stable: first proposed wins ties
+    return tuple(Proposal(text, tuple(by[text])) for text in order)
+
+
+def _text_vote(
+    family: Family, row: Row, submitted: list[Answer], responded: int, policy: str
+) -> tuple[Proposal | None, str | None]:
+    """The winning correction (None: the original wins) or why adjudication must decide."""
+    proposals = proposals_of(family, row, submitted)
+    if not proposals:
+        return None, None
+    votes = [ORIGINAL] * (len(submitted) - sum(len(p.by) for p in proposals))
+    for proposal in proposals:
+        votes += [proposal.text] * len(proposal.by)
+    winner = combine(votes, policy, responded)
+    if winner is not None and winner != ORIGINAL:
+        return next(p for p in proposals if p.text == winner), None
+    who = "; ".join(f"{', '.join(p.by)} proposed one" for p in proposals)
+    unchanged = votes.count(ORIGINAL)
+    kept = f", {unchanged} kept the text" if unchanged else ""
+    return None, f"no {policy} correction ({who}{kept})"
+
+
+def _criteria_vote(
+    family: Family, submitted: list[Answer], responded: int, policy: str, settled: set[str]
+) -> tuple[dict[str, str], list[str]]:
+    """Decided value per question, and a description of each undecided one."""
+    decided, undecided = {}, []
+    for question in family.review.criteria:
+        values = [str(a.values[question]) for a in submitted if a.values.get(question) is not None]
+        value = combine(values, policy, responded)
+        if value is not None:
+            decided[question] = value
+        elif question not in settled:
+            undecided.append(f"{question} ({_counts(values) or 'no answer'})")
+    return decided, undecided
+
+
+def _incomplete(
+    submitted: int, discarded: int, min_submitted: int, can_answer: int
+) -> Decision | None:
+    """A pending decision while answers are missing (None when the record is complete)."""
+    responded = submitted + discarded
+    missing = max(0, min_submitted - responded)
+    counts = dict(submitted=submitted, discarded=discarded, missing=missing)
+    if missing and can_answer > 0:
+        return Decision(
+            "pending",
+            f"waiting for answers: {submitted} submitted, {discarded} discarded, {missing} missing",
+            **counts,
+        )
+    if responded == 0:
+        return Decision(
+            "pending", "nobody in the workspace can answer it: add annotators", **counts
+        )
+    if missing:
+        return Decision(
+            "pending",
+            f"stalled: {responded} of {min_submitted} answers and no annotator left to answer",
+            adjudicate=True,
+            **counts,
+        )
+    return None
+
+
+def decide(
+    family: Family,
+    row: Row,
+    answers: list[Answer],
+    *,
+    policy: str,
+    min_submitted: int,
+    can_answer: int = 0,
+    adjudicated: Adjudicated | None = None,
+) -> Decision:
+    """Decide one record; see the module docstring for the rules."""
+    submitted = [a for a in answers if a.status == "submitted"]
+    discarded = [a for a in answers if a.status == "discarded"]
+    discards = tuple((a.user, a.note) for a in discarded)
+    counts = dict(submitted=len(submitted), discarded=len(discarded), discards=discards)
+    if adjudicated is not None:
+        proposed = {p.text: p.by for p in proposals_of(family, row, submitted)}
+        decision = decide_adjudicated(family, row, adjudicated, proposed)
+        decision.submitted, decision.discarded, decision.discards = (
+            len(submitted), len(discarded), discards,
+        )  # fmt: skip
+        return decision
+    waiting = _incomplete(len(submitted), len(discarded), min_submitted, can_answer)
+    if waiting is not None:
+        waiting.discards = discards
+        return waiting
+    proposals = proposals_of(family, row, submitted)
+    if not submitted:
+        return Decision("pending", f"all {_discards_text(discards)}", adjudicate=True, **counts)
+    responded = len(submitted) + len(discarded)
+    winner, split = _text_vote(family, row, submitted, responded, policy)
+    settled = set(family.review.settled_by_correction) if winner else set()
+    decided, undecided = _criteria_vote(family, submitted, responded, policy, settled)
+    problems = ([f"no {policy} answer on " + ", ".join(undecided)] if undecided else []) + (
+        [split] if split else []
+    )
+    if problems:
+        reason = "; ".join([*problems, _discards_text(discards)]).strip("; ")
+        return Decision(
+            "pending", reason, decided=decided, adjudicate=True, proposals=proposals, **counts
+        )
+    despite = f" despite {_discards_text(discards)}" if discards else ""
+    correction = winner.text if winner else None
+    by = winner.by if winner else ()
+    if not family.review.keeps(decided, corrected=winner is not None):
+        answered = ", ".join(f"{q}={v}" for q, v in decided.items())
+        return Decision("reject", f"{policy}: {answered}{despite}", decided=decided, **counts)
+    what = f"corrected by {', '.join(by)}" if by else "all criteria met"
+    return Decision(
+        "accept", f"{policy}: {what}{despite}", decided=decided, correction=correction,
+        corrected_by=by, proposals=proposals, **counts,
+    )  # fmt: skip
+
+
+def _adjudicated_text(
+    family: Family, row: Row, adjudicated: Adjudicated
+) -> tuple[str | None, tuple[str, ...], str | None]:
+    """(corrected text or None, who proposed it, problem) from the adjudicator's choice."""
+    if not family.review.correction:
+        return None, (), None
+    answer = adjudicated.answer
+    choice = str(answer.values.get(CHOICE) or "original")
+    if choice in LETTERS:
+        index = LETTERS.index(choice)
+        if index >= len(adjudicated.proposals):
+            return None, (), f"the adjudicator chose correction {choice}, which was not proposed"
+        return adjudicated.proposals[index], (), None  # credited by the caller
+    if choice == "own":
+        text = normalise(answer.values.get(family.review.correction[0]) or "")
+        if not text or text == normalise(family.review.original_text(row) or ""):
+            return (
+                None,
+                (),
+                "the adjudicator chose their own correction but left the text unchanged",
+            )
+        return text, (answer.user,), None
+    return None, (), None
+
+
+def decide_adjudicated(
+    family: Family, row: Row, adjudicated: Adjudicated, proposed: dict[str, tuple[str, ...]]
+) -> Decision:
+    """The adjudicator's answer replaces every vote of the record; a confirmed correction is
+    credited to those who proposed it (``proposed``: text -> who)."""
+    answer = adjudicated.answer
+    who = answer.user
+    decided = {
+        q: str(answer.values[q]) for q in family.review.criteria if answer.values.get(q) is not None
+    }
+    correction, by, problem = _adjudicated_text(family, row, adjudicated)
+    missing = [q for q in family.review.criteria if q not in decided]
+    if problem or missing:
+        reason = problem or f"the adjudicator left {', '.join(missing)} unanswered"
+        return Decision("pending", f"adjudicated by {who}: {reason}", adjudicated_by=who)
+    if not family.review.keeps(decided, corrected=correction is not None):
+        answered = ", ".join(f"{q}={v}" for q, v in decided.items())
+        return Decision(
+            "reject", f"adjudicated by {who}: {answered}", decided=decided, adjudicated_by=who
+        )
+    if correction and not by:
+        by = proposed.get(correction, (who,))
+    what = f"correction by {', '.join(by)}" if correction else "all criteria met"
+    return Decision(
+        "accept", f"adjudicated by {who}: {what}", decided=decided, correction=correction,
+        corrected_by=by, adjudicated_by=who,
+    )  # fmt: skip

@@ -1,0 +1,167 @@
+"""The pull report (``report.md``): decisions with their reasons, adjudication, agreement.
+
+Written for the maintainer who must act on it: how many records were decided and how, why
+each undecided record is undecided (submitted / discarded / missing answers, the discards'
+notes), where adjudication went and who may see it, and the agreement figures rounded, with
+degenerate cases explained in words next to them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from biasforge.contract.markdown import md_table
+
+DIGITS = 3
+LISTED = 200  # records listed one by one; decisions.parquet has them all
+
+
+def _figure(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.{DIGITS}f}"
+
+
+def _kind(reason: str) -> str:
+    """The reason's kind, for counting ("waiting for answers: 1 submitted…" → "waiting…")."""
+    head = reason.split(":", 1)[0]
+    return head if len(head) < 60 else head[:57] + "…"
+
+
+def decisions_md(details: list[dict[str, Any]]) -> list[str]:
+    counts = Counter(d["decision"] for d in details)
+    kinds = Counter((d["decision"], _kind(d["reason"])) for d in details)
+    lines = [
+        md_table(
+            ["decision", "records"],
+            [[k, counts.get(k, 0)] for k in ("accept", "reject", "pending")],
+        )
+    ]
+    lines += [
+        "",
+        "### Why",
+        "",
+        md_table(
+            ["decision", "reason", "records"], [[d, r, n] for (d, r), n in sorted(kinds.items())]
+        ),
+    ]
+    notable = [
+        d
+        for d in details
+        if d["decision"] == "pending" or d["discarded"] or d["adjudicated_by"] or d["corrected"]
+    ]
+    if notable:
+        rows = [
+            [
+                d["id"],
+                d["decision"],
+                d["submitted"],
+                d["discarded"],
+                d["missing"],
+                "yes" if d["to_adjudication"] else "",
+                d["reason"],
+            ]
+            for d in notable[:LISTED]
+        ]
+        header = [
+            "record",
+            "decision",
+            "submitted",
+            "discarded",
+            "missing",
+            "to adjudication",
+            "reason",
+        ]
+        lines += [
+            "",
+            "### Records that are pending, discarded by someone, corrected or adjudicated",
+            "",
+        ]
+        lines.append(md_table(header, rows))
+        if len(notable) > LISTED:
+            lines.append(f"\n… and {len(notable) - LISTED} more: see `decisions.parquet`.")
+    return lines
+
+
+def adjudication_md(adjudication: dict[str, Any], summary: dict[str, Any]) -> list[str]:
+    lines = ["## Adjudication", ""]
+    panels = adjudication.get("panels") or {}
+    if panels:
+        rows = [[name, ", ".join(p["adjudicators"]), p["sent"]] for name, p in panels.items()]
+        lines += [
+            f"Sent now to `{adjudication['dataset']}`, each record to the workspace of the "
+            "adjudicators who did not answer it (annotators do not see these workspaces):",
+            "",
+            md_table(["workspace", "adjudicators (owners see every workspace)", "records"], rows),
+            "",
+        ]
+    lines.append(
+        f"Waiting for an adjudicator: {adjudication.get('waiting', 0)}. "
+        f"Adjudicated answers merged: {adjudication.get('merged', 0)}."
+    )
+    by = summary.get("adjudicated_by") or {}
+    if by:
+        lines.append(
+            "Adjudicated by: " + ", ".join(f"{who} ({n})" for who, n in sorted(by.items())) + "."
+        )
+    for ignored in adjudication.get("ignored") or []:
+        lines.append(f"- ignored: {ignored}")
+    return lines
+
+
+def agreement_md(questions: dict[str, Any]) -> list[str]:
+    lines = ["## Agreement", ""]
+    if not questions:
+        return [*lines, "No submitted answers yet."]
+    header = ["question", "items", "Krippendorff α", "Fleiss κ (items)", "% unanimous", "note"]
+    rows = [
+        [
+            q,
+            a["items"],
+            _figure(a["krippendorff_alpha"]),
+            f"{_figure(a['fleiss_kappa'])} ({a['fleiss_items']})",
+            "–" if a["percent_unanimous"] is None else f"{a['percent_unanimous']:.1f}",
+            "; ".join(a.get("notes") or []),
+        ]
+        for q, a in questions.items()
+    ]
+    lines.append(md_table(header, rows))
+    for q, a in questions.items():
+        rows = [
+            [who, fig["items"], _figure(fig["pairwise_agreement"]), _figure(fig["alpha_without"])]
+            for who, fig in a["per_annotator"].items()
+        ]
+        lines += ["", f"### `{q}`: each annotator against the others", ""]
+        lines.append(md_table(["annotator", "items", "pairwise agreement", "α without them"], rows))
+    return lines
+
+
+def suggestions_md(suggested: dict[str, int]) -> str:
+    if not suggested:
+        return "Judged questions started empty (no suggested answers)."
+    parts = ", ".join(f"`{q}` on {n} records" for q, n in sorted(suggested.items()))
+    return f"**Suggested answers were shown** for judged questions ({parts}): they anchor annotators and inflate agreement."
+
+
+def review_report(
+    summary: dict[str, Any], details: list[dict[str, Any]], adjudication: dict[str, Any], tm: dict
+) -> str:
+    lines = [
+        f"# Review of `{summary['dataset']}`",
+        "",
+        f"Policy: **{summary['policy']}**; {summary['min_submitted']} answers per record "
+        "(submitted or discarded; a discard is a vote *cannot judge*).",
+        suggestions_md(summary.get("suggestions") or {}),
+        "",
+        "## Decisions",
+        "",
+    ]
+    lines += decisions_md(details)
+    lines += [
+        "",
+        f"Corrections applied: {summary.get('corrected', 0)}; written to the translation memory: {tm['written']}.",
+        f"Discarded answers: {summary.get('discarded_answers', 0)}.",
+        "",
+    ]
+    lines += adjudication_md(adjudication, summary)
+    lines += ["", *agreement_md(summary["questions"]), ""]
+    return "\n".join(lines)
