@@ -38,19 +38,28 @@ def read_gold(path: str | Path) -> list[GoldSentence]:
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "gold file for the name-filter evaluation not found")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read the gold file: {exc.strerror or exc}") from None
     out = []
-    with open(path, encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                names = tuple((int(n["start"]), int(n["end"])) for n in row["person_names"])
-                out.append(GoldSentence(str(row["id"]), str(row["text"]), names))
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InputError(
-                    path, f"not a gold record (id, text, person_names): {exc}", line=lineno
-                ) from exc
+    for lineno, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                path, f"not UTF-8 (byte {exc.start + 1} of the line)", line=lineno
+            ) from None
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            names = tuple((int(n["start"]), int(n["end"])) for n in row["person_names"])
+            out.append(GoldSentence(str(row["id"]), str(row["text"]), names))
+        except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:
+            raise InputError(
+                path, f"not a gold record (id, text, person_names): {exc}", line=lineno
+            ) from None
     return out
 
 
