@@ -183,6 +183,13 @@ def slguset(
         Path | None,
         typer.Option(help="gold JSONL (text, person_names) to measure the name filter's P/R"),
     ] = None,
+    include_collective: Annotated[
+        bool,
+        typer.Option(
+            help="keep sentences whose keyword is a collective form excluded by default "
+            "(他们/她们, 他俩/她俩: collective_forms.tsv), each flagged for review with the reason"
+        ),
+    ] = False,
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
     verbose: Annotated[bool, typer.Option(help="show datatrove's per-task logs")] = False,
 ) -> None:
@@ -199,6 +206,7 @@ def slguset(
         lexicon_dir=lexicon,
         tagger=tagger,
         name_eval=name_eval,
+        include_collective=include_collective,
         verbose=verbose,
     )
     stats = curate(options, out, overwrite=overwrite).stats

@@ -15,15 +15,21 @@ from datatrove.utils.stats import MetricStats, PipelineStats, Stats
 
 from curation.checks import CheckStats
 from curation.slguset.filters import (
+    CollectiveFormFilter,
     DuplicateFilter,
     NonGenderWordFilter,
     PersonNameFilter,
     PreprocessFilter,
 )
-from curation.slguset.flags import BiologicalSexFlag, CounterpartSenseFlag, OtherGenderTermFlag
+from curation.slguset.flags import (
+    BiologicalSexFlag,
+    CollectiveKeywordFlag,
+    CounterpartSenseFlag,
+    OtherGenderTermFlag,
+)
 
-REJECT_RULES = (PreprocessFilter, NonGenderWordFilter, PersonNameFilter)
-REVIEW_RULES = (OtherGenderTermFlag, BiologicalSexFlag, CounterpartSenseFlag)
+REJECT_RULES = (PreprocessFilter, NonGenderWordFilter, CollectiveFormFilter, PersonNameFilter)
+REVIEW_RULES = (OtherGenderTermFlag, BiologicalSexFlag, CounterpartSenseFlag, CollectiveKeywordFlag)
 KEYWORD_STEPS = ("keyword_prefilter (document)", "keyword_prefilter (sentence)")
 
 

@@ -5,7 +5,9 @@ document and again on each sentence) and :class:`DuplicateFilter` only count wha
 (a sentence without a gender form is not a candidate, a duplicate is its first copy). The rules
 after them are :class:`RuleFilter` s, the paper's automatic filters: ``preprocess`` (the
 sentence could not be cleaned), ``non_gender_word`` (every gender character sits inside a word
-such as 吉他/子女, decided on jieba's tokens) and ``person_name`` (the sentence names someone).
+such as 吉他/子女, decided on jieba's tokens), ``collective_form`` (the only gender words are
+collective forms the run excludes, 他们/她们 by default) and ``person_name`` (the sentence
+names someone).
 A rule records its verdict on the sentence (``checks``) and, when it drops it, hands it to
 datatrove's exclusion writer, so every rejected sentence is kept with its reason.
 """
@@ -19,7 +21,7 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.filters.base_filter import BaseFilter
 from datatrove.pipeline.writers.disk_base import DiskWriter
 
-from curation.slguset.matching import target_of
+from curation.slguset.matching import first_gender_word, target_of
 from curation.slguset.preprocess import sentence_problem
 from curation.slguset.resources import TaskResources
 
@@ -103,11 +105,36 @@ class NonGenderWordFilter(RuleFilter):
 
     def verdict(self, doc: Document) -> tuple[bool, str]:
         matches = doc.metadata["matches"]
-        target = target_of(matches)
-        if target is not None:
-            return True, f"{target.form} in 「{target.token}」"
+        first = first_gender_word(matches)
+        if first is not None:
+            return True, f"{first.form} in 「{first.token}」"
         words = sorted({m.token or m.form for m in matches})
         return False, "gender characters only inside non-gender words: " + "、".join(words)
+
+
+class CollectiveFormFilter(RuleFilter):
+    rule = "collective_form"
+    description = (
+        "the keyword is not only a collective form excluded by default (他们/她们 …, "
+        "collective_forms.tsv); --include-collective keeps them, flagged for review"
+    )
+
+    def __init__(
+        self, resources: TaskResources, exclusion_writer: DiskWriter | None = None
+    ) -> None:
+        super().__init__(exclusion_writer)
+        self.resources = resources
+
+    def verdict(self, doc: Document) -> tuple[bool, str]:
+        matches = doc.metadata["matches"]
+        target = target_of(matches)
+        if target is not None:
+            return True, f"keyword {target.form}"
+        collective = self.resources.lexicon.collective
+        forms = dict.fromkeys(m.form for m in matches if m.genuine and m.excluded)
+        return False, "only collective forms: " + "; ".join(
+            f"{form} ({collective[form].reason})" for form in forms
+        )
 
 
 class PersonNameFilter(RuleFilter):

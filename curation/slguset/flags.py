@@ -4,7 +4,8 @@ People decide these (three annotators, all must agree), so a rule only flags: th
 kept, its verdict goes on ``checks`` and a failure on ``review_reasons``. ``other_gender_term``
 (criterion 2: another gender term may co-refer and leak the gender), ``biological_sex``
 (criterion 3), ``counterpart_sense`` (criterion 1: swapping the keyword makes another word, as
-男儿 → 女儿).
+男儿 → 女儿), ``collective_keyword`` (criterion 1: the keyword names a group, 兄弟们, or an
+excluded collective form the run includes, 他们: the reviewer reads why).
 """
 
 from __future__ import annotations
@@ -100,3 +101,18 @@ class CounterpartSenseFlag(ReviewFlag):
                 f"swapping {target.form}→{form.counterpart} makes 「{clash[0]}」, another term"
             )
         return True, f"{target.form}→{form.counterpart}"
+
+
+class CollectiveKeywordFlag(ReviewFlag):
+    rule = "collective_keyword"
+    description = (
+        "criterion 1: the keyword is a collective form kept for review (兄弟们; 他们/她们 "
+        "with --include-collective), with the reason from collective_forms.tsv"
+    )
+
+    def verdict(self, doc: Document) -> tuple[bool, str]:
+        target = target_of(doc.metadata["matches"])
+        collective = self.resources.lexicon.collective.get(target.form)
+        if collective is not None:
+            return False, f"{target.form}: {collective.reason}"
+        return True, "not a collective form"

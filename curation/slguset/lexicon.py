@@ -1,13 +1,16 @@
-"""The SlguSet gender lexicon: 16 pairs of gender terms with counterparts, plus the word lists
-the filters use (non-gender words, other gender terms, biological-sex terms).
+"""The SlguSet gender lexicon: the pairs of gender terms with counterparts, the collective
+forms among them (他们/她们 …: excluded by default or flagged, with the reason), plus the word
+lists the filters use (non-gender words, other gender terms, biological-sex terms).
 
 All of it is data in ``curation/data/slguset/`` (or a folder given with ``--lexicon``), so a
-curator edits the lists without touching code. Malformed rows are errors naming file and line.
+curator edits the lists without touching code. Malformed rows and undecodable bytes are errors
+naming file and line.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +23,20 @@ FILES = (
     "other_gender_terms.txt",
     "biological_terms.txt",
 )
+COLLECTIVE_FILE = "collective_forms.tsv"  # optional: a lexicon folder without it has none
+DECISIONS = ("exclude", "flag")
+
+
+@dataclass(frozen=True)
+class Collective:
+    """A form that names a group rather than one gendered person (他们, 兄弟们): ``exclude``
+    (a sentence whose only keywords are such forms is dropped unless the run includes them)
+    or ``flag`` (kept, flagged for review); ``reason`` is what the reviewer or the rejected row
+    reads."""
+
+    form: str
+    decision: str  # "exclude" | "flag"
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -40,6 +57,7 @@ class Lexicon:
     non_gender_words: frozenset[str]
     other_gender_terms: frozenset[str]
     biological_terms: frozenset[str]
+    collective: dict[str, Collective]
     _pattern: re.Pattern[str] = field(repr=False, compare=False)
 
     @property
@@ -48,21 +66,79 @@ class Lexicon:
         return self._pattern
 
     def files(self) -> list[Path]:
-        return [self.directory / name for name in FILES]
+        names = FILES + ((COLLECTIVE_FILE,) if (self.directory / COLLECTIVE_FILE).is_file() else ())
+        return [self.directory / name for name in names]
 
     def jieba_words(self) -> tuple[str, ...]:
-        """Words jieba must keep whole for the non-gender filter to see them."""
-        return tuple(sorted(self.non_gender_words))
+        """Words jieba must keep whole: the non-gender words, for the non-gender filter to see
+        them, and the multi-character collective forms (兄弟们), to be matched as one word."""
+        collective = {form for form in self.collective if len(form) > 1}
+        return tuple(sorted(self.non_gender_words | collective))
+
+    def excluded(self, include_collective: bool = False) -> frozenset[str]:
+        """The forms that cannot be a candidate's keyword in this run."""
+        if include_collective:
+            return frozenset()
+        return frozenset(c.form for c in self.collective.values() if c.decision == "exclude")
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of a UTF-8 file (a byte-order mark is allowed); bytes that are not
+    UTF-8 are an error naming the file and line."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    for lineno, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), 1):
+        try:
+            yield lineno, raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                path, f"not UTF-8 (byte {exc.start + 1} of the line)", line=lineno
+            ) from None
 
 
 def _word_list(path: Path) -> frozenset[str]:
     if not path.is_file():
         raise InputError(path, "word list is missing")
     words: set[str] = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for _, line in _lines(path):
         line = line.split("#", 1)[0]
         words.update(line.split())
     return frozenset(words)
+
+
+def _table(path: Path, header: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """Rows of a tab-separated file after its header (blank and ``#`` lines skipped)."""
+    header_seen = False
+    for lineno, raw in _lines(path):
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        cells = raw.split("\t")
+        if not header_seen:
+            if cells[: len(header)] != header:
+                raise InputError(path, f"header must start with {', '.join(header)}", line=lineno)
+            header_seen = True
+            continue
+        yield lineno, cells
+
+
+def _collective(path: Path, forms: dict[str, Form]) -> dict[str, Collective]:
+    if not path.is_file():
+        return {}
+    out: dict[str, Collective] = {}
+    for lineno, cells in _table(path, ["form", "decision", "reason"]):
+        if len(cells) < 3 or not all(c.strip() for c in cells[:3]):
+            raise InputError(path, "need form, decision and reason (tab-separated)", line=lineno)
+        form, decision, reason = (c.strip() for c in cells[:3])
+        if form not in forms:
+            raise InputError(path, f"{form!r} is not a form of gender_pairs.tsv", line=lineno)
+        if decision not in DECISIONS:
+            raise InputError(
+                path, f"decision {decision!r}: choose {' or '.join(DECISIONS)}", line=lineno
+            )
+        out[form] = Collective(form, decision, reason)
+    return out
 
 
 def load_lexicon(directory: str | Path | None = None) -> Lexicon:
@@ -73,16 +149,7 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
         raise InputError(path, "gender lexicon is missing")
     forms: dict[str, Form] = {}
     pairs: list[str] = []
-    header_seen = False
-    for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not raw.strip() or raw.startswith("#"):
-            continue
-        cells = raw.split("\t")
-        if not header_seen:
-            if cells[:3] != ["pair", "male", "female"]:
-                raise InputError(path, "header must start with pair, male, female", line=lineno)
-            header_seen = True
-            continue
+    for lineno, cells in _table(path, ["pair", "male", "female"]):
         if len(cells) < 3 or not all(c.strip() for c in cells[:3]):
             raise InputError(path, "need pair, male and female (tab-separated)", line=lineno)
         pair, male, female = (c.strip() for c in cells[:3])
@@ -104,5 +171,6 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
         non_gender_words=_word_list(directory / "non_gender_words.txt"),
         other_gender_terms=_word_list(directory / "other_gender_terms.txt"),
         biological_terms=_word_list(directory / "biological_terms.txt"),
+        collective=_collective(directory / COLLECTIVE_FILE, forms),
         _pattern=re.compile("|".join(map(re.escape, ordered))),
     )

@@ -3,12 +3,13 @@ candidate's keyword.
 
 The regex pass (:func:`keyword_matches`) is the cheap prefilter; :func:`classify_matches` then
 uses the jieba tokens to tell a gender word (他, 女教师's 女) from a gender character inside
-another word (吉他, 他杀, 子女).
+another word (吉他, 他杀, 子女), and marks the collective forms a run excludes (他们 …: see
+``collective_forms.tsv``), which are gender words but never a candidate's keyword.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from curation.slguset.lexicon import Lexicon
@@ -22,6 +23,7 @@ class Match:
     end: int
     genuine: bool  # inside one token that is not a non-gender word
     token: str
+    excluded: bool = False  # a collective form this run excludes (他们 by default)
 
 
 def keyword_matches(sentence: str, lexicon: Lexicon) -> list[tuple[str, int, int]]:
@@ -30,18 +32,22 @@ def keyword_matches(sentence: str, lexicon: Lexicon) -> list[tuple[str, int, int
 
 
 def classify_matches(
-    matches: Sequence[tuple[str, int, int]], tokens: Sequence[Token], lexicon: Lexicon
+    matches: Sequence[tuple[str, int, int]],
+    tokens: Sequence[Token],
+    lexicon: Lexicon,
+    excluded: Collection[str] = (),
 ) -> list[Match]:
     """Decide with the jieba tokens whether each occurrence is a gender word: it must lie inside
     one token, and no listed non-gender word (吉他, 他杀, 子女 …) inside that token may cover it
-    (jieba's own dictionary has longer words such as 其他人 that contain 其他)."""
+    (jieba's own dictionary has longer words such as 其他人 that contain 其他). Forms in
+    ``excluded`` are marked so."""
     out = []
     for form, start, end in matches:
         token = next((t for t in tokens if t.start <= start < t.start + len(t.word)), None)
         inside = token is not None and end <= token.start + len(token.word)
         word = token.word if token is not None else ""
         genuine = inside and not _covered(word, token.start if token else 0, start, end, lexicon)
-        out.append(Match(form, start, end, genuine, word))
+        out.append(Match(form, start, end, genuine, word, form in excluded))
     return out
 
 
@@ -61,7 +67,13 @@ def _covered(word: str, offset: int, start: int, end: int, lexicon: Lexicon) -> 
 
 
 def target_of(matches: Sequence[Match]) -> Match | None:
-    """The candidate's one target keyword: the first genuine occurrence."""
+    """The candidate's one target keyword: the first genuine occurrence of a form the run does
+    not exclude (so a singular 他 after an unrelated 他们 is the keyword)."""
+    return next((m for m in matches if m.genuine and not m.excluded), None)
+
+
+def first_gender_word(matches: Sequence[Match]) -> Match | None:
+    """The first genuine occurrence, excluded collective forms included."""
     return next((m for m in matches if m.genuine), None)
 
 

@@ -14,13 +14,19 @@ from pathlib import Path
 from datatrove.pipeline.base import PipelineStep
 
 from curation.slguset.filters import (
+    CollectiveFormFilter,
     DuplicateFilter,
     KeywordFilter,
     NonGenderWordFilter,
     PersonNameFilter,
     PreprocessFilter,
 )
-from curation.slguset.flags import BiologicalSexFlag, CounterpartSenseFlag, OtherGenderTermFlag
+from curation.slguset.flags import (
+    BiologicalSexFlag,
+    CollectiveKeywordFlag,
+    CounterpartSenseFlag,
+    OtherGenderTermFlag,
+)
 from curation.slguset.resources import TaskResources
 from curation.slguset.rows import RowWriter
 from curation.slguset.steps import QuoteRepair, Segmenter, SentenceSplitter, TaskUsage
@@ -45,10 +51,12 @@ def mining_steps(resources: TaskResources, parts_dir: str | Path) -> list[Pipeli
         PreprocessFilter(exclusion_writer=excluded("preprocess")),
         Segmenter(resources),
         NonGenderWordFilter(exclusion_writer=excluded("non_gender_word")),
+        CollectiveFormFilter(resources, exclusion_writer=excluded("collective_form")),
         PersonNameFilter(resources, exclusion_writer=excluded("person_name")),
         OtherGenderTermFlag(resources),
         BiologicalSexFlag(resources),
         CounterpartSenseFlag(resources),
+        CollectiveKeywordFlag(resources),
         RowWriter(parts / KEPT, resources),
         TaskUsage(),
     ]

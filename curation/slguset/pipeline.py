@@ -42,7 +42,7 @@ from curation.slguset.readers import (
     kind_of,
     plan_units,
 )
-from curation.slguset.report import per_keyword, rejections, render_report
+from curation.slguset.report import per_form, per_keyword, rejections, render_report
 from curation.slguset.resources import TaskResources
 from curation.slguset.sample import BUNDLED_SAMPLE
 from curation.slguset.steps import TaskLogs
@@ -62,6 +62,7 @@ class Options:
     lexicon_dir: Path | None = None  # gender pairs and word lists (default: bundled)
     tagger: str = "fast"  # name-filter tokens: fast | posseg
     name_eval: Path | None = None  # gold JSONL to measure the name filter's P/R on
+    include_collective: bool = False  # keep 他们/她们 … (collective_forms.tsv: exclude), flagged
     verbose: bool = False  # show datatrove's task logs
 
     def __post_init__(self) -> None:
@@ -120,7 +121,7 @@ def build_pipeline(
         skip_bad_lines=options.skip_bad_lines,
         errors_dir=str(parts_dir),
     )
-    resources = TaskResources(lexicon_dir, options.tagger)
+    resources = TaskResources(lexicon_dir, options.tagger, options.include_collective)
     steps = [TaskLogs(options.verbose), reader, *mining_steps(resources, parts_dir)]
     return steps, max(1, min(tasks, len(units)))
 
@@ -220,6 +221,7 @@ def _stats(
         "corpus": list(options.corpus),
         "num_proc": options.num_proc,
         "tagger": options.tagger,
+        "include_collective": options.include_collective,
         "documents": mined["documents"],
         "raw_chars": mined["raw_chars"],
         "bad_lines_skipped": mined["bad_lines"],
@@ -231,7 +233,8 @@ def _stats(
         "kept": len(kept),
         "rejected": len(rejected),
         "needs_review": int(kept["needs_review"].sum()) if len(kept) else 0,
-        "per_keyword": per_keyword(kept, lexicon),
+        "per_keyword": per_keyword(kept, rejected, lexicon),
+        "per_form": per_form(kept, rejected, lexicon, options.include_collective),
         "rejections_per_rule": rejections(rejected),
         "rules": _cheap_rules(mined, duplicates) + mined["rules"],
         "seconds": dict(mined["seconds"]),
@@ -285,5 +288,6 @@ def _config(options: Options, lexicon: Lexicon) -> dict[str, Any]:
         "text_field": options.text_field,
         "skip_bad_lines": options.skip_bad_lines,
         "tagger": options.tagger,
+        "include_collective": options.include_collective,
         "lexicon": str(lexicon.directory),
     }

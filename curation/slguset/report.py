@@ -25,16 +25,81 @@ EVAL_TEXT = (
 )
 
 
-def per_keyword(kept: pd.DataFrame, lexicon: Lexicon) -> list[dict[str, Any]]:
-    """Kept candidates per keyword pair, by gender and form."""
-    counts = Counter(kept["keyword"]) if len(kept) else Counter()
+def _count(frame: pd.DataFrame, rows=None) -> Counter:
+    if not len(frame):
+        return Counter()
+    return Counter(frame["keyword"] if rows is None else frame.loc[rows, "keyword"])
+
+
+def _share(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+def per_keyword(
+    kept: pd.DataFrame, rejected: pd.DataFrame, lexicon: Lexicon
+) -> list[dict[str, Any]]:
+    """Per keyword pair: kept candidates (by gender and form), their share of all kept, how
+    many are flagged for review, and the rejected rows whose keyword is in the pair."""
+    counts, dropped = _count(kept), _count(rejected)
+    flagged = _count(kept, kept["needs_review"]) if len(kept) else Counter()
     rows = []
     for pair in lexicon.pairs:
         forms = [f for f in lexicon.forms.values() if f.pair == pair]
         male = sum(counts[f.text] for f in forms if f.gender == "male")
         female = sum(counts[f.text] for f in forms if f.gender == "female")
+        pair_flagged = sum(flagged[f.text] for f in forms)
         detail = ", ".join(f"{f.text} {counts[f.text]}" for f in forms if counts[f.text])
-        rows.append({"pair": pair, "male": male, "female": female, "forms": detail})
+        rows.append(
+            {
+                "pair": pair,
+                "kept": male + female,
+                "share": _share(male + female, len(kept)),
+                "male": male,
+                "female": female,
+                "flagged": pair_flagged,
+                "flagged_share": _share(pair_flagged, male + female),
+                "rejected": sum(dropped[f.text] for f in forms),
+                "forms": detail,
+            }
+        )
+    return rows
+
+
+def per_form(
+    kept: pd.DataFrame, rejected: pd.DataFrame, lexicon: Lexicon, include_collective: bool
+) -> list[dict[str, Any]]:
+    """Per form of the lexicon: the same counts as :func:`per_keyword`, the form's collective
+    decision (``exclude``, ``exclude (included)``, ``flag`` or empty) and the rejected rows
+    that the ``collective_form`` rule dropped."""
+    counts, dropped = _count(kept), _count(rejected)
+    flagged = _count(kept, kept["needs_review"]) if len(kept) else Counter()
+    collective_rows = (
+        rejected["reasons"].map(lambda r: r[0].startswith("collective_form:"))
+        if len(rejected)
+        else None
+    )
+    as_collective = _count(rejected, collective_rows) if len(rejected) else Counter()
+    rows = []
+    for form in lexicon.forms.values():
+        decision = ""
+        if form.text in lexicon.collective:
+            decision = lexicon.collective[form.text].decision
+            if decision == "exclude" and include_collective:
+                decision = "exclude (included)"
+        rows.append(
+            {
+                "form": form.text,
+                "pair": form.pair,
+                "gender": form.gender,
+                "collective": decision,
+                "kept": counts[form.text],
+                "share": _share(counts[form.text], len(kept)),
+                "flagged": flagged[form.text],
+                "flagged_share": _share(flagged[form.text], counts[form.text]),
+                "rejected": dropped[form.text],
+                "rejected_as_collective": as_collective[form.text],
+            }
+        )
     return rows
 
 
@@ -91,14 +156,74 @@ def _evaluation(evaluation: dict[str, Any] | None) -> str:
     return EVAL_TEXT.format(file=evaluation["file"]) + md_table(header, rows)
 
 
+def _percent(share: float) -> str:
+    return f"{100 * share:.1f} %"
+
+
+def _per_pair(stats: dict[str, Any]) -> str:
+    rows = [
+        [
+            r["pair"],
+            r["kept"],
+            _percent(r["share"]),
+            r["flagged"],
+            _percent(r["flagged_share"]),
+            r["male"],
+            r["female"],
+            r["rejected"],
+        ]
+        for r in stats["per_keyword"]
+    ]
+    rows.append(
+        [
+            "**all**",
+            stats["kept"],
+            _percent(1.0 if stats["kept"] else 0.0),
+            stats["needs_review"],
+            _percent(stats["needs_review"] / stats["kept"] if stats["kept"] else 0.0),
+            sum(r["male"] for r in stats["per_keyword"]),
+            sum(r["female"] for r in stats["per_keyword"]),
+            stats["rejected"],
+        ]
+    )
+    header = ["pair", "kept", "share of kept", "flagged", "share flagged", "male", "female"]
+    return md_table([*header, "rejected"], rows)
+
+
+def _per_form(stats: dict[str, Any]) -> str:
+    rows = [
+        [
+            r["form"],
+            r["pair"],
+            r["gender"],
+            r["collective"] or "—",
+            r["kept"],
+            _percent(r["share"]),
+            r["flagged"],
+            _percent(r["flagged_share"]),
+            r["rejected"],
+            r["rejected_as_collective"],
+        ]
+        for r in stats.get("per_form", [])
+        if r["kept"] or r["rejected"] or r["collective"]
+    ]
+    header = ["form", "pair", "gender", "collective", "kept", "share of kept", "flagged"]
+    return md_table([*header, "share flagged", "rejected", "… as collective form"], rows)
+
+
+PER_KEYWORD_TEXT = """Share of kept = the pair's (form's) part of all kept candidates; share flagged = the part of
+its kept candidates flagged for review; rejected = rows of `rejected.parquet` with that keyword.
+Collective forms (`collective_forms.tsv`, see the lexicon README): `exclude` forms are never a
+keyword unless the run passes `--include-collective`, `flag` forms are kept and always flagged."""
+
+
 def render_report(stats: dict[str, Any], kept: pd.DataFrame, rejected: pd.DataFrame) -> str:
     rules = [
         CheckStats(r["rule"], r["severity"], r["description"], r["seen"], r["failed"], r["seconds"])
         for r in stats["rules"]
     ]
-    per_kw = md_table(
-        ["pair", "male", "female", "forms"],
-        [[r["pair"], r["male"], r["female"], r["forms"]] for r in stats["per_keyword"]],
+    included = (
+        "included (kept, flagged)" if stats.get("include_collective") else "excluded (default)"
     )
     timings = md_table(
         ["stage", "seconds"], [[k, f"{v:.3f}"] for k, v in sorted(stats["seconds"].items())]
@@ -118,7 +243,13 @@ name tagger `{stats["tagger"]}`, {stats["raw_chars_per_second"]:,} raw character
 
 ## Kept candidates per keyword pair
 
-{per_kw}
+Collective forms of the `exclude` kind: {included}. {PER_KEYWORD_TEXT}
+
+{_per_pair(stats)}
+
+## Kept candidates per form
+
+{_per_form(stats)}
 
 ## Rules
 

@@ -1,7 +1,7 @@
 """What the steps of one datatrove task read: the lexicon, a jieba tokenizer, the name finder.
 
 One :class:`TaskResources` is handed to every step that needs it when the pipeline is built.
-It loads on first use and pickles as its two settings only, so each task (a worker process, a
+It loads on first use and pickles as its settings only, so each task (a worker process, a
 Slurm job, a Ray actor) builds its own copy once, shared by its steps: the tokenizer that
 segments a sentence for the non-gender rule is the one whose frequencies the name features
 read.
@@ -16,23 +16,35 @@ from curation.slguset.names import NameFinder, Tokenizer, load_models
 
 
 class TaskResources:
-    def __init__(self, lexicon_dir: str | None = None, tagger: str = "fast") -> None:
+    def __init__(
+        self, lexicon_dir: str | None = None, tagger: str = "fast", include_collective: bool = False
+    ) -> None:
         self.lexicon_dir = lexicon_dir
         self.tagger = tagger
+        self.include_collective = include_collective
         self._lexicon: Lexicon | None = None
         self._finder: NameFinder | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"lexicon_dir": self.lexicon_dir, "tagger": self.tagger}
+        return {
+            "lexicon_dir": self.lexicon_dir,
+            "tagger": self.tagger,
+            "include_collective": self.include_collective,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["lexicon_dir"], state["tagger"])
+        self.__init__(state["lexicon_dir"], state["tagger"], state.get("include_collective", False))
 
     @property
     def lexicon(self) -> Lexicon:
         if self._lexicon is None:
             self._lexicon = load_lexicon(self.lexicon_dir)
         return self._lexicon
+
+    @property
+    def excluded(self) -> frozenset[str]:
+        """Collective forms that cannot be a keyword in this run (他们 … unless included)."""
+        return self.lexicon.excluded(self.include_collective)
 
     @property
     def finder(self) -> NameFinder:

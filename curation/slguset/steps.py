@@ -105,12 +105,12 @@ class Segmenter(PipelineStep):
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         lexicon, tokenizer = self.resources.lexicon, self.resources.tokenizer
-        mode = self.resources.tagger
+        mode, excluded = self.resources.tagger, self.resources.excluded
         for doc in data:
             with self.track_time():
                 tokens = tokenizer.tokens(doc.text, mode)
                 found = keyword_matches(doc.text, lexicon)
-                matches = classify_matches(found, tokens, lexicon) if tokens else []
+                matches = classify_matches(found, tokens, lexicon, excluded) if tokens else []
             doc.metadata["tokens"] = tokens
             doc.metadata["matches"] = matches
             yield doc

@@ -41,10 +41,12 @@ def test_genuine_keyword_kept_with_span_gender_and_counterpart(resources, tmp_pa
     assert [c["rule"] for c in row.checks] == [
         "preprocess",
         "non_gender_word",
+        "collective_form",
         "person_name",
         "other_gender_term",
         "biological_sex",
         "counterpart_sense",
+        "collective_keyword",
     ]
     assert not row.needs_review
 
@@ -63,7 +65,12 @@ def test_sentence_with_a_person_name_is_rejected(resources, tmp_path):
     [reason] = reasons_of(rejected, sentence)
     assert reason.startswith("person_name:") and "张敬涛" in reason
     checks = rejected.iloc[0]["checks"]
-    assert [c["rule"] for c in checks] == ["preprocess", "non_gender_word", "person_name"]
+    assert [c["rule"] for c in checks] == [
+        "preprocess",
+        "non_gender_word",
+        "collective_form",
+        "person_name",
+    ]
     assert (tmp_path / "rejected" / "person_name" / "00000.jsonl").is_file()
 
 

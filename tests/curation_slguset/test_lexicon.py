@@ -1,4 +1,5 @@
-"""The gender lexicon: 16 pairs, symmetric counterparts, longest-form matching, bad rows."""
+"""The gender lexicon: the paper's 16 pairs plus 他们/她们, symmetric counterparts, longest-form
+matching, collective forms, bad rows and bad bytes."""
 
 import shutil
 
@@ -8,8 +9,8 @@ from biasforge.errors import InputError
 from curation.slguset.lexicon import load_lexicon
 
 
-def test_sixteen_pairs_with_symmetric_counterparts(lexicon):
-    assert len(lexicon.pairs) == 16
+def test_sixteen_pairs_and_the_plural_pronouns_with_symmetric_counterparts(lexicon):
+    assert len(lexicon.pairs) == 17 and lexicon.pairs[-1] == "他们/她们"
     for form in lexicon.forms.values():
         other = lexicon.forms[form.counterpart]
         assert other.counterpart == form.text
@@ -34,3 +35,63 @@ def test_malformed_row_names_file_and_line(tmp_path, lexicon):
         load_lexicon(folder)
     assert info.value.path == str(path)
     assert info.value.line == len(lines)
+
+
+def _copy(tmp_path, lexicon):
+    folder = tmp_path / "lex"
+    shutil.copytree(lexicon.directory, folder)
+    return folder
+
+
+def test_collective_forms_name_their_decision_and_reason(lexicon):
+    assert lexicon.collective["他们"].decision == "exclude"
+    assert lexicon.collective["兄弟们"].decision == "flag"
+    assert all(c.reason for c in lexicon.collective.values())
+    assert {"兄弟们", "姐妹们"} <= set(lexicon.jieba_words())  # kept whole by jieba
+    assert lexicon.directory / "collective_forms.tsv" in lexicon.files()
+
+
+def test_a_lexicon_folder_without_collective_forms_has_none(tmp_path, lexicon):
+    folder = _copy(tmp_path, lexicon)
+    (folder / "collective_forms.tsv").unlink()
+    copy = load_lexicon(folder)
+    assert copy.collective == {} and copy.excluded() == frozenset()
+    assert folder / "collective_forms.tsv" not in copy.files()
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ("他们们\texclude\twhy", "not a form"),
+        ("他们\tdrop\twhy", "choose exclude or flag"),
+        ("他们\texclude", "need form, decision and reason"),
+    ],
+)
+def test_bad_collective_row_names_file_and_line(tmp_path, lexicon, row, message):
+    folder = _copy(tmp_path, lexicon)
+    path = folder / "collective_forms.tsv"
+    path.write_text(path.read_text(encoding="utf-8") + row + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=message) as info:
+        load_lexicon(folder)
+    assert info.value.path == str(path)
+    assert info.value.line == len(path.read_text(encoding="utf-8").splitlines())
+
+
+@pytest.mark.parametrize(
+    "name", ["gender_pairs.tsv", "collective_forms.tsv", "non_gender_words.txt"]
+)
+def test_bytes_that_are_not_utf8_name_file_and_line(tmp_path, lexicon, name):
+    folder = _copy(tmp_path, lexicon)
+    path = folder / name
+    path.write_bytes(path.read_bytes() + "他\t她\n".encode("gbk"))
+    with pytest.raises(InputError, match="not UTF-8") as info:
+        load_lexicon(folder)
+    assert info.value.path == str(path)
+    assert info.value.line == path.read_bytes().count(b"\n")
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path, lexicon):
+    folder = _copy(tmp_path, lexicon)
+    path = folder / "gender_pairs.tsv"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert load_lexicon(folder).forms == lexicon.forms

@@ -40,7 +40,7 @@ def test_candidates_have_the_contract_columns_and_right_spans(sample_run, lexico
 def test_rejected_rows_say_why(sample_run):
     rejected = sample_run.rejected
     assert len(rejected) > 0
-    rules = {"preprocess", "non_gender_word", "person_name"}
+    rules = {"preprocess", "non_gender_word", "collective_form", "person_name"}
     for reasons in rejected["reasons"]:
         assert len(reasons) >= 1 and reasons[0].split(":")[0] in rules
 
@@ -53,11 +53,54 @@ def test_stats_and_report(sample_run):
     assert by_rule["person_name"]["failed"] == stats["rejections_per_rule"]["person_name"]
     assert all("seconds" in r for r in stats["rules"])
     report = (sample_run.path / "report.md").read_text(encoding="utf-8")
-    for heading in ("## Kept candidates per keyword pair", "## Rules", "## Timings"):
+    for heading in (
+        "## Kept candidates per keyword pair",
+        "## Kept candidates per form",
+        "## Rules",
+        "## Timings",
+    ):
         assert heading in report
     heldout = stats["name_filter_eval"]["heldout"]["model"]
     assert heldout["recall"] >= 0.95
     assert f"| heldout | this filter | 1155 | 274 | {heldout['flagged']} |" in report
+
+
+def test_report_gives_shares_per_pair_and_form_and_the_collective_forms(sample_run):
+    stats, kept = sample_run.stats, sample_run.candidates
+    pairs = {r["pair"]: r for r in stats["per_keyword"]}
+    forms = {r["form"]: r for r in stats["per_form"]}
+    assert sum(r["kept"] for r in pairs.values()) == len(kept)
+    assert sum(r["flagged"] for r in pairs.values()) == stats["needs_review"]
+    assert sum(r["share"] for r in pairs.values()) == pytest.approx(1.0, abs=1e-3)
+    he = pairs["他/她"]
+    assert he["share"] == round(he["kept"] / len(kept), 4)
+    assert he["flagged_share"] == round(he["flagged"] / he["kept"], 4)
+    # 他们 is excluded by default: never a kept keyword, its sentences rejected with the reason
+    assert pairs["他们/她们"]["kept"] == 0 and not (kept["keyword"] == "他们").any()
+    assert forms["他们"]["collective"] == "exclude"
+    assert (
+        forms["他们"]["rejected_as_collective"] == stats["rejections_per_rule"]["collective_form"]
+    )
+    assert forms["他们"]["rejected_as_collective"] >= 23  # the demo run of issue 16
+    report = (sample_run.path / "report.md").read_text(encoding="utf-8")
+    share = f"{100 * he['share']:.1f} %"
+    flagged = f"{100 * he['flagged_share']:.1f} %"
+    assert f"| 他/她 | {he['kept']} | {share} | {he['flagged']} | {flagged} |" in report
+    assert "| 他们 | 他们/她们 | male | exclude | 0 | 0.0 % |" in report
+    assert "excluded (default)" in report
+
+
+def test_included_collective_forms_are_kept_and_flagged(tmp_path):
+    out = tmp_path / "run"
+    run_cli("curate", "slguset", "--out", out, "--include-collective")
+    run = read_run(out)
+    plural = run.candidates[run.candidates["keyword"] == "他们"]
+    assert len(plural) >= 23
+    reason = "collective_keyword: 他们: generic masculine plural"
+    assert all(any(r.startswith(reason) for r in rs) for rs in plural["review_reasons"])
+    assert run.stats["include_collective"]
+    assert "collective_form" not in run.stats["rejections_per_rule"]
+    assert run.manifest["config"]["include_collective"] is True
 
 
 def test_two_processes_give_the_same_candidates_as_one(tmp_path):
