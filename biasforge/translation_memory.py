@@ -8,9 +8,14 @@ up here and every answer is stored here, committed batch by batch, so
 * reviewers' corrections are kept as *preferred* translations that win over any engine.
 
 Machine translations are keyed by everything that changes the engine's answer: the engine
-identity (e.g. ``deepl`` or ``deepl@http://127.0.0.1:8000`` for a test server), the language
-pair, the request options (XML tag handling, the ``context`` given with the text, formality,
-glossary content) and the text itself.
+identity, the language pair, the request options (XML tag handling, the ``context`` given with
+the text, formality, glossary content) and the text itself. The engine identity names a
+server, never a way of writing its URL: ``deepl`` for DeepL's own API, and for any other server
+(a test server, a gateway) ``deepl@host:port/path`` as :func:`canonical_engine` spells it —
+without scheme, default port, trailing slash or credentials — so ``http://127.0.0.1:8765/``
+and ``http://localhost:8765`` share their translations, and no password is ever stored.
+Memories written before this rule (engine ids holding the URL as typed) are rekeyed once, when
+they are opened (``PRAGMA user_version`` 0 → 1).
 
 Preferred translations are keyed only by ``(source_text, source_lang, target_lang)``: a
 reviewer says "this English sentence is, in French, that", whatever engine or options were used.
@@ -32,6 +37,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+
+from biasforge.errors import InputError
+
+#: the key scheme this code writes; older memories are migrated on open
+SCHEMA_VERSION = 1
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS translations (
@@ -66,12 +79,48 @@ def default_memory_path() -> Path:
     return biasforge_home() / "translation-memory.sqlite"
 
 
+def server_identity(url: str) -> str:
+    """The server a base URL reaches, written one way: ``host[:port][/path]``.
+
+    Lower-case host, loopback names as ``localhost``, no scheme, no default port, no
+    credentials, no query. The path is the folder that relative API routes resolve against
+    (RFC 3986, as clients that ``urljoin`` their routes do): ``http://h/api`` and ``http://h/``
+    both reach ``http://h/v2/translate``; ``http://h/api/`` reaches ``http://h/api/v2/…``.
+    An identity given back (no scheme) is returned unchanged.
+    """
+    parts = urlsplit(url if "://" in url else f"//{url}")
+    host = (parts.hostname or "").rstrip(".").lower()
+    host = "localhost" if host in _LOOPBACK else host
+    host = f"[{host}]" if ":" in host else host
+    try:
+        port = parts.port
+    except ValueError:  # not a port number: keep what was written, minus credentials
+        port = parts.netloc.rpartition("@")[2].rpartition(":")[2]
+    if port and port != _DEFAULT_PORTS.get(parts.scheme.lower()):
+        host = f"{host}:{port}"
+    # an identity (no scheme) is already a folder; a URL's last segment is not
+    folder = parts.path if "://" not in url else parts.path[: parts.path.rfind("/") + 1]
+    return host + folder.rstrip("/")
+
+
+def canonical_engine(engine: str) -> str:
+    """``name`` or ``name@URL`` with the URL written as :func:`server_identity` writes it."""
+    name, at, url = engine.partition("@")
+    return f"{name}@{server_identity(url)}" if at else engine
+
+
 def memory_key(
     engine: str, source_lang: str, target_lang: str, options: Mapping[str, Any], text: str
 ) -> str:
     """The lookup key of one machine translation request for one text."""
     payload = json.dumps(
-        [engine, source_lang.lower(), target_lang.lower(), dict(sorted(options.items())), text],
+        [
+            canonical_engine(engine),
+            source_lang.lower(),
+            target_lang.lower(),
+            dict(sorted(options.items())),
+            text,
+        ],
         ensure_ascii=False,
         sort_keys=True,
     )
@@ -91,20 +140,66 @@ class Preferred:
     updated_at: str
 
 
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open ``path`` as a translation memory, or say in one line why it is not one.
+
+    SQLite reports a folder, a file of another kind or another program's database only at the
+    first statement, as a bare ``OperationalError``/``DatabaseError``; the user needs the path
+    and what to do, and another program's database must not get our tables added to it.
+    """
+    if path.is_dir():
+        raise InputError(path, "is a folder; give a file for the translation memory")
+    try:
+        db = sqlite3.connect(path, timeout=30)
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        if tables and "translations" not in tables:
+            db.close()
+            raise InputError(path, "is an SQLite database of another program, not a memory")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(_SCHEMA)
+        db.commit()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(path, f"not a translation memory ({exc})") from exc
+    return db
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Rekey rows stored under an engine id that held a URL as typed (user_version 0)."""
+    if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+        return
+    rows = db.execute(
+        "SELECT key, engine, source_lang, target_lang, options, source_text, text, "
+        "billed_characters, created_at FROM translations WHERE engine LIKE '%@%'"
+    ).fetchall()
+    with db:
+        for key, engine, source, target, options, *rest in rows:
+            new_engine = canonical_engine(engine)
+            new_key = memory_key(new_engine, source, target, json.loads(options), rest[0])
+            db.execute("DELETE FROM translations WHERE key = ?", (key,))
+            db.execute(
+                "INSERT OR REPLACE INTO translations VALUES (?,?,?,?,?,?,?,?,?)",
+                (new_key, new_engine, source, target, options, *rest),
+            )
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
 class TranslationMemory:
     """SQLite-backed store of machine translations and reviewers' preferred translations.
 
     Use as a context manager or call :meth:`close`. Safe to reopen at any time: everything
-    returned by :meth:`put_many` is already committed.
+    returned by :meth:`put_many` is already committed. A path that is a folder or not a
+    memory is an :class:`~biasforge.errors.InputError` naming it.
     """
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_memory_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
-        self._db.commit()
+        self._db = _connect(self.path)
+        try:
+            _migrate(self._db)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise InputError(self.path, f"cannot update the translation memory ({exc})") from exc
 
     def __enter__(self) -> TranslationMemory:
         return self
@@ -140,6 +235,7 @@ class TranslationMemory:
     ) -> None:
         """Store ``(source_text, translation, billed_characters)`` triples and commit."""
         opts = json.dumps(dict(sorted(options.items())), ensure_ascii=False, sort_keys=True)
+        engine = canonical_engine(engine)
         now = _now()
         rows = [
             (
