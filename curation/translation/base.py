@@ -6,6 +6,11 @@ translation but is not translated nor billed, as DeepL's ``context`` parameter) 
 (the texts contain XML tags that must come back around the corresponding words). Memory,
 batching, retries and per-item failure reports live in :mod:`curation.translation.runner`,
 so a new backend stays a few lines long.
+
+Two optional members, read with ``getattr`` so a minimal backend needs neither:
+``max_request_bytes`` (the JSON bytes of texts plus context one request may carry; the runner
+cuts requests to it) and ``check_ready()`` (raise the one-line error a first request would
+meet, e.g. no API key; called before anything is sent, only when something must be sent).
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from typing import Any, Protocol, runtime_checkable
 class Translator(Protocol):
     """A machine translation backend."""
 
-    #: identifies the engine in the translation memory (include the server for test servers)
+    #: identifies the engine in the translation memory and in every output: the server it
+    #: reaches, never a way of writing its URL nor credentials (``deepl``, ``deepl@host:port``)
     engine_id: str
     #: how many texts one call may carry
     max_batch: int

@@ -1,9 +1,13 @@
 """DeepL backend over the official ``deepl`` client (``DeepLClient.translate_text``).
 
 The key comes from ``DEEPL_AUTH_KEY`` (never logged); ``server_url`` points the client at
-another server (a DeepL-compatible test server, a proxy); otherwise the client picks the Free or
-Pro endpoint from the key, as it always does. A glossary given as a ``{source: target}`` dict
-is created once on the account under a content-derived name and reused by later runs.
+another server (a DeepL-compatible test server, a gateway); otherwise the client picks the Free
+or Pro endpoint from the key, as it always does. A ``user:password@`` in ``server_url`` is
+passed on (``requests`` sends it as HTTP basic auth, for gateways that hold the DeepL key) but
+never written anywhere: the engine id names the server without it (see
+:func:`biasforge.translation_memory.server_identity`) and error messages and the client's log
+lines have it masked. A glossary given as a ``{source: target}`` dict is created once on the
+account under a content-derived name and reused by later runs.
 
 Retries are the runner's job (so it can count them, pace them and report per item): this
 backend turns the client's exceptions into :class:`TranslationError` with ``retryable`` /
@@ -14,12 +18,15 @@ backend turns the client's exceptions into :class:`TranslationError` with ``retr
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import urlsplit
 
+from biasforge.contract.redact import public_url
 from biasforge.errors import BiasforgeError
+from biasforge.translation_memory import server_identity
 from curation.translation.base import TranslationError
 
 #: contents of these XML tags are kept untranslated (the StereoSet slot marker)
@@ -27,6 +34,83 @@ IGNORE_TAGS = ["x"]
 #: tags that mark words inside a sentence (never a sentence boundary)
 INLINE_TAGS = ["a", "x"]
 _OFFICIAL_HOSTS = {"api.deepl.com", "api-free.deepl.com"}
+#: DeepL refuses a request body over 128 KiB; the rest of the body (languages, tag options,
+#: glossary id) takes well under the margin kept here
+REQUEST_LIMIT = 128 * 1024
+MASK = "***"
+
+
+def engine_id_for(server_url: str | None) -> str:
+    """``deepl`` for DeepL's own API (Free or Pro, however written), else ``deepl@SERVER``."""
+    if not server_url:
+        return "deepl"
+    identity = server_identity(server_url)
+    host = identity.partition("/")[0].rpartition(":")[0] or identity.partition("/")[0]
+    return "deepl" if host in _OFFICIAL_HOSTS else f"deepl@{identity}"
+
+
+def _without_userinfo(url: str) -> str:
+    """``url`` with anything before an ``@`` in its host part removed (plain string work, so
+    it also serves URLs that :func:`urllib.parse.urlsplit` cannot fully parse)."""
+    scheme, sep, rest = url.partition("://")
+    host, slash, path = rest.partition("/")
+    return f"{scheme}{sep}{host.rpartition('@')[2]}{slash}{path}" if sep else url
+
+
+def check_server_url(url: str | None) -> None:
+    """Refuse a server URL the client cannot use, naming it without its credentials."""
+    if url is None:
+        return
+    parts = urlsplit(url)
+    problem = None
+    if parts.scheme not in ("http", "https"):
+        problem = "the scheme must be http or https"
+    elif not parts.hostname:
+        problem = "no host"
+    else:
+        try:
+            parts.port  # noqa: B018  (parsing it is the check)
+        except ValueError:
+            problem = "the port is not a number in 0-65535"
+    if problem:
+        raise BiasforgeError(
+            f"--server-url / DEEPL_SERVER_URL {_without_userinfo(url)!r}: {problem} "
+            "(expected http(s)://host[:port])"
+        )
+
+
+def secrets_of(url: str | None) -> list[str]:
+    """The strings of ``url`` that must never be written: its ``user:password`` part."""
+    if not url:
+        return []
+    parts = urlsplit(url)
+    userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
+    found = [userinfo, parts.password or "", url]
+    return sorted({s for s in found if s and userinfo}, key=len, reverse=True)
+
+
+def mask(text: str, url: str | None) -> str:
+    """``text`` with ``url`` written without credentials and any leftover secret masked."""
+    secrets = secrets_of(url)
+    if not secrets:
+        return text
+    text = text.replace(url or "", public_url(url) or "")  # checked: the port parses
+    for secret in secrets:
+        text = text.replace(secret, MASK)
+    return text
+
+
+class _MaskingFilter(logging.Filter):
+    """Masks a server URL's credentials in the ``deepl`` client's log lines (it logs URLs)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self.url = url
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = mask(record.getMessage(), self.url)
+        record.args = ()
+        return True
 
 
 def deepl_lang(code: str, *, target: bool) -> str:
@@ -49,6 +133,8 @@ class DeepLTranslator:
     """:class:`curation.translation.base.Translator` over the DeepL API."""
 
     max_batch = 50  # DeepL accepts up to 50 texts per request
+    #: JSON bytes the texts and context of one request may take (see REQUEST_LIMIT)
+    max_request_bytes = REQUEST_LIMIT - 4096
 
     def __init__(
         self,
@@ -59,15 +145,30 @@ class DeepLTranslator:
         glossary: Mapping[str, str] | None = None,
         timeout: float = 10.0,
     ) -> None:
+        server_url = server_url or None  # an empty DEEPL_SERVER_URL means "not set"
+        check_server_url(server_url)
         self._auth_key = auth_key
         self._server_url = server_url
         self._timeout = timeout
         self._client_obj = None
-        host = urlparse(server_url).hostname if server_url else "api.deepl.com"
-        self.engine_id = "deepl" if host in _OFFICIAL_HOSTS else f"deepl@{server_url}"
+        self.engine_id = engine_id_for(server_url)
         self.formality = formality
         self.glossary_entries = dict(glossary or {})
         self._glossary_ids: dict[tuple[str, str], str] = {}
+
+    def _key(self) -> str:
+        key = self._auth_key or os.environ.get("DEEPL_AUTH_KEY")
+        if not key:
+            raise BiasforgeError(
+                "DeepL needs an API key: set DEEPL_AUTH_KEY "
+                "(or use --dry-run to see what a run would cost first)"
+            )
+        return key
+
+    def check_ready(self) -> None:
+        """Raise the one-line error a run would meet at its first request (no key), before any
+        work starts; called only when something has to be sent."""
+        self._key()
 
     @property
     def _client(self):
@@ -75,12 +176,9 @@ class DeepLTranslator:
         if self._client_obj is None:
             import deepl
 
-            key = self._auth_key or os.environ.get("DEEPL_AUTH_KEY")
-            if not key:
-                raise BiasforgeError(
-                    "DeepL needs an API key: set DEEPL_AUTH_KEY "
-                    "(or use --dry-run to see what a run would cost first)"
-                )
+            key = self._key()
+            if secrets_of(self._server_url):
+                logging.getLogger("deepl").addFilter(_MaskingFilter(self._server_url or ""))
             deepl.http_client.max_network_retries = 0
             deepl.http_client.min_connection_timeout = self._timeout
             self._deepl = deepl
@@ -159,6 +257,16 @@ class DeepLTranslator:
         return [r.text for r in results]
 
     def _call(self, fn, *args, **kwargs):
+        """``fn(...)``, with the client's exceptions as :class:`TranslationError` whose message
+        never shows the server URL's credentials."""
+        try:
+            return self._call_unmasked(fn, *args, **kwargs)
+        except TranslationError as exc:
+            exc.args = (mask(str(exc), self._server_url),)
+            exc.__cause__ = None  # its text may hold the URL as typed
+            raise
+
+    def _call_unmasked(self, fn, *args, **kwargs):
         import deepl
 
         try:

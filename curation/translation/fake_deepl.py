@@ -10,8 +10,17 @@ It speaks the parts of DeepL's v2 wire protocol that biasforge uses: ``POST /v2/
 ``tag_handling=xml`` with ``ignore_tags``, ``formality``, ``glossary_id``), ``/v2/glossaries``
 (create, list, get, entries, delete — the v2 routes that ``deepl`` 1.32's
 ``create_glossary``/``list_glossaries`` call), ``GET /v2/usage``, an API key check (403), a
-character quota (456 once exceeded) and injectable errors (any status, e.g. 429/503, or a
-dropped connection) for the next N translate requests.
+character quota (456 once exceeded), DeepL's 128 KiB request size limit (413; every request's
+body size is recorded so tests can check none was over it) and injectable errors (any status,
+e.g. 429/503, or a dropped connection) for the next N translate requests.
+
+Two stand-ins for what sits around a real DeepL server:
+
+* ``basic_auth=(user, password)``: a gateway that holds the DeepL key and wants HTTP basic auth
+  instead (a client reaches it with ``http://user:password@host``, which ``requests`` sends as
+  an ``Authorization: Basic`` header in place of the DeepL key);
+* ``fixed_text="…"``: DeepL's own mock server, which answers every text with one fixed text
+  and drops XML tags — what a pipeline must notice instead of keeping collapsed items.
 
 The substitution is deterministic and small, so tests can reason about it:
 
@@ -36,6 +45,7 @@ line and serves on 127.0.0.1 until killed (key: any non-empty string unless ``--
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import json
 import re
@@ -109,6 +119,8 @@ _DETERMINERS = {
     "his": ("son", "sa"),
     "her": ("son", "sa"),
 }
+#: DeepL's limit on the size of a request body
+REQUEST_LIMIT = 128 * 1024
 _FEMININE_CUES = re.compile(r"\b(she|her|woman|women|girl|mother|sister|mommy|schoolgirl)\b", re.I)
 _TOKEN = re.compile(r"(<[^>]+>)|(\w+)|(\s+|[^\w<\s]+)", re.UNICODE)
 
@@ -179,6 +191,8 @@ class FakeDeepL:
     auth_key: str | None = "fake-key:fx"
     character_limit: int = 10**12
     delay: float = 0.0
+    basic_auth: tuple[str, str] | None = None
+    fixed_text: str | None = None
     character_count: int = 0
     translate_requests: int = 0
     requests: list[dict] = field(default_factory=list)
@@ -253,6 +267,13 @@ def _handler(state: FakeDeepL):
 
         def _authorised(self) -> bool:
             got = self.headers.get("Authorization", "")
+            if state.basic_auth is not None:
+                user, password = state.basic_auth
+                expected = base64.b64encode(f"{user}:{password}".encode()).decode()
+                if got == f"Basic {expected}":
+                    return True
+                self._send(403, {"message": "gateway: wrong user or password"})
+                return False
             if not got.startswith("DeepL-Auth-Key ") or (
                 state.auth_key and got != f"DeepL-Auth-Key {state.auth_key}"
             ):
@@ -299,7 +320,16 @@ def _handler(state: FakeDeepL):
             if not self._authorised():
                 return
             path = urlparse(self.path).path
+            size = int(self.headers.get("Content-Length") or 0)
+            if path == "/v2/translate" and size > REQUEST_LIMIT:
+                self.rfile.read(size)
+                with state._lock:
+                    state.translate_requests += 1
+                    state.requests.append({"text": [], "bytes": size, "status": 413})
+                self._send(413, {"message": "Request Entity Too Large"})
+                return
             body = self._body()
+            body["_bytes"] = size
             if path == "/v2/glossaries":
                 entries = dict(
                     line.split("\t", 1) for line in body["entries"].splitlines() if "\t" in line
@@ -329,6 +359,7 @@ def _handler(state: FakeDeepL):
                 "formality": body.get("formality"),
                 "glossary_id": body.get("glossary_id"),
                 "target_lang": body.get("target_lang"),
+                "bytes": body.get("_bytes", 0),
                 "status": None,
             }
             with state._lock:
@@ -371,7 +402,9 @@ def _handler(state: FakeDeepL):
             out = [
                 {
                     "detected_source_language": "EN",
-                    "text": fake_translate(
+                    "text": state.fixed_text
+                    if state.fixed_text is not None
+                    else fake_translate(
                         t,
                         context=body.get("context"),
                         formality=body.get("formality"),
