@@ -84,12 +84,15 @@ def stereoset(
         bool, typer.Option("--dry-run", help="print characters to send and cost; send nothing")
     ] = False,
     price_per_million: Annotated[
-        float, typer.Option(help="price per million characters (DeepL API Pro list: 20 EUR)")
+        float,
+        typer.Option(min=0, help="price per million characters (DeepL API Pro list: 20 EUR)"),
     ] = 20.0,
-    retries: Annotated[int, typer.Option(help="attempts per request on 429/5xx/network")] = 5,
-    retry_delay: Annotated[float, typer.Option(help="first backoff pause in seconds")] = 1.0,
+    retries: Annotated[
+        int, typer.Option(min=1, help="attempts per request on 429/5xx/network")
+    ] = 5,
+    retry_delay: Annotated[float, typer.Option(min=0, help="first backoff pause in seconds")] = 1.0,
     hf_split: Annotated[str, typer.Option(help="split when --source is a hub id")] = "validation",
-    limit: Annotated[int | None, typer.Option(help="only the first N source items")] = None,
+    limit: Annotated[int | None, typer.Option(min=0, help="only the first N source items")] = None,
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
 ) -> None:
     """StereoSet in another language (StereoSet-fr): audit, DeepL + memory, structure, flags."""

@@ -1,10 +1,20 @@
 """Checks after translation: failures, structure, and the paper's adaptation flags.
 
-``translation`` rejects items whose texts could not be translated (the reason says why; a
-rerun retries them). The others are ``review`` checks: they keep the item and tell annotators
-what to adapt, as the French authors did by hand (§2.1):
+Four ``reject`` checks remove items that came back unusable, each with its reason:
 
-* ``structure`` — the triplet could not be made identical except for the attribute;
+* ``translation`` — a text of the item could not be translated (the reason says why; a rerun
+  retries them, unless the text was refused as too long to send);
+* ``structure`` — the alignment was lost: the engine dropped the attribute's XML tag or the
+  context's slot, or a reviewer's sentence does not fit the context, so the triplet cannot be
+  made identical except for the attribute (a test that is not one);
+* ``empty_context`` — the translated context is empty (or only the slot);
+* ``distinct_sentences`` — two of the three translated sentences are the same, or one is
+  empty: an engine that answers a fixed text (DeepL's own mock server does) or collapses
+  near-synonyms leaves nothing to compare.
+
+The others are ``review`` checks: they keep the item and tell annotators what to adapt, as the
+French authors did by hand (§2.1):
+
 * ``gender_agreement`` — the target language agrees words outside the slot with the attribute
   (articles, possessives: "un/une"), so the three sentences cannot share one frame; the paper
   put about 5 % of contexts in the plural ("des vodkas/whiskies");
@@ -82,6 +92,12 @@ def read_no_exact_lexicon(path: str | Path | None, lang: str) -> list[NoExact]:
     ]
 
 
+def retryable_failure(reason: str) -> bool:
+    """A ``translation`` rejection that a rerun may fix (network, rate limit, server error);
+    not a text refused as too long to send (the runner's reasons start with ``refused:``)."""
+    return reason.startswith("translation:") and not reason.startswith("translation: refused:")
+
+
 def _translation(batch: pd.DataFrame) -> pd.DataFrame:
     errors = batch["_error"]
     return verdicts(
@@ -94,6 +110,35 @@ def _translation(batch: pd.DataFrame) -> pd.DataFrame:
 def _structure(batch: pd.DataFrame) -> pd.DataFrame:
     passed = batch["_structure_status"].isin(["identical", "uniformised", "n/a"])
     return verdicts(passed, batch["_structure_detail"], batch.index)
+
+
+def _empty_context(batch: pd.DataFrame) -> pd.DataFrame:
+    """The context must say something besides the slot."""
+    words = batch["context"].map(lambda c: re.sub(r"\bBLANK\b|\W", "", c or ""))
+    passed = words != ""
+    detail = ["context translated" if ok else "the translated context is empty" for ok in passed]
+    return verdicts(passed, detail, batch.index)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def _sentences_problem(sentences: list) -> str | None:
+    texts = [_norm(s["sentence"] or "") for s in sentences]
+    empty = [str(i + 1) for i, t in enumerate(texts) if not t]
+    if empty:
+        return f"translated sentence(s) {', '.join(empty)} empty"
+    if len(set(texts)) == len(texts):
+        return None
+    same = [s["label"] for s, t in zip(sentences, texts, strict=True) if texts.count(t) > 1]
+    return f"the {' and '.join(same)} sentences came back identical: nothing left to compare"
+
+
+def _distinct_sentences(batch: pd.DataFrame) -> pd.DataFrame:
+    problems = [_sentences_problem(list(s)) for s in batch["sentences"]]
+    detail = [p or "the three sentences differ" for p in problems]
+    return verdicts([p is None for p in problems], detail, batch.index)
 
 
 def gender_agreement_check(lang: str) -> Check:
@@ -192,8 +237,15 @@ def post_translation_checks(lang: str, lexicon: list[NoExact]) -> list[Check]:
         Check(
             "structure",
             _structure,
-            "review",
-            "intrasentence sentences are identical except for the attribute",
+            "reject",
+            "intrasentence alignment kept: sentences identical except for the attribute",
+        ),
+        Check("empty_context", _empty_context, "reject", "the translated context is not empty"),
+        Check(
+            "distinct_sentences",
+            _distinct_sentences,
+            "reject",
+            "the three translated sentences are non-empty and pairwise different",
         ),
         gender_agreement_check(lang),
         no_exact_check(lexicon),

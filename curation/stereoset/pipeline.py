@@ -16,12 +16,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.errors import BiasforgeError
 from biasforge.files import stable_id
@@ -336,13 +337,16 @@ class Audited:
     result: CheckResult
     units: list[ItemUnits]
     steps: list[dict[str, Any]]
+    #: the no-exact-translation lexicon, read before anything is sent so a bad one costs nothing
+    lexicon: list[adapt.NoExact]
 
     def all_units(self) -> list[Unit]:
         return [unit for u in self.units for unit in u.all()]
 
 
 def load_and_audit(options: Options) -> Audited:
-    """Read the source (plus synonym variants), audit it, and list its translation units."""
+    """Read the source (plus synonym variants) and the lexicon, audit the source, and list its
+    translation units: every input is checked here, before a dry run or a run sends anything."""
     steps: list[dict[str, Any]] = []
     started = time.perf_counter()
     items, kind = load_items(options.source, options)
@@ -353,7 +357,8 @@ def load_and_audit(options: Options) -> Audited:
     audited = run_checks(items, audit.AUDIT_CHECKS)
     _step(steps, "audit", started, len(items))
     units = [item_units(row) for row in audited.kept.itertuples(index=False)]
-    return Audited(items, kind, audited, units, steps)
+    lexicon = adapt.read_no_exact_lexicon(options.lexicon, options.lang)
+    return Audited(items, kind, audited, units, steps, lexicon)
 
 
 @contextmanager
@@ -419,12 +424,13 @@ def curate(
             progress=options.progress,
         )
         _step(steps, "translate", started, len(kept_en))
+        _stop_if_fatal(tstats)
         started = time.perf_counter()
         translated = _translate_assemble(
             kept_en, audited.units, outcomes, memory, translator, options.lang
         )
-        lexicon = adapt.read_no_exact_lexicon(options.lexicon, options.lang)
-        post = run_checks(translated, adapt.post_translation_checks(options.lang, lexicon))
+        checks = adapt.post_translation_checks(options.lang, audited.lexicon)
+        post = run_checks(translated, checks)
         _step(steps, "align_and_check", started, len(translated))
     result = _combine(audited.result, post, options.lang)
     config = _config(options, audited.kind, translator)
@@ -445,6 +451,23 @@ def curate(
     )
     _step(steps, "write_run", started, len(audited.items))
     return run
+
+
+def _stop_if_fatal(tstats: RunStats) -> None:
+    """A rejected key or an exhausted quota ends the run before anything is written: a run
+    whose items are all rejected for it would look like a result. What was translated before
+    stays in the memory, so the next run does not pay for it again."""
+    if tstats.fatal is None:
+        return
+    saved = (
+        f"{tstats.characters_sent} characters translated before it"
+        if tstats.characters_sent
+        else "nothing was translated"
+    )
+    raise BiasforgeError(
+        f"{tstats.fatal.splitlines()[0]}; no run was written ({saved}, kept in the "
+        "translation memory and not sent again)"
+    )
 
 
 def _combine(audited: CheckResult, post: CheckResult, lang: str) -> CheckResult:
@@ -473,17 +496,23 @@ def _combine(audited: CheckResult, post: CheckResult, lang: str) -> CheckResult:
     )
 
 
+def _published(path: str | Path | None) -> str | None:
+    return public_path(path) if path else None
+
+
 def _config(options: Options, kind: str, translator: Translator) -> dict[str, Any]:
+    """The run's settings as published (manifest, stats, report): paths as given or by
+    package-relative name, the engine by the server it reaches — no credentials, no home."""
     return {
         "family": FAMILY,
         "language": options.lang,
-        "source": str(options.source),
+        "source": options.source if kind == "hub" else _published(options.source),
         "source_kind": kind,
         "engine": translator.engine_id,
         "translator_options": translator.options_key(),
-        "synonyms": str(options.synonyms) if options.synonyms else None,
-        "lexicon": str(options.lexicon or adapt.DEFAULT_LEXICON),
-        "glossary_file": str(options.glossary) if options.glossary else None,
+        "synonyms": _published(options.synonyms),
+        "lexicon": _published(options.lexicon or adapt.DEFAULT_LEXICON),
+        "glossary_file": _published(options.glossary),
     }
 
 
@@ -498,21 +527,6 @@ def _inputs(options: Options) -> list[dict[str, Any]]:
     return inputs
 
 
-def curate_stereoset(
-    source: str | Path,
-    out: str | Path,
-    translator: Translator,
-    memory: TranslationMemory,
-    opts: Options,
-    *,
-    overwrite: bool = False,
-) -> dict[str, Any]:
-    """The former entry point, kept for benchmarks/bench_translation_memory.py until it calls
-    :func:`curate`; returns the run's stats."""
-    options = replace(opts, source=str(source))
-    return curate(options, out, overwrite=overwrite, translator=translator, memory=memory).stats
-
-
 def _stats(
     config: dict, items: pd.DataFrame, result: CheckResult, tstats: RunStats, steps: list
 ) -> dict[str, Any]:
@@ -522,9 +536,7 @@ def _stats(
         if len(kept)
         else {}
     )
-    failed = result.rejected["reasons"].map(
-        lambda rs: any(r.startswith("translation:") for r in rs)
-    )
+    failed = result.rejected["reasons"].map(lambda rs: any(adapt.retryable_failure(r) for r in rs))
     return {
         **config,
         "items": len(items),

@@ -9,6 +9,7 @@ import pandas as pd
 
 from curation.checks import CheckStats
 from curation.report import examples_md, md_table, rules_md
+from curation.stereoset.adapt import retryable_failure
 
 DOMAINS = ("gender", "profession", "race", "religion")
 #: Table 1 of Adam-Cuvillier et al. (2024), StereoSet-fr, for comparison
@@ -71,9 +72,7 @@ def _rejections_per_rule(rejected: pd.DataFrame) -> str:
 
 
 def _failures(rejected: pd.DataFrame) -> str:
-    failed = rejected[
-        rejected["reasons"].map(lambda rs: any(r.startswith("translation:") for r in rs))
-    ]
+    failed = rejected[rejected["reasons"].map(lambda rs: any(retryable_failure(r) for r in rs))]
     if failed.empty:
         return "_none: every text was translated_"
     lines = [
@@ -83,7 +82,7 @@ def _failures(rejected: pd.DataFrame) -> str:
         "",
     ]
     for row in failed.head(20).itertuples(index=False):
-        reason = next(r for r in row.reasons if r.startswith("translation:"))
+        reason = next(r for r in row.reasons if retryable_failure(r))
         lines.append(f"- `{row.source_id}` ({row.split}) — {reason}")
     if len(failed) > 20:
         lines.append(f"- … and {len(failed) - 20} more (see rejected.parquet)")
@@ -149,8 +148,8 @@ annotators with the reason (`needs_review`, `review_reasons`).
 ## Intrasentence structure after translation
 
 `identical`: the three translated sentences differed only in the attribute. `uniformised`:
-they did not, and were rebuilt from the context translated once with its slot. `broken`: an
-engine lost a tag; flagged for annotators.
+they did not, and were rebuilt from the context translated once with its slot. Items whose
+alignment was lost (an engine dropped a tag) are rejected by the `structure` rule.
 
 {md_table(["status", "items", "share"], structure_rows) if structure_rows else empty}
 

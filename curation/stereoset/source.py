@@ -84,7 +84,7 @@ def read_jsonl(path: str | Path) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     try:
-        with path.open(encoding="utf-8") as handle:
+        with path.open(encoding="utf-8-sig") as handle:
             for line_no, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
@@ -139,6 +139,9 @@ def _official_items(
         for key in ("id", "target", "bias_type", "context", "sentences"):
             if key not in raw:
                 raise InputError(path, f"missing field {key!r}", **where)
+        if not isinstance(raw["sentences"], list):
+            got = json.dumps(raw["sentences"])[:40]
+            raise InputError(path, f"'sentences' must be a list of objects, got {got}", **where)
         sentences = []
         for s_index, sentence in enumerate(raw["sentences"]):
             if not isinstance(sentence, Mapping) or "sentence" not in sentence:
@@ -177,7 +180,7 @@ def read_official_json(path: str | Path) -> pd.DataFrame:
     """The layout of the StereoSet release (``dev.json``), ids kept as published."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
     except UnicodeDecodeError as exc:
@@ -259,7 +262,7 @@ def load_source(source: str | Path, *, hf_split: str = "validation") -> tuple[pd
     if path.is_file():
         if path.suffix == ".jsonl":
             return read_jsonl(path), "jsonl"
-        with path.open(encoding="utf-8", errors="replace") as handle:
+        with path.open(encoding="utf-8-sig", errors="replace") as handle:
             head = handle.read(4096).lstrip()
         if (head.startswith("{") and '"data"' in head[:4096]) or path.suffix == ".json":
             return read_official_json(path), "official-json"

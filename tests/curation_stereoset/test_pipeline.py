@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 from biasforge.contract.rundir import read_run
 from biasforge.translation_memory import TranslationMemory
 from curation.translation.fake_deepl import fake_translate
-from tests.conftest import run_cli
+from tests.conftest import one_error_line, run_cli
 from tests.curation_stereoset.conftest import FULL_SOURCE, inter, intra, write_jsonl
 
 # possessives and object pronouns (subject pronouns he/she carry over)
@@ -158,7 +158,8 @@ def test_sample_run_structure_flags_and_contract(fake_deepl, deepl_env, tmp_path
         "possessive_attribute",
         "possessive_attribute",
     ]
-    assert run.manifest["config"]["engine"] == f"deepl@{fake_deepl.url}"
+    port = fake_deepl.url.rpartition(":")[2]
+    assert run.manifest["config"]["engine"] == f"deepl@localhost:{port}"  # the server, one way
 
 
 def test_intersentence_context_is_translated_once_and_given_with_continuations(
@@ -209,33 +210,43 @@ def test_dry_run_needs_no_key_and_predicts_what_is_sent(fake_deepl, deepl_env, t
     assert "= 0 characters" in again.stdout
 
 
-def test_quota_midway_then_rerun_sends_only_what_is_missing(fake_deepl, deepl_env, tmp_path):
+def test_quota_midway_stops_without_a_run_then_rerun_sends_only_what_is_missing(
+    fake_deepl, deepl_env, tmp_path
+):
     fake_deepl.character_limit = 15_000  # the sample needs ~36,000
     out = tmp_path / "run"
     first = run_cli(
         "curate", "stereoset", "--out", out, "--retry-delay", "0.01", env=deepl_env, check=False
     )
-    assert first.returncode == 1
-    assert "could not be translated" in first.stderr
-    run = read_run(out)
-    failed = run.rejected[
-        run.rejected["reasons"].map(lambda rs: any(r.startswith("translation:") for r in rs))
-    ]
-    assert len(failed) > 0 and len(run.candidates) > 0
-    assert len(run.candidates) + len(run.rejected) == 205
-    assert all("456" in r for rs in failed["reasons"] for r in rs if r.startswith("translation:"))
-    assert (
-        "### Failures" in (out / "report.md").read_text()
-        and str(len(failed)) in (out / "report.md").read_text()
-    )
+    line = one_error_line(first)
+    assert "quota exceeded (456)" in line and "no run was written" in line
+    assert not out.exists()  # a run of rejected items would look like a result
     answered = set(fake_deepl.texts_sent())
+    assert answered and sum(map(len, answered)) <= 15_000
     fake_deepl.character_limit = 10**9
     fake_deepl.reset_counters()
-    run_cli("curate", "stereoset", "--out", out, "--overwrite", env=deepl_env)
+    run_cli("curate", "stereoset", "--out", out, env=deepl_env)
     resent = set(fake_deepl.texts_sent()) & answered
-    assert resent == set()
+    assert resent == set()  # what the quota let through was kept in the memory
     run = read_run(out)
     assert len(run.candidates) == 200 and run.stats["translation_failed"] == 0
+
+
+def test_persistent_server_errors_write_the_run_with_each_item_s_reason(
+    fake_deepl, deepl_env, tmp_path
+):
+    fake_deepl.fail_next(503, times=2)  # the first request, tried twice
+    out = tmp_path / "run"
+    args = ["curate", "stereoset", "--out", out, "--retries", "2", "--retry-delay", "0.01"]
+    first = run_cli(*args, env=deepl_env, check=False)
+    assert first.returncode == 1 and "could not be translated" in first.stderr
+    run = read_run(out)
+    failed = run.rejected[run.rejected["reasons"].map(lambda rs: any("503" in r for r in rs))]
+    assert len(failed) > 0 and run.stats["translation_failed"] == len(failed)
+    assert len(run.candidates) + len(run.rejected) == 205
+    assert "### Failures" in (out / "report.md").read_text()
+    run_cli(*args, "--overwrite", env=deepl_env)
+    assert len(read_run(out).candidates) == 200
 
 
 def test_killed_run_restarts_without_resending(fake_deepl, deepl_env, tmp_path):

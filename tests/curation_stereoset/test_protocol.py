@@ -1,6 +1,6 @@
 """Any backend that follows the Translator protocol plugs into the pipeline (``curate`` and
-``dry_run`` take a ready translator); a backend that loses the attribute tag produces a
-flagged ("broken") item, not a silent error."""
+``dry_run`` take a ready translator); a backend that loses the attribute tag gets the item
+rejected with the reason (its alignment is lost), not kept as a test that is not one."""
 
 from __future__ import annotations
 
@@ -28,7 +28,16 @@ class TagLosingTranslator:
         return [t.replace("<a>fox</a>", "fox") for t in texts]
 
 
-def test_lost_tag_is_flagged_for_review_with_the_text_kept(tmp_path):
+class IdentityTranslator(TagLosingTranslator):
+    """Identity "translation" that keeps every tag."""
+
+    engine_id = "identity"
+
+    def translate(self, texts, source, target, *, context=None, xml=False):
+        return list(texts)
+
+
+def test_lost_tag_rejects_the_item_with_the_reason_and_what_came_back(tmp_path):
     assert isinstance(TagLosingTranslator(), Translator)
     src = write_jsonl(
         tmp_path / "s.jsonl", [intra("man", "The man was BLANK.", "smart", "dumb", "fox", "gender")]
@@ -37,16 +46,18 @@ def test_lost_tag_is_flagged_for_review_with_the_text_kept(tmp_path):
     with TranslationMemory(tmp_path / "tm.sqlite") as memory:
         result = curate(options, tmp_path / "run", translator=TagLosingTranslator(), memory=memory)
     assert isinstance(result, RunResult) and result.path == tmp_path / "run"
-    assert result.stats["structure"] == {"broken": 1}
-    cand = read_run(tmp_path / "run").candidates.iloc[0]
-    assert cand["needs_review"]
-    assert "structure: attribute tag lost in sentence(s) 3" in cand["review_reasons"]
-    assert [s["sentence"] for s in cand["sentences"]] == [
+    assert result.stats["kept"] == 0 and result.stats["rejected"] == 1
+    run = read_run(tmp_path / "run")
+    rejected = run.rejected.iloc[0]
+    assert list(rejected["reasons"]) == ["structure: attribute tag lost in sentence(s) 3"]
+    assert [s["sentence"] for s in rejected["sentences"]] == [
         "The man was smart.",
         "The man was dumb.",
         "The man was fox.",
     ]
-    assert cand["translation"]["engine"] == "tag-losing"
+    assert rejected["translation"]["engine"] == "tag-losing"
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "| structure | 1 |" in report and "attribute tag lost" in report
 
 
 def test_dry_run_then_run_with_the_memory_from_the_options(tmp_path):
@@ -54,13 +65,14 @@ def test_dry_run_then_run_with_the_memory_from_the_options(tmp_path):
         tmp_path / "s.jsonl", [intra("man", "The man was BLANK.", "smart", "dumb", "fox", "gender")]
     )
     options = Options(source=str(src), memory=tmp_path / "tm.sqlite", progress=False)
-    before = dry_run(options, translator=TagLosingTranslator())
+    before = dry_run(options, translator=IdentityTranslator())
     assert before.items == 1 and before.plan.characters_to_send > 0 and before.quota is None
     assert "nothing was sent" in before.summary()
-    run = curate(options, tmp_path / "run", translator=TagLosingTranslator())
+    run = curate(options, tmp_path / "run", translator=IdentityTranslator())
     assert run.stats["kept"] == 1 and run.stats["language"] == "fr"
-    assert read_run(run.path).manifest["config"]["source"] == str(src)
-    after = dry_run(options, translator=TagLosingTranslator())
+    # an absolute path outside the working folder is published by its name only
+    assert read_run(run.path).manifest["config"]["source"] == "s.jsonl"
+    after = dry_run(options, translator=IdentityTranslator())
     assert after.plan.characters_to_send == 0  # everything is in the memory now
 
 
