@@ -36,7 +36,7 @@ def read_tsv(
     allowed = {key: set(values) for key, values in (allowed or {}).items()}
     rows: list[tuple[int, Row]] = []
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
+        with path.open(encoding="utf-8-sig", newline="") as handle:  # a BOM is not a header
             reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
             header = next(reader, None)
             if header is None:

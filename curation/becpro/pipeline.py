@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.errors import BiasforgeError
 from curation.becpro.build import SCHEMA, build_items
@@ -125,7 +126,7 @@ def _report(config: dict, lexicon: Lexicon, result: CheckResult, stats: dict) ->
     template_rows = "\n".join(f"{t.index}. `{t.text}`" for t in templates)
     return f"""# BEC-Pro run — {lang} ({variant})
 
-Built from `{lexicon.directory}`: {len(templates)} templates × \
+Built from `{public_path(lexicon.directory)}`: {len(templates)} templates × \
 {len(lexicon.professions)} professions × {len(lexicon.persons_for(lang))} person phrases.
 
 | items | kept | rejected | kept but flagged for review |
