@@ -390,10 +390,11 @@ class EmbeddedServer:
 def serve(
     data_dir: Path | None = None, port: int = 6900, *, worker: bool = True, stock: bool = False
 ) -> int:
-    """Start the embedded server and supervise it until interrupted (the CLI command)."""
+    """Start the embedded server and supervise it until interrupted (the CLI command);
+    ``port`` 0 picks a free one."""
     server = EmbeddedServer(
         data_dir=Path(data_dir or default_data_dir()).resolve(),
-        port=port,
+        port=port or free_port(),
         worker=worker,
         stock=stock,
     )
@@ -408,18 +409,28 @@ def serve(
 def serve_background(
     data_dir: Path | None = None, port: int = 6900, *, worker: bool = True, timeout: float = 600
 ) -> dict[str, Any]:
-    """Start ``annotate serve`` detached (its output in DATA/logs/serve.log); return when ready."""
+    """Start ``annotate serve`` detached (its output in DATA/logs/serve.log); return when ready.
+
+    What the detached server would refuse at once (a port in use) is refused here, and an
+    error it meets while starting comes back as this call's error: the user is at the
+    console, not reading serve.log. ``port`` 0 picks a free one.
+    """
     data_dir = Path(data_dir or default_data_dir()).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     running = read_state(data_dir)
     if running:
         return running
+    port = port or free_port()
+    if _port_in_use(port):
+        raise BiasforgeError(f"port {port} on 127.0.0.1 is in use; choose another with --port")
     (data_dir / "logs").mkdir(exist_ok=True)
     argv = [sys.executable, "-m", "biasforge.cli", "annotate", "serve"]
     argv += ["--data-dir", str(data_dir), "--port", str(port)]
     if not worker:
         argv.append("--no-worker")
-    with open(data_dir / "logs" / "serve.log", "ab") as log:
+    log_path = data_dir / "logs" / "serve.log"
+    start = log_path.stat().st_size if log_path.exists() else 0
+    with open(log_path, "ab") as log:
         proc = subprocess.Popen(
             argv,
             stdout=log,
@@ -427,16 +438,30 @@ def serve_background(
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-    return _wait_for_state(proc, data_dir, timeout)
+    return _wait_for_state(proc, data_dir, timeout, start)
 
 
-def _wait_for_state(proc: subprocess.Popen, data_dir: Path, timeout: float) -> dict[str, Any]:
+def _error_line(log: Path, start: int) -> str | None:
+    """The last ``error:`` line the detached command wrote to ``log`` after byte ``start``."""
+    with contextlib.suppress(OSError), open(log, "rb") as handle:
+        handle.seek(start)
+        lines = handle.read().decode("utf-8", "replace").splitlines()
+        found = [line for line in lines if line.startswith("error: ")]
+        return found[-1].removeprefix("error: ") if found else None
+    return None
+
+
+def _wait_for_state(
+    proc: subprocess.Popen, data_dir: Path, timeout: float, log_start: int = 0
+) -> dict[str, Any]:
     """The state file of the detached supervisor ``proc``, once it has written it."""
     log = data_dir / "logs" / "serve.log"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise BiasforgeError(f"the server exited (code {proc.returncode}); see {log}")
+            said = _error_line(log, log_start)
+            why = f": {said}" if said else ""
+            raise BiasforgeError(f"the server exited (code {proc.returncode}){why}; see {log}")
         state = read_state(data_dir)
         if state and state.get("pid") == proc.pid:
             return state
