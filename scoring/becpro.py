@@ -1,42 +1,54 @@
 """BEC-Pro (Bartl et al. 2020; Azpillaga Rivera 2021): Kurita association of person and profession.
 
-association = log(P_target / P_prior), where P_target is the probability of the person word
-at its masks with only the person word masked, and P_prior the same probability with the
-person word and every profession word masked too (each word replaced by as many mask tokens
-as the model's tokenizer needs for it). A multi-token person word's probability is the
-product over its masks. Tables follow the TFG (Tables 4.4–4.8): mean, std, min, max and
-quartiles by profession group × person gender, and P(f) − P(m), the difference of the mean
-association for female and male persons. It needs a model that fills slots (a masked LM):
-others are refused with the interface's one error before any work is done.
+association = log(P_target / P_prior): the probability of the person word with the person
+hidden, over the same probability with the profession hidden too. Two procedures:
+
+- ``spans`` (default): exactly the stored spans are hidden — the person word and each
+  profession word get as many mask tokens as the model's tokenizer needs for them, and a
+  multi-token person word's probability is the product over its masks; inputs are padded
+  with the pad token, which is not attended to.
+- ``bartl``: the published code (github.com/marionbartl/gender-bias-BERT), choice for choice,
+  so the numbers compare with the paper's and the TFG's (which ran that code): the published
+  TSV's masking (each word replaced wherever an occurrence starts a word, one mask per word),
+  fixed-width inputs padded with the mask token and attended to, truncation at
+  2^⌈log2(max words)⌉ tokens, and only the person word's first sub-token read. The model
+  answers ``MaskedPair`` requests (``scoring.interface``); the README lists each choice with
+  the line of their code it mirrors.
+
+Tables follow the TFG (Tables 4.4–4.8): mean, std, min, max and quartiles by profession group ×
+person gender, and P(f) − P(m), the difference of the mean association for female and male
+persons. Both procedures need a masked LM; others are refused with the interface's one error
+before any work is done.
 """
 
 from __future__ import annotations
+
+import math
+import re
 
 import pandas as pd
 
 from biasforge.errors import InputError
 from scoring.data import as_list
-from scoring.interface import Capability, LanguageModel, Slot, SlotFill
+from scoring.interface import Capability, LanguageModel, MaskedPair, Slot, SlotFill
 
 GROUP_ORDER = ("balanced", "female", "male")
+PROCEDURES = ("spans", "bartl")
+MARKER = "[MASK]"  # the published TSV's mask; each model reads its own mask token there
 
 
-def score_items(lm: LanguageModel, items: pd.DataFrame) -> pd.DataFrame:
+def score_items(lm: LanguageModel, items: pd.DataFrame, procedure: str = "spans") -> pd.DataFrame:
     """One row per item with log P_target, log P_prior and the association."""
-    lm.require(Capability.FILL_SLOT, "BEC-Pro's association")
-    requests = []
-    for row in items.itertuples(index=False):
-        person = _person_slot(row)
-        ((start, end),) = person.spans
-        word = row.sentence[start:end]
-        professions = tuple(
-            (int(w["start"]), int(w["end"])) for w in map(dict, as_list(row.profession_word_spans))
-        )
-        requests += [SlotFill(person, (word,)), SlotFill(person, (word,), masked=professions)]
-    values = lm.slot_logprobs(requests)
+    if procedure == "spans":
+        lm.require(Capability.FILL_SLOT, "BEC-Pro's association")
+        values = _spans_logprobs(lm, items)
+    elif procedure == "bartl":
+        lm.require(Capability.READ_MASKED_PAIR, "BEC-Pro's published procedure")
+        values = lm.masked_pair_logprobs(bartl_requests(items))
+    else:
+        raise InputError("--procedure", f"unknown BEC-Pro procedure {procedure!r}")
     rows = []
-    for i, row in enumerate(items.itertuples(index=False)):
-        (target,), (prior,) = values[2 * i], values[2 * i + 1]
+    for row, (target, prior) in zip(items.itertuples(index=False), values, strict=True):
         rows.append(
             {
                 "id": row.id,
@@ -51,6 +63,68 @@ def score_items(lm: LanguageModel, items: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def _spans_logprobs(lm: LanguageModel, items: pd.DataFrame) -> list[tuple[float, float]]:
+    """(log P_target, log P_prior) with exactly the stored spans hidden (``SlotRule.JOINT``)."""
+    requests = []
+    for row in items.itertuples(index=False):
+        person = _person_slot(row)
+        ((start, end),) = person.spans
+        word = row.sentence[start:end]
+        professions = tuple(
+            (int(w["start"]), int(w["end"])) for w in map(dict, as_list(row.profession_word_spans))
+        )
+        requests += [SlotFill(person, (word,)), SlotFill(person, (word,), masked=professions)]
+    values = lm.slot_logprobs(requests)
+    return [(values[2 * i][0], values[2 * i + 1][0]) for i in range(len(items))]
+
+
+def published_masking(text: str, words: list[str]) -> str:
+    """Each word replaced by ``[MASK]`` wherever an occurrence starts a word, word by word.
+
+    This rule reproduces all 5,400 rows of the published ``BEC-Pro/BEC-Pro_EN.tsv``, which
+    their ``main.py`` reads (l.153), quirks included: "This [MASK] is a lodging [MASK]ager.",
+    the template's "of" hidden with "director of religious activities". The plain
+    ``str.replace`` of ``code/corpus_creation.py`` (l.34, l.43-44) would also hide the "son"
+    of "mason", which the published file does not (10 rows).
+    """
+    for word in words:
+        text = re.sub(rf"(?<!\w){re.escape(word)}", MARKER, text)
+    return text
+
+
+def tsv_masks(row) -> tuple[str, str]:
+    """The published TSV's ``Sent_TM`` and ``Sent_TAM`` of one item."""
+    target = published_masking(row.sentence, [row.person])
+    return target, published_masking(target, str(row.profession).split())
+
+
+def bartl_width(targets: list[str]) -> int:
+    """utils.py l.166-168: the smallest power of two >= the most whitespace words of a
+    ``Sent_TM`` among the items scored together (their whole TSV)."""
+    words = max(len(t.split()) for t in targets)
+    return int(math.pow(2, math.ceil(math.log2(words))))
+
+
+def bartl_requests(items: pd.DataFrame) -> list[MaskedPair]:
+    """One ``MaskedPair`` per item: the sentence, its ``Sent_TM`` and ``Sent_TAM``."""
+    masks = [tsv_masks(row) for row in items.itertuples(index=False)]
+    width = bartl_width([target for target, _ in masks])
+    requests = []
+    for row, (target, prior) in zip(items.itertuples(index=False), masks, strict=True):
+        if MARKER not in target:
+            raise InputError(
+                "dataset",
+                f"person {row.person!r} does not start a word of the sentence",
+                record=row.id,
+            )
+        requests.append(
+            MaskedPair(
+                row.sentence, Slot.at_marker(target, MARKER), Slot.at_marker(prior, MARKER), width
+            )
+        )
+    return requests
 
 
 def _person_slot(row) -> Slot:

@@ -16,8 +16,14 @@ tokens, start tokens, decoder targets, slot tokens and sub-token rules belong to
   encoder-decoder: decoder tokens given the template with its slot masked).
 - ``continuation_logprobs([(context, continuation)])`` — per-token log-probabilities of the
   next sentence after a context.
+- ``masked_pair_logprobs([MaskedPair])`` — Bartl et al.'s reading of a sentence in two masked
+  variants (BEC-Pro's published procedure, with its fixed-width padding; see ``MaskedPair``).
 - ``pair_features`` / ``native_nsp`` — what a next-sentence-prediction head reads, or the
-  checkpoint's own NSP head.
+  checkpoint's own NSP head; ``finetune_nsp`` fine-tunes a copy of the model with a new NSP head
+  (StereoSet's and the French paper's procedure).
+
+Every model also carries an ``identity`` (``ModelIdentity``): what exactly was scored — name,
+source, revision or weight-file sha256, dtype, quantisation — for every report to print.
 
 An adapter declares what it answers in ``capabilities`` (capability -> one line on how, for
 reports). Any other request raises one ``BiasforgeError`` naming the model and what is needed,
@@ -28,7 +34,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -43,21 +49,27 @@ class Capability(enum.Enum):
     """A kind of request; the value reads "cannot <value>" in a refusal."""
 
     FILL_SLOT = "fill a masked slot"
+    READ_MASKED_PAIR = "read a token in two masked variants of a sentence"
     SCORE_SENTENCE = "score a sentence"
     SCORE_CONTINUATION = "score a continuation after a context"
+    FINETUNE_NSP = "be fine-tuned for next-sentence prediction"
 
 
 # what a model must be to answer each request (for the refusal message)
 _NEEDS = {
     Capability.FILL_SLOT: "a masked language model",
+    Capability.READ_MASKED_PAIR: "a masked language model",
     Capability.SCORE_SENTENCE: "a causal or encoder-decoder language model",
     Capability.SCORE_CONTINUATION: "a causal or encoder-decoder language model",
+    Capability.FINETUNE_NSP: "a trainable transformers model",
 }
 # the request method that answers each capability
 _ANSWERED_BY = {
     Capability.FILL_SLOT: "slot_logprobs",
+    Capability.READ_MASKED_PAIR: "masked_pair_logprobs",
     Capability.SCORE_SENTENCE: "sentence_logprobs",
     Capability.SCORE_CONTINUATION: "continuation_logprobs",
+    Capability.FINETUNE_NSP: "finetune_nsp",
 }
 
 
@@ -127,6 +139,66 @@ class SlotFill:
 
 
 @dataclass(frozen=True)
+class MaskedPair:
+    """log P of one token of ``sentence`` read in two masked variants of it, as Bartl et al.'s
+    published BEC-Pro code reads it (gender-bias-BERT, ``code/bias_utils/utils.py``).
+
+    Each span of ``target`` and of ``prior`` is hidden by *one* mask token, whatever the number
+    of sub-tokens it covers. The sentence, the target and the prior are each tokenised with the
+    special tokens, then cut after ``width`` tokens or padded to it with the *mask* token, and
+    every token whose id is not 0 is attended to — padding included (``input_pipeline`` and
+    ``attention_mask_creator``). The token read is the sentence's own token at the position of
+    the prior's first mask token, in the target and in the prior (``prob_with_prior``): with the
+    person first, the first sub-token of the person word. Answer: (log P in target, log P in
+    prior).
+    """
+
+    sentence: str
+    target: Slot
+    prior: Slot
+    width: int
+
+    def __post_init__(self) -> None:
+        if self.width < 1:
+            raise ValueError(f"width must be positive, not {self.width}")
+
+
+@dataclass(frozen=True)
+class NSPTraining:
+    """How ``finetune_nsp`` trains (defaults: StereoSet's ``nsp_prediction/main.py``)."""
+
+    steps: int = 200
+    batch_size: int = 16
+    core_lr: float = 5e-6  # main.py --core-lr
+    head_lr: float = 1e-3  # main.py --head-lr
+    weight_decay: float = 1e-2  # main.py --weight-decay
+    warmup: int = 250  # main.py: get_cosine_with_hard_restarts_schedule_with_warmup(…, 250, …)
+    max_length: int = 256  # main.py --max-seq-length
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class ModelIdentity:
+    """What exactly was scored, for reports: a name alone does not say which weights."""
+
+    name: str  # the short name used in tables
+    display: str = ""  # a human-readable description, e.g. "Gemma 3 270M (Q4_K_M GGUF, …)"
+    source: str = ""  # hub id, local folder or alias as given
+    kind: str = ""
+    revision: str = ""  # hub commit, when known
+    sha256: str = ""  # of the weight file(s) when read from disk
+    sha256_of: str = ""  # which file(s) the sha256 covers
+    dtype: str = ""
+    quantisation: str = "none"
+    parameters: int = 0
+
+    @property
+    def label(self) -> str:
+        """The display name when there is one, else the short name."""
+        return self.display or self.name
+
+
+@dataclass(frozen=True)
 class FilledSentence:
     """Per-token log P of ``sentence``, which fills the slot of ``template``."""
 
@@ -147,6 +219,7 @@ class LanguageModel(abc.ABC):
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.identity = ModelIdentity(name=name, kind=self.kind)
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -191,6 +264,18 @@ class LanguageModel(abc.ABC):
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
         """Per (context, continuation), the log-probabilities of the continuation's tokens."""
         raise self.refusal(Capability.SCORE_CONTINUATION)
+
+    def masked_pair_logprobs(self, requests: Sequence[MaskedPair]) -> list[tuple[float, float]]:
+        """Per request, (log P in the target, log P in the prior) (see ``MaskedPair``)."""
+        raise self.refusal(Capability.READ_MASKED_PAIR)
+
+    def finetune_nsp(
+        self, pairs: Sequence[tuple[str, str, int]], training: NSPTraining
+    ) -> Callable[[Sequence[tuple[str, str]]], list[float]]:
+        """Fine-tune a copy of the model with a new NSP head on (first, second, label) pairs
+        (label 0: second follows first); return the scorer P(is next) of (context, sentence).
+        The model answering the other requests is left as it was."""
+        raise self.refusal(Capability.FINETUNE_NSP)
 
     def native_nsp(self, pairs: Sequence[tuple[str, str]]) -> list[float] | None:
         """P(second follows first) from the checkpoint's own NSP head, None without one."""

@@ -24,6 +24,11 @@ from scoring.interface import Capability, FilledSentence
 if TYPE_CHECKING:
     import torch
 
+BOS_ADAPTATION = (
+    "token probabilities after BOS — causal adaptation of the official procedure: the "
+    "tokenizer starts every text with BOS, so every token is read with BOS before it (the "
+    "official GPT-2 code conditions only the first token on the start token)"
+)
 _MEMO_LIMIT = 2_000_000  # prefixes remembered before the memo is cleared (memory bound)
 
 
@@ -32,7 +37,9 @@ class CausalLM(TransformersLM):
 
     kind = "causal"
     capabilities: ClassVar[Mapping[Capability, str]] = {
-        Capability.SCORE_SENTENCE: "token probabilities from the start token (official StereoSet)",
+        **TransformersLM.capabilities,
+        Capability.SCORE_SENTENCE: "token probabilities, the first given the start token "
+        "(official StereoSet)",
         Capability.SCORE_CONTINUATION: "token probabilities of the continuation after the context",
     }
 
@@ -45,6 +52,8 @@ class CausalLM(TransformersLM):
         ids = tokenizer("a")["input_ids"]
         # whether the tokenizer itself starts every text with BOS (Gemma, Llama) or not (GPT-2)
         self.adds_bos = bos is not None and len(ids) > 0 and ids[0] == bos
+        if self.adds_bos:  # the adaptation is named wherever the method is reported
+            self.capabilities = {**self.capabilities, Capability.SCORE_SENTENCE: BOS_ADAPTATION}
 
     def _output_head(self) -> Callable | None:
         head = self.model.get_output_embeddings()
@@ -176,19 +185,17 @@ class CausalLM(TransformersLM):
         return dict(zip([key for _, key in keys], picked.cpu().double().tolist(), strict=True))
 
     # -- next-sentence prediction ----------------------------------------------------------------
-    def pair_features(self, pairs: Sequence[tuple[str, str]]) -> torch.Tensor:
+    def _pair_representation(
+        self, model: Any, pairs: Sequence[tuple[str, str]], max_length: int
+    ) -> torch.Tensor:
         """Mean of the final hidden states over the pair read as one text (French paper, fn. 7)."""
-        import torch
-
         prefix = [self._start()] if self.adds_bos else []
-        rows = [[*prefix, *self.encode(f"{a} {b}")][: self.max_length] for a, b in pairs]
+        rows = [[*prefix, *self.encode(f"{a} {b}")][:max_length] for a, b in pairs]
         ids, att = pad(rows, self.pad_id)
-        with torch.inference_mode():
-            hidden = self.model.base_model(
-                input_ids=ids.to(self.device), attention_mask=att.to(self.device)
-            )[0].float()
-        att = att.to(hidden.device).unsqueeze(-1).float()
-        return ((hidden * att).sum(1) / att.sum(1)).cpu()
+        ids, att = ids.to(self.device), att.to(self.device)
+        hidden = model.base_model(input_ids=ids, attention_mask=att)[0]
+        weights = att.unsqueeze(-1).to(hidden.dtype)
+        return (hidden * weights).sum(1) / weights.sum(1)
 
 
 def _maybe_int(value: Any) -> int | None:

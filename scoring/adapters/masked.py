@@ -15,7 +15,7 @@ import numpy as np
 
 from biasforge.errors import BiasforgeError
 from scoring.adapters.base import ModelOptions, TransformersLM, pad, torch_dtype
-from scoring.interface import Capability, SlotFill, SlotRule
+from scoring.interface import Capability, MaskedPair, SlotFill, SlotRule
 
 if TYPE_CHECKING:
     import torch
@@ -57,7 +57,11 @@ class MaskedLM(TransformersLM):
 
     kind = "masked"
     capabilities: ClassVar[Mapping[Capability, str]] = {
+        **TransformersLM.capabilities,
         Capability.FILL_SLOT: "probabilities read at the model's mask token(s) in the slot",
+        Capability.READ_MASKED_PAIR: "Bartl et al.'s reading: one mask per hidden span, inputs "
+        "cut or padded to a fixed width with the mask token (attended), the sentence's token "
+        "read at the prior's first mask",
     }
 
     def __init__(
@@ -173,22 +177,79 @@ class MaskedLM(TransformersLM):
                         values[(u, k, t)] = float(logp[j, t])
         return values
 
-    # -- next-sentence prediction ----------------------------------------------------------------
-    def pair_features(self, pairs: Sequence[tuple[str, str]]) -> torch.Tensor:
-        """The first token's final hidden state of the encoded pair (BERT's [CLS])."""
+    # -- MaskedPair: Bartl et al.'s published reading -------------------------------------------
+    def masked_pair_logprobs(self, requests: Sequence[MaskedPair]) -> list[tuple[float, float]]:
+        """gender-bias-BERT ``model_evaluation`` (code/bias_utils/utils.py l.161-230): fixed-width
+        inputs, the sentence's token read at the prior's first mask (see ``MaskedPair``)."""
+        plans = [self._pair_plan(r) for r in requests]
+        rows = list(dict.fromkeys(row for plan in plans for row in plan[:2]))
+        index = {row: u for u, row in enumerate(rows)}
+        wanted = [[] for _ in rows]  # per distinct input: (position, token) pairs to read
+        for target, prior, position, token in plans:
+            for row in (target, prior):
+                wanted[index[row]].append((position, token))
+        values = self._read_fixed(rows, wanted)
+        return [
+            (values[(index[t], pos, tok)], values[(index[p], pos, tok)]) for t, p, pos, tok in plans
+        ]
+
+    def _fixed_ids(self, text: str, width: int) -> tuple[int, ...]:
+        """``input_pipeline`` (utils.py l.125-136): encoded with the special tokens, then keras
+        ``pad_sequences(maxlen=width, value=mask id, truncating="post", padding="post")``."""
+        ids = list(self.tokenizer(text, add_special_tokens=True)["input_ids"])[:width]
+        return tuple(ids + [self.mask_id] * (width - len(ids)))
+
+    def _pair_plan(self, request: MaskedPair) -> tuple[tuple, tuple, int, int]:
+        """(target ids, prior ids, position, token): ``prob_with_prior`` (utils.py l.145-152)
+        reads at the prior's first mask the sentence's own token there."""
+        width = request.width
+        sentence = self._fixed_ids(request.sentence, width)
+        target = self._fixed_ids(request.target.filled(self.mask_token), width)
+        prior = self._fixed_ids(request.prior.filled(self.mask_token), width)
+        if self.mask_id not in prior:
+            raise BiasforgeError(
+                f"{self.name}: no mask token within {width} tokens of {request.prior.text!r}"
+            )
+        position = prior.index(self.mask_id)
+        return target, prior, position, sentence[position]
+
+    def _read_fixed(
+        self, rows: list[tuple[int, ...]], wanted: list[list[tuple[int, int]]]
+    ) -> dict[tuple[int, int, int], float]:
+        """(row index, position, token) -> log P, every id but 0 attended (utils.py l.57-64)."""
         import torch
 
+        values: dict[tuple[int, int, int], float] = {}
+        with torch.inference_mode():
+            for batch in self.batches([len(r) for r in rows], "Bartl masks"):
+                ids = torch.tensor([rows[u] for u in batch], device=self.device)
+                keys = [(r, u, pos, tok) for r, u in enumerate(batch) for pos, tok in wanted[u]]
+                picked = self.logprobs_at(
+                    ids,
+                    (ids > 0).long(),
+                    torch.tensor([k[0] for k in keys], device=self.device),
+                    torch.tensor([k[2] for k in keys], device=self.device),
+                    targets=torch.tensor([k[3] for k in keys], device=self.device),
+                )
+                for (_, u, pos, tok), value in zip(keys, picked.cpu().tolist(), strict=True):
+                    values[(u, pos, tok)] = float(value)
+        return values
+
+    # -- next-sentence prediction ----------------------------------------------------------------
+    def _pair_representation(
+        self, model: Any, pairs: Sequence[tuple[str, str]], max_length: int
+    ) -> torch.Tensor:
+        """The first token's final hidden state of the encoded pair (BERT's [CLS], French paper
+        footnote 7)."""
         enc = self.tokenizer(
             [a for a, _ in pairs],
             [b for _, b in pairs],
             truncation=True,
-            max_length=self.max_length,
+            max_length=max_length,
             padding=True,
             return_tensors="pt",
         ).to(self.device)
-        with torch.inference_mode():
-            hidden = self.model.base_model(**enc)[0]
-        return hidden[:, 0].float().cpu()
+        return model.base_model(**enc)[0][:, 0]
 
     @cached_property
     def _nsp_model(self) -> Any | None:

@@ -33,6 +33,7 @@ class Seq2SeqLM(TransformersLM):
 
     kind = "seq2seq"
     capabilities: ClassVar[Mapping[Capability, str]] = {
+        **TransformersLM.capabilities,
         Capability.SCORE_SENTENCE: "decoder token probabilities given the masked template",
         Capability.SCORE_CONTINUATION: "decoder token probabilities given the context",
     }
@@ -82,20 +83,19 @@ class Seq2SeqLM(TransformersLM):
                     out[i] = logp[r, torch.arange(len(tgt)), tgt].numpy().astype(np.float64)
         return out
 
-    def pair_features(self, pairs: Sequence[tuple[str, str]]) -> torch.Tensor:
+    def _pair_representation(
+        self, model: Any, pairs: Sequence[tuple[str, str]], max_length: int
+    ) -> torch.Tensor:
         """Mean of the encoder's final hidden states over the pair read as one text."""
-        import torch
-
         enc = self.tokenizer(
             [f"{a} {b}" for a, b in pairs],
             truncation=True,
-            max_length=self.max_length,
+            max_length=max_length,
             padding=True,
             return_tensors="pt",
         ).to(self.device)
-        with torch.inference_mode():
-            hidden = self.model.get_encoder()(
-                input_ids=enc["input_ids"], attention_mask=enc["attention_mask"]
-            )[0].float()
-        att = enc["attention_mask"].unsqueeze(-1).float()
-        return ((hidden * att).sum(1) / att.sum(1)).cpu()
+        hidden = model.get_encoder()(
+            input_ids=enc["input_ids"], attention_mask=enc["attention_mask"]
+        )[0]
+        weights = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+        return (hidden * weights).sum(1) / weights.sum(1)
