@@ -26,10 +26,10 @@ sys.path.insert(0, str(REPO))
 
 from biasforge.translation_memory import TranslationMemory  # noqa: E402
 from curation.checks import run_checks  # noqa: E402
-from curation.stereoset import audit  # noqa: E402
-from curation.stereoset.pipeline import Options, curate_stereoset, item_units, load_items  # noqa: E402
+from curation.stereoset import Options, audit, curate  # noqa: E402
+from curation.stereoset.pipeline import item_units, load_items  # noqa: E402
 from curation.translation.deepl_backend import DeepLTranslator  # noqa: E402
-from tests.fakes.deepl_server import FakeDeepL  # noqa: E402
+from curation.translation.fake_deepl import FakeDeepL  # noqa: E402
 
 FULL = REPO.parent / "shared" / "data" / "stereoset" / "stereoset_dev_en.jsonl"
 SAMPLE = REPO / "curation" / "data" / "stereoset" / "sample_dev_en.jsonl"
@@ -61,21 +61,21 @@ def main() -> None:
     fake = FakeDeepL().start()
     try:
         translator = DeepLTranslator(auth_key=fake.auth_key, server_url=fake.url)
-        opts = Options(lang="fr", limit=args.limit, progress=False)
+        opts = Options(lang="fr", source=str(args.source), limit=args.limit, progress=False)
         n_items, base_chars, base_s = baseline(args.source, opts, translator)
         with tempfile.TemporaryDirectory() as tmp:
             rows = [("baseline: no memory", n_items, base_chars, base_chars, base_s)]
             with TranslationMemory(Path(tmp) / "tm.sqlite") as memory:
                 for name in ("memory: cold", "memory: warm (rerun)"):
                     started = time.perf_counter()
-                    stats = curate_stereoset(
-                        args.source,
-                        Path(tmp) / "run",
-                        translator,
-                        memory,
+                    run = curate(
                         opts,
+                        Path(tmp) / "run",
                         overwrite=True,
+                        translator=translator,
+                        memory=memory,
                     )
+                    stats = run.stats
                     seconds = time.perf_counter() - started
                     t = stats["translation"]
                     rows.append((name, stats["kept"], base_chars, t["characters_sent"], seconds))
