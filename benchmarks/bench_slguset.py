@@ -58,9 +58,9 @@ def worker(corpus: Path, num_proc: int) -> dict:
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     own = me.ru_maxrss
+    # the pool workers and the manager are forked from this process and reaped by it: their
+    # CPU time is in RUSAGE_CHILDREN
     cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
-    if num_proc > 1:  # pool workers are children of datatrove's forkserver, not of this process
-        cpu += sum(stats["task_cpu_seconds"].values())
     return {
         "num_proc": num_proc,
         "raw_chars": stats["raw_chars"],

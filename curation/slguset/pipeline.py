@@ -18,8 +18,6 @@ steps of :mod:`curation.slguset.mine`), run here by ``LocalPipelineExecutor`` wi
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -32,6 +30,7 @@ from biasforge.errors import BiasforgeError, InputError
 from biasforge.families.slguset import SCHEMA
 from curation.slguset.counts import keyword_seconds, mined_counts
 from curation.slguset.lexicon import Lexicon, load_lexicon
+from curation.slguset.lifecycle import START_METHOD, children_die_with_parent, work_folder
 from curation.slguset.merge import merge_parts
 from curation.slguset.mine import mining_steps
 from curation.slguset.names import MODES
@@ -90,8 +89,7 @@ def curate(options: Options, out: Path, *, overwrite: bool = False) -> RunResult
     options = replace(options, lexicon_dir=options.validate().directory)
     started = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.work-", dir=out.parent))
-    try:
+    with work_folder(out) as work:
         run_pipeline(options, work / "parts", work / LOGS)
         return finish_run(
             options,
@@ -101,8 +99,6 @@ def curate(options: Options, out: Path, *, overwrite: bool = False) -> RunResult
             overwrite=overwrite,
             mining_seconds=time.perf_counter() - started,
         )
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def build_pipeline(
@@ -128,8 +124,9 @@ def build_pipeline(
 
 @contextmanager
 def datatrove_logs(verbose: bool) -> Iterator[None]:
-    """datatrove's own log messages in this process: as datatrove sets them up (``verbose``),
-    or switched off with loguru's ``disable`` (counts and timings are in the stats files)."""
+    """datatrove's own log messages in this process and the workers forked from it (task start
+    banners included): as datatrove sets them up (``verbose``), or switched off with loguru's
+    ``disable`` (counts and timings are in the stats files)."""
     from loguru import logger
 
     if verbose:
@@ -143,7 +140,9 @@ def datatrove_logs(verbose: bool) -> Iterator[None]:
 
 
 def run_pipeline(options: Options, parts_dir: Path, logging_dir: Path) -> None:
-    """Run the pipeline with ``LocalPipelineExecutor`` and ``options.num_proc`` workers."""
+    """Run the pipeline with ``LocalPipelineExecutor`` and ``options.num_proc`` workers, forked
+    from this process (so they start with datatrove's messages switched off as here, and die
+    with it: :mod:`curation.slguset.lifecycle`)."""
     from datatrove.executor import LocalPipelineExecutor
 
     pipeline, tasks = build_pipeline(options, parts_dir)
@@ -153,9 +152,10 @@ def run_pipeline(options: Options, parts_dir: Path, logging_dir: Path) -> None:
         workers=tasks,
         logging_dir=str(logging_dir),
         skip_completed=False,
+        start_method=START_METHOD,
     )
     try:
-        with datatrove_logs(options.verbose):
+        with datatrove_logs(options.verbose), children_die_with_parent():
             executor.run()
     except Exception as exc:
         for error in sorted(parts_dir.glob("error-*.json")):

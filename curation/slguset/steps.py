@@ -28,10 +28,12 @@ class TaskLogs(PipelineStep):
     """First step of every task: datatrove's own log messages in the task's process, as
     datatrove sets them up (``verbose``) or switched off with loguru's ``disable``; the counts
     and timings are in datatrove's stats files either way. Runs when the executor assembles the
-    task's pipeline (``run`` is not a generator), so it also covers tasks in worker processes;
-    only the task's start banner, printed before, stays on the first worker's terminal. The
-    switch stays off in that process after the task (``pipeline.datatrove_logs`` turns it back
-    on around an in-process run)."""
+    task's pipeline (``run`` is not a generator), so it also covers tasks in processes started
+    elsewhere (Slurm, Ray), where the task's start banner, printed before, stays in the task's
+    output. ``curate`` forks its local workers with the switch already off
+    (``pipeline.datatrove_logs``), so there even the banner is silent. The switch stays off in
+    the task's process after the task (``pipeline.datatrove_logs`` turns it back on around an
+    in-process run)."""
 
     name = "datatrove logs"
     type = "🔇 - LOGS"

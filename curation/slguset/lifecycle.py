@@ -1,0 +1,117 @@
+"""What a killed run leaves behind: no process, no visible folder.
+
+A run's tasks go to datatrove's ``LocalPipelineExecutor``, which forks a multiprocess manager
+and a pool of workers. If the run is killed with SIGKILL nothing in it runs any more, so:
+
+* **Processes** — :func:`children_die_with_parent`: while it is active, every process this one
+  forks asks the kernel for SIGKILL when its parent dies (Linux ``prctl(PR_SET_PDEATHSIG)``,
+  set by an ``os.register_at_fork`` hook), and exits at once if the parent is already gone. The
+  executor uses the ``fork`` start method (:data:`START_METHOD`), so the manager and every pool
+  worker are such forks, and they die with the run the moment it is killed — before they can
+  write anything more. Forking is safe here: the only other thread of the process is fsspec's
+  IO loop, which fsspec resets in a forked child. Elsewhere than Linux the hook does nothing.
+* **Folders** — :func:`work_folder`: the tasks' rows and logs go to a hidden folder beside
+  ``--out`` (``.NAME.work-XXXX``) that the run holds an ``flock`` on (inherited by its
+  children) and removes at the end. A folder whose lock nobody holds was left by a killed run:
+  the next run to the same ``--out`` removes it before it starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import fcntl
+import glob
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+LINUX = sys.platform.startswith("linux")
+START_METHOD = "fork" if LINUX else "forkserver"  # datatrove's default elsewhere
+PR_SET_PDEATHSIG = 1
+
+_watching = 0  # > 0 while children_die_with_parent is active in this process
+_forking_pid = 0  # the pid that is forking (set just before each fork)
+_libc: ctypes.CDLL | None = None
+
+
+def _before_fork() -> None:
+    global _forking_pid
+    _forking_pid = os.getpid()
+
+
+def _after_fork_in_child() -> None:
+    if not _watching or _libc is None:
+        return
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != _forking_pid:  # the parent died before the request took effect
+        os._exit(1)
+
+
+if LINUX:
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+
+
+@contextlib.contextmanager
+def children_die_with_parent() -> Iterator[None]:
+    """Processes forked from here while the context is active die when this one dies."""
+    global _watching, _libc
+    if LINUX and _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    _watching += 1
+    try:
+        yield
+    finally:
+        _watching -= 1
+
+
+def _locked(fd: int) -> bool:
+    """Take the folder's lock without waiting; False when another process holds it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def remove_stale(out: Path) -> list[Path]:
+    """Remove the hidden work folders of killed runs to ``out`` (their lock is free)."""
+    removed = []
+    for folder in out.parent.glob(f".{glob.escape(out.name)}.work-*"):
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        try:
+            fd = os.open(folder, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            if _locked(fd):
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder)
+        finally:
+            os.close(fd)
+    return removed
+
+
+@contextlib.contextmanager
+def work_folder(out: Path) -> Iterator[Path]:
+    """A hidden folder beside ``out``, locked while the run (and its children) live, removed
+    afterwards; stale folders of killed runs to ``out`` are removed first."""
+    remove_stale(out)
+    while True:
+        work = Path(tempfile.mkdtemp(prefix=f".{out.name}.work-", dir=out.parent))
+        fd = os.open(work, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # waits only while another run's cleaner holds it
+        with contextlib.suppress(OSError):
+            if os.path.samestat(os.fstat(fd), os.stat(work)):
+                break
+        os.close(fd)  # removed as stale between mkdtemp and the lock: make another
+    try:
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        os.close(fd)

@@ -1,0 +1,127 @@
+"""SIGKILL of ``biasforge curate slguset --num-proc 2`` in the middle of mining (issues 12 and
+15): 5 s later no process it started is alive (pool workers, multiprocess manager), nothing was
+written after the kill, nothing visible is left beside ``--out``, and the next run removes the
+hidden work folder. The real command in a subprocess, on a corpus big enough to be mid-run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from curation.slguset.sample import BUNDLED_SAMPLE
+from tests.conftest import run_cli
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
+
+COPIES = 20  # ≈ 2.8 MB, ≈ 20 s of mining with 2 processes here; killed after a few seconds
+
+
+def big_corpus(path: Path) -> Path:
+    """The bundled sample repeated, each copy's sentences made distinct (no duplicates)."""
+    lines = BUNDLED_SAMPLE.read_text(encoding="utf-8").splitlines()
+    with path.open("w", encoding="utf-8") as handle:
+        for copy in range(COPIES):
+            handle.writelines(line.replace("。", f"{copy}。") + "\n" for line in lines)
+    return path
+
+
+def files_under(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file below ``folder``: (size, mtime in ns)."""
+    out = {}
+    for path in folder.rglob("*"):
+        if path.is_file():
+            info = path.stat()
+            out[str(path.relative_to(folder))] = (info.st_size, info.st_mtime_ns)
+    return out
+
+
+def alive(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def wait_until_mining(command: subprocess.Popen, runs: Path, timeout: float = 180):
+    """Wait until both workers write rows; return (work folder, every process below the
+    command) at that moment."""
+    parent = psutil.Process(command.pid)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert command.poll() is None, "the run ended before it could be killed"
+        works = list(runs.glob(".run.work-*"))
+        written = [p for w in works for p in w.glob("parts/kept/*.jsonl") if p.stat().st_size]
+        if len(written) == 2:
+            return works[0], parent.children(recursive=True)
+        time.sleep(0.05)
+    pytest.fail("the workers never started writing")
+
+
+def test_sigkill_of_the_parent_leaves_no_process_and_no_visible_folder(tmp_path):
+    corpus = big_corpus(tmp_path / "corpus.txt")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    out = runs / "run"
+    biasforge = str(Path(sys.executable).with_name("biasforge"))  # the console script
+    command = subprocess.Popen(
+        [
+            biasforge,
+            "curate",
+            "slguset",
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(out),
+            "--num-proc",
+            "2",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    children: list[psutil.Process] = []
+    try:
+        work, children = wait_until_mining(command, runs)
+        assert len(children) >= 3  # two pool workers and the multiprocess manager
+        os.kill(command.pid, signal.SIGKILL)
+        command.wait()
+        at_kill = files_under(work)
+        time.sleep(5)
+        survivors = [f"{p.pid} {p.cmdline()}" for p in children if alive(p)]
+        assert survivors == []
+        assert files_under(work) == at_kill  # nothing written after the kill
+        assert not out.exists()
+        assert [p.name for p in runs.iterdir() if not p.name.startswith(".")] == []
+    finally:
+        for process in children:
+            if alive(process):
+                process.kill()
+
+    # the next run to the same place removes the killed run's hidden work folder
+    small = tmp_path / "small.txt"
+    small.write_text("他每天骑车上班。\n", encoding="utf-8")
+    run_cli("curate", "slguset", "--corpus", small, "--out", out)
+    assert sorted(p.name for p in runs.iterdir()) == ["run"]
+
+
+def test_a_work_folder_in_use_is_never_removed_as_stale(tmp_path):
+    from curation.slguset.lifecycle import remove_stale, work_folder
+
+    out = tmp_path / "run"
+    stale = tmp_path / ".run.work-left"  # a killed run's: nobody holds its lock
+    (stale / "parts").mkdir(parents=True)
+    other = tmp_path / ".other.work-left"  # another --out's: not this run's business
+    other.mkdir()
+    with work_folder(out) as work:
+        assert work.name.startswith(".run.work-") and work.is_dir()
+        assert not stale.exists() and other.is_dir()
+        assert remove_stale(out) == []  # the live one is locked
+        assert work.is_dir()
+    assert not work.exists()
