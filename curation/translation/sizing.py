@@ -21,9 +21,17 @@ _SENTENCE_GAP = re.compile(r"(?<=[.!?…。！？])\s+")
 _ELEMENT = re.compile(r"<([\w-]+)[^>]*>.*?</\1\s*>", re.S)
 
 
+#: a JSON string's quotes and the ", " that separates it from the next
+_FRAME = 4
+
+
 def json_bytes(text: str) -> int:
-    """Bytes ``text`` takes in a JSON request body, with its quotes and a separator."""
-    return len(json.dumps(text)) + 2
+    """Bytes ``text`` takes in a JSON request body, with its quotes and a separator.
+
+    Each character is escaped on its own, so the size of a concatenation is the sum of the
+    sizes less one frame: the loops below add sizes instead of re-encoding growing texts.
+    """
+    return len(json.dumps(text)) - 2 + _FRAME
 
 
 def _sentences(text: str, xml: bool) -> tuple[list[str], list[str]]:
@@ -47,15 +55,17 @@ def split_text(text: str, budget: int, *, xml: bool = False) -> tuple[list[str],
     if json_bytes(text) <= budget:
         return [text], []
     sentences, gaps = _sentences(text, xml)
-    pieces, joins = [sentences[0]], []
+    pieces, joins, sizes = [sentences[0]], [], [json_bytes(sentences[0])]
     for sentence, gap in zip(sentences[1:], gaps, strict=True):
-        merged = pieces[-1] + gap + sentence
-        if json_bytes(merged) <= budget:
-            pieces[-1] = merged
+        size = json_bytes(gap + sentence) - _FRAME
+        if sizes[-1] + size <= budget:
+            pieces[-1] += gap + sentence
+            sizes[-1] += size
         else:
             pieces.append(sentence)
             joins.append(gap)
-    if any(json_bytes(piece) > budget for piece in pieces):
+            sizes.append(json_bytes(sentence))
+    if max(sizes) > budget:
         return None
     return pieces, joins
 
@@ -74,11 +84,18 @@ def fit_context(context: str, budget: int) -> str:
     if json_bytes(context) <= budget:
         return context
     sentences, gaps = _sentences(context, xml=False)
-    kept = sentences[-1]
-    for sentence, gap in zip(reversed(sentences[:-1]), reversed(gaps), strict=True):
-        if json_bytes(sentence + gap + kept) > budget:
+    start, size = len(sentences) - 1, json_bytes(sentences[-1])
+    while start > 0:
+        more = json_bytes(sentences[start - 1] + gaps[start - 1]) - _FRAME
+        if size + more > budget:
             break
-        kept = sentence + gap + kept
-    if json_bytes(kept) <= budget:
-        return kept
-    return context[-max(budget // 12 - 1, 1) :]  # 12 bytes: the widest escaped character
+        start, size = start - 1, size + more
+    if size <= budget:
+        return join_pieces(sentences[start:], gaps[start:])
+    tail, size = [], _FRAME  # the last sentence alone is too long: its last characters
+    for char in reversed(context):
+        size += json_bytes(char) - _FRAME
+        if size > budget:
+            break
+        tail.append(char)
+    return "".join(reversed(tail))
