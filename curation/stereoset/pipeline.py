@@ -522,6 +522,8 @@ def _inputs(options: Options) -> list[dict[str, Any]]:
         inputs.append(input_entry(options.source, "stereoset source"))
     if options.synonyms:
         inputs.append(input_entry(options.synonyms, "synonym variants"))
+    if options.glossary:
+        inputs.append(input_entry(options.glossary, "glossary"))
     lexicon = options.lexicon or adapt.DEFAULT_LEXICON
     inputs.append(input_entry(lexicon, "no-exact-translation lexicon"))
     return inputs
