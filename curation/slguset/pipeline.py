@@ -75,8 +75,10 @@ class Options:
             raise BiasforgeError("--num-proc must be at least 1")
         if self.tagger not in MODES:
             raise BiasforgeError(f"unknown --tagger {self.tagger!r}: choose fast or posseg")
-        if self.name_eval and not Path(self.name_eval).is_file():
-            raise InputError(self.name_eval, "gold file for the name-filter evaluation not found")
+        if self.name_eval:
+            from curation.slguset.name_eval import read_gold
+
+            read_gold(self.name_eval)  # a bad gold file is refused now, not after the mining
         check_encoding(self.encoding)
         return load_lexicon(self.lexicon_dir)
 

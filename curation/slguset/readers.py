@@ -16,6 +16,7 @@ import gzip
 import json
 import re
 import sys
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,16 +171,19 @@ def _file_lines(unit: Unit) -> Iterator[tuple[int, bytes, bool]]:
     unit's byte range; a line longer than MAX_LINE_BYTES comes in several chunks, so a file
     without newlines is still streamed."""
     if unit.source.endswith(".gz"):
-        with gzip.open(unit.source, "rb") as handle:
-            lineno = 1
-            while True:
-                got = False
-                for item in _line_chunks(handle, lineno):
-                    got = True
-                    yield item
-                if not got:
-                    return
-                lineno += 1
+        lineno = 1
+        try:
+            with gzip.open(unit.source, "rb") as handle:
+                while True:
+                    got = False
+                    for item in _line_chunks(handle, lineno):
+                        got = True
+                        yield item
+                    if not got:
+                        return
+                    lineno += 1
+        except (OSError, EOFError, zlib.error) as exc:  # not gzip, truncated, corrupt
+            raise InputError(unit.source, f"cannot read as gzip: {exc}", line=lineno) from None
     with open(unit.source, "rb") as handle:
         pos = unit.start
         lineno = 1
@@ -266,7 +270,7 @@ def read_unit(
                 text = json.loads(line)[text_field]
                 if not isinstance(text, str):
                     raise TypeError(f"field {text_field!r} is not a string")
-            except (ValueError, KeyError, TypeError) as exc:
+            except (ValueError, KeyError, TypeError, RecursionError) as exc:
                 if skip_bad_lines:
                     stats.bad_lines += 1
                     continue

@@ -85,6 +85,19 @@ def _slguset(folder: Path, *extra: object) -> Args:
     return ["curate", "slguset", "--out", folder / "slg", *extra]
 
 
+def _slguset_lexicon(folder: Path, name: str, extra: bytes | None) -> Path:
+    """A copy of the bundled SlguSet lexicon with ``extra`` appended to ``name`` (None: the
+    file is removed)."""
+    from curation.slguset.lexicon import DEFAULT_DIR
+
+    lexicon = copy_of(DEFAULT_DIR, folder / "lex")
+    if extra is None:
+        (lexicon / name).unlink()
+    else:
+        (lexicon / name).write_bytes((lexicon / name).read_bytes() + extra)
+    return lexicon
+
+
 CURATE = [
     Case("becpro-unknown-language", lambda d, g: ["curate", "becpro", "--lang", "fr", "--out", d / "r"], "unknown language 'fr'"),
     Case("becpro-unknown-variant", lambda d, g: ["curate", "becpro", "--lang", "es", "--variant", "x", "--out", d / "r"], "variant 'x'"),
@@ -111,6 +124,46 @@ CURATE = [
     Case("slguset-unknown-tagger", lambda d, g: _slguset(d, "--tagger", "psychic"), "psychic"),
     Case("slguset-missing-name-eval", lambda d, g: _slguset(d, "--name-eval", d / "gold.jsonl"), "gold.jsonl"),
     Case("slguset-undecodable-corpus", lambda d, g: _slguset(d, "--corpus", _file(d, "c.txt", b"\xff\xfe\xfa bad bytes\n")), "c.txt"),
+    Case(
+        "slguset-gold-not-utf8",
+        lambda d, g: _slguset(d, "--name-eval", _file(d, "gold.jsonl", b"\xff\xfe{}\n")),
+        "gold.jsonl:1",
+    ),
+    Case(
+        "slguset-gold-not-records",
+        lambda d, g: _slguset(
+            d,
+            "--name-eval",
+            _file(d, "gold.jsonl", '{"id": 1, "text": "x", "person_names": []}\n[1, 2]\n'),
+        ),
+        "gold.jsonl:2",
+    ),
+    Case(
+        "slguset-lexicon-not-utf8",
+        lambda d, g: _slguset(
+            d, "--lexicon", _slguset_lexicon(d, "gender_pairs.tsv", "他\t她\n".encode("gbk"))
+        ),
+        "gender_pairs.tsv:",
+    ),
+    Case(
+        "slguset-lexicon-bad-collective-decision",
+        lambda d, g: _slguset(
+            d,
+            "--lexicon",
+            _slguset_lexicon(d, "collective_forms.tsv", "他们\tdrop\twhy\n".encode()),
+        ),
+        "collective_forms.tsv:",
+    ),
+    Case(
+        "slguset-lexicon-missing-pairs",
+        lambda d, g: _slguset(d, "--lexicon", _slguset_lexicon(d, "gender_pairs.tsv", None)),
+        "gender_pairs.tsv",
+    ),
+    Case(
+        "slguset-corrupt-gzip-corpus",
+        lambda d, g: _slguset(d, "--corpus", _file(d, "c.txt.gz", b"not gzip\n")),
+        "c.txt.gz:1",
+    ),
 ]
 
 ANNOTATE = [

@@ -165,6 +165,37 @@ def test_name_gold_reader(content):
         _accepts_or_refuses(lambda: read_gold(folder / "gold.jsonl"))
 
 
+SLGUSET_LEXICON = [
+    "gender_pairs.tsv",
+    "collective_forms.tsv",
+    "non_gender_words.txt",
+    "other_gender_terms.txt",
+    "biological_terms.txt",
+]
+
+
+@FUZZ
+@given(content=CONTENT, name=st.sampled_from(SLGUSET_LEXICON))
+def test_slguset_lexicon_reader(content, name):
+    from curation.slguset.lexicon import DEFAULT_DIR, load_lexicon
+
+    with Sandbox() as folder:
+        lexicon = shutil.copytree(DEFAULT_DIR, folder / "lexicon")
+        (lexicon / name).write_bytes(content)
+        _accepts_or_refuses(lambda: load_lexicon(lexicon))
+
+
+@FUZZ
+@given(content=CONTENT, name=st.sampled_from(["c.txt", "c.jsonl", "c.txt.gz", "c.jsonl.gz"]))
+def test_slguset_corpus_reader(content, name):
+    from curation.slguset.readers import plan_units, read_unit
+
+    with Sandbox() as folder:
+        (folder / name).write_bytes(content)
+        [unit] = plan_units([str(folder / name)])
+        _accepts_or_refuses(lambda: list(read_unit(unit)))
+
+
 @FUZZ
 @given(content=CONTENT)
 def test_users_csv_reader(content):
