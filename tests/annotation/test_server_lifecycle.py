@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -163,3 +164,53 @@ def test_sigterm_stops_every_child(server):
     assert not (server.data_dir / "server.json").exists()
     assert not (server.data_dir / "tmp").exists()
     server.start()  # leave it running for any later test
+
+
+def _serve(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "biasforge.cli", "annotate", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_background_start_on_a_busy_port_says_so_on_the_console(tmp_path):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        data_dir = tmp_path / "argilla"
+        result = _serve("serve", "--background", "--port", str(port), "--data-dir", str(data_dir))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == [
+        f"error: port {port} on 127.0.0.1 is in use; choose another with --port"
+    ]
+    assert not (data_dir / "server.json").exists()
+
+
+def test_a_detached_server_s_start_error_comes_back_to_the_console(server, tmp_path):
+    data_dir = tmp_path / "argilla"
+    data_dir.mkdir()
+    credentials = data_dir / "credentials.json"
+    credentials.write_text("{}")
+    credentials.chmod(0o644)  # the detached server refuses credentials others can read
+    result = _serve("serve", "--background", "--port", "0", "--data-dir", str(data_dir))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: the server exited (code 2): ")
+    assert "permissions 0o644 are too open" in line and line.endswith("serve.log")
+
+
+def test_port_zero_picks_a_free_port(server, tmp_path):
+    data_dir = tmp_path / "argilla"
+    started = _serve("serve", "--background", "--port", "0", "--data-dir", str(data_dir))
+    try:
+        assert started.returncode == 0, started.stderr
+        state = json.loads((data_dir / "server.json").read_text())
+        assert state["port"] > 0 and f"http://127.0.0.1:{state['port']}" in started.stdout
+        assert httpx.get(f"{state['url']}/api/v1/status").status_code == 200
+    finally:
+        assert _serve("stop", "--data-dir", str(data_dir)).stdout.strip() == "stopped"
