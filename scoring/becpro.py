@@ -23,14 +23,17 @@ before any work is done.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
+import numpy as np
 import pandas as pd
 
 from biasforge.errors import InputError
 from scoring.data import as_list
 from scoring.interface import Capability, LanguageModel, MaskedPair, Slot, SlotFill
+from scoring.uncertainty import Figures
 
 GROUP_ORDER = ("balanced", "female", "male")
 PROCEDURES = ("spans", "bartl")
@@ -167,3 +170,27 @@ def association_table(scored: pd.DataFrame) -> pd.DataFrame:
 
 def _group_order(group: str) -> tuple[int, str]:
     return (GROUP_ORDER.index(group) if group in GROUP_ORDER else len(GROUP_ORDER), group)
+
+
+# -------------------------------------------------------------------- uncertainty (vectorised)
+def figures(scored: pd.DataFrame) -> tuple[Figures, pd.DataFrame]:
+    """Mean association per profession group × person gender, and P(f) − P(m) per group,
+    items stratified by group × gender; and the scored rows in the figures' item order."""
+    group_rank = scored["profession_group"].map(lambda g: _group_order(g))
+    ordered = scored.assign(_rank=group_rank).sort_values(["_rank", "gender"], kind="stable")
+    ordered = ordered.drop(columns="_rank").reset_index(drop=True)
+    cells = list(ordered.groupby(["profession_group", "gender"], sort=False).size().items())
+    keys = [key for key, _ in cells]
+    bounds = np.concatenate([[0], np.cumsum([n for _, n in cells])])
+    diffs = [
+        (keys.index((group, "female")), keys.index((group, "male")), group)
+        for group in dict.fromkeys(g for g, _ in keys)
+        if (group, "female") in keys and (group, "male") in keys
+    ]
+
+    def compute(x: np.ndarray) -> np.ndarray:
+        means = [x[0][..., s:e].mean(axis=-1) for s, e in itertools.pairwise(bounds)]
+        return np.stack([*means, *[means[f] - means[m] for f, m, _ in diffs]])
+
+    names = (*[f"{g}/{s}/mean" for g, s in keys], *[f"{g}/P(f)-P(m)" for *_, g in diffs])
+    return Figures(names, tuple(int(n) for _, n in cells), compute), ordered

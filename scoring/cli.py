@@ -31,16 +31,40 @@ BatchTokens = Annotated[int, typer.Option(help="Max padded tokens per batch.")]
 Limit = Annotated[int | None, typer.Option(min=0, help="Score only the first N items (per split).")]
 Overwrite = Annotated[bool, typer.Option(help="Replace an existing output folder.")]
 Progress = Annotated[bool, typer.Option(help="Show progress bars.")]
+Bootstrap = Annotated[
+    int,
+    typer.Option(
+        "--bootstrap",
+        min=0,
+        help="Bootstrap resamples for intervals and model comparisons (0: none).",
+    ),
+]
+Seed = Annotated[
+    int, typer.Option(help="Seed of the bootstrap, permutation tests and NSP training.")
+]
 
 
-def _options(kind: str, device: str, dtype: str, batch_tokens: int, progress: bool):
+def _options(
+    kind: str,
+    device: str,
+    dtype: str,
+    batch_tokens: int,
+    progress: bool,
+    limit: int | None,
+    overwrite: bool,
+    bootstrap: int,
+    seed: int,
+):
+    from scoring.commands import RunOptions
     from scoring.models import ModelOptions
+    from scoring.uncertainty import Resampling
 
     _quiet_transformers()
     _check_device(device)
-    return ModelOptions(
+    model = ModelOptions(
         kind=kind, device=device, dtype=dtype, batch_tokens=batch_tokens, progress=progress
     )
+    return RunOptions(model, Resampling(bootstrap, seed), limit, overwrite)
 
 
 def _check_device(device: str) -> None:
@@ -86,10 +110,25 @@ def stereoset(
     nsp_corpus: Annotated[
         Path | None,
         typer.Option(
-            help="Train an NSP head on this corpus (one sentence per line, blank line between documents)."
+            help="Corpus for intersentence NSP: UTF-8, one sentence per line, a blank line "
+            "between documents (the paper used French Wikipedia)."
         ),
     ] = None,
-    nsp_steps: Annotated[int, typer.Option(help="Optimiser steps for the NSP head.")] = 200,
+    nsp_train: Annotated[
+        str,
+        typer.Option(
+            help="finetune: fine-tune a copy of the model with an NSP head on --nsp-corpus "
+            "(the paper's procedure); head: train only a linear head on the frozen model."
+        ),
+    ] = "head",
+    nsp_steps: Annotated[int, typer.Option(min=1, help="NSP optimiser steps.")] = 200,
+    nsp_batch: Annotated[int, typer.Option(min=1, help="NSP fine-tuning batch size.")] = 16,
+    nsp_lr: Annotated[
+        float, typer.Option(help="NSP fine-tuning learning rate of the model.")
+    ] = 5e-6,
+    nsp_head_lr: Annotated[
+        float, typer.Option(help="NSP fine-tuning learning rate of the head.")
+    ] = 1e-3,
     nsp_head: Annotated[
         Path | None,
         typer.Option(help="Reuse an NSP head saved by an earlier run (<out>/<model>/nsp_head.pt)."),
@@ -99,19 +138,29 @@ def stereoset(
     dtype: Dtype = "float32",
     batch_tokens: BatchTokens = 4096,
     limit: Limit = None,
+    bootstrap: Bootstrap = 1000,
+    seed: Seed = 0,
     overwrite: Overwrite = False,
     progress: Progress = True,
 ) -> None:
-    """LMS, SS and ICAT (official StereoSet procedure and evaluator) per domain and split."""
-    from scoring.commands import run_stereoset
+    """LMS, SS and ICAT (official StereoSet procedure and evaluator) per domain and split,
+    with bootstrap intervals and paired comparisons of models."""
+    from scoring.commands import NSPOptions, run_stereoset
+    from scoring.interface import NSPTraining
 
     if split not in ("intrasentence", "intersentence", "all"):
         raise typer.BadParameter("split must be intrasentence, intersentence or all")
-    options = _options(kind, device, dtype, batch_tokens, progress)
-    run_stereoset(
-        dataset, model, out, options, split, limit, nsp_corpus, nsp_head, nsp_steps, overwrite
+    if nsp_train not in ("head", "finetune"):
+        raise typer.BadParameter("--nsp-train must be finetune or head")
+    options = _options(
+        kind, device, dtype, batch_tokens, progress, limit, overwrite, bootstrap, seed
     )
-    typer.echo(f"wrote {out}/report.md")
+    training = NSPTraining(
+        steps=nsp_steps, batch_size=nsp_batch, core_lr=nsp_lr, head_lr=nsp_head_lr, seed=seed
+    )
+    nsp = NSPOptions(nsp_train, nsp_corpus, nsp_head, training)
+    run_stereoset(dataset, model, out, options, split, nsp)
+    typer.echo(f"wrote {out}/report.md and {out}/report.html")
 
 
 @app.command()
@@ -125,15 +174,20 @@ def slguset(
     dtype: Dtype = "float32",
     batch_tokens: BatchTokens = 4096,
     limit: Limit = None,
+    bootstrap: Bootstrap = 1000,
+    seed: Seed = 0,
     overwrite: Overwrite = False,
     progress: Progress = True,
 ) -> None:
-    """Bias_c = log(p_male/p_female) per sentence, degrees, clear-bias counts, topic words."""
+    """Bias_c = log(p_male/p_female) per sentence, degrees, clear-bias counts, topic words,
+    with bootstrap intervals and paired comparisons of models."""
     from scoring.commands import run_slguset
 
-    options = _options(kind, device, dtype, batch_tokens, progress)
-    run_slguset(dataset, model, out, options, limit, top_k, overwrite)
-    typer.echo(f"wrote {out}/report.md")
+    options = _options(
+        kind, device, dtype, batch_tokens, progress, limit, overwrite, bootstrap, seed
+    )
+    run_slguset(dataset, model, out, options, top_k)
+    typer.echo(f"wrote {out}/report.md and {out}/report.html")
 
 
 @app.command()
@@ -141,20 +195,35 @@ def becpro(
     dataset: Dataset,
     model: Models,
     out: Out,
+    procedure: Annotated[
+        str,
+        typer.Option(
+            help="spans: exactly the stored spans, one mask per sub-token (default); bartl: "
+            "Bartl et al.'s published code, choice for choice (see scoring/README.md)."
+        ),
+    ] = "spans",
     kind: Kind = "auto",
     device: Device = "cpu",
     dtype: Dtype = "float32",
     batch_tokens: BatchTokens = 4096,
     limit: Limit = None,
+    bootstrap: Bootstrap = 1000,
+    seed: Seed = 0,
     overwrite: Overwrite = False,
     progress: Progress = True,
 ) -> None:
-    """Association log(P_target/P_prior) per item; TFG tables by profession group × gender."""
+    """Association log(P_target/P_prior) per item; TFG tables by profession group × gender,
+    with bootstrap intervals and paired comparisons of models."""
+    from scoring.becpro import PROCEDURES
     from scoring.commands import run_becpro
 
-    options = _options(kind, device, dtype, batch_tokens, progress)
-    run_becpro(dataset, model, out, options, limit, overwrite)
-    typer.echo(f"wrote {out}/report.md")
+    if procedure not in PROCEDURES:
+        raise typer.BadParameter(f"--procedure must be one of {', '.join(PROCEDURES)}")
+    options = _options(
+        kind, device, dtype, batch_tokens, progress, limit, overwrite, bootstrap, seed
+    )
+    run_becpro(dataset, model, out, options, procedure)
+    typer.echo(f"wrote {out}/report.md and {out}/report.html")
 
 
 @app.command("stereoset-eval")

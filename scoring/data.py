@@ -104,3 +104,49 @@ def as_list(value: object) -> list:
     if isinstance(value, Iterable) and not isinstance(value, str | bytes | dict):
         return list(value)
     raise TypeError(f"expected a list, got {type(value).__name__}")
+
+
+def dataset_identity(spec: str) -> dict[str, object]:
+    """What was scored: the release's name and version when the path lies in a release (from
+    its ``manifest.json``), the sha256 of every parquet file read, and one sha256 for the
+    whole input (the file's own for one file, else of the sorted "path sha256" lines)."""
+    import hashlib
+
+    from biasforge.files import sha256_file
+
+    path = Path(spec)
+    if not path.exists():
+        return {"path": spec, "source": "hub", "sha256": "", "files": {}}
+    files = parquet_files(path)
+    base = path if path.is_dir() else path.parent
+    digests = {p.relative_to(base).as_posix(): sha256_file(p) for p in files}
+    if len(digests) == 1:
+        combined = next(iter(digests.values()))
+    else:
+        listing = "".join(f"{name} {digest}\n" for name, digest in sorted(digests.items()))
+        combined = hashlib.sha256(listing.encode()).hexdigest()
+    release = _release_manifest(files[0])
+    return {
+        "path": spec,
+        "source": "local",
+        "name": release.get("name", ""),
+        "version": release.get("version", ""),
+        "kind": release.get("kind", ""),
+        "sha256": combined,
+        "files": digests,
+    }
+
+
+def _release_manifest(file: Path) -> dict:
+    """The nearest ``manifest.json`` above a data file (a release or run folder), or {}."""
+    import json
+
+    for folder in list(file.parents)[:3]:
+        manifest = folder / "manifest.json"
+        if manifest.is_file():
+            try:
+                data = json.loads(manifest.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return {}
+            return data if isinstance(data, dict) else {}
+    return {}

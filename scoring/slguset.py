@@ -13,11 +13,14 @@ biased sentences by TF-IDF and TextRank (``jieba.analyse``).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 
 from biasforge.errors import InputError
 from scoring.interface import Capability, FilledSentence, LanguageModel, Slot, SlotFill
+from scoring.uncertainty import Figures
 
 THRESHOLD = 0.3
 
@@ -126,3 +129,54 @@ def biased_topics(scored: pd.DataFrame, top_k: int = 5) -> dict[str, dict[str, l
     male = scored.loc[scored["bias"] > THRESHOLD, "sentence"].tolist()
     female = scored.loc[scored["bias"] < -THRESHOLD, "sentence"].tolist()
     return {"male": topic_words(male, top_k), "female": topic_words(female, top_k)}
+
+
+# -------------------------------------------------------------------- uncertainty (vectorised)
+FIGURES = (
+    "mean_bias",
+    "mean_abs_bias",
+    "male_degree",
+    "female_degree",
+    "male_leaning",
+    "female_leaning",
+    "clear_male",
+    "clear_female",
+    "not_clear",
+)
+
+
+def summary_vector(b: np.ndarray) -> np.ndarray:
+    """``summary``'s figures for bias values (*batch, n) -> (figures, *batch), vectorised."""
+    n = b.shape[-1]
+    return np.stack(
+        [
+            b.mean(axis=-1),
+            np.abs(b).mean(axis=-1),
+            np.where(b > 0, b, 0.0).sum(axis=-1) / n,
+            np.where(b < 0, b, 0.0).sum(axis=-1) / n,
+            (b > 0).sum(axis=-1),
+            (b < 0).sum(axis=-1),
+            (b > THRESHOLD).sum(axis=-1),
+            (b < -THRESHOLD).sum(axis=-1),
+            (np.abs(b) <= THRESHOLD).sum(axis=-1),
+        ]
+    ).astype(float)
+
+
+def figures(scored: pd.DataFrame, per_pair: bool = True) -> tuple[Figures, pd.DataFrame]:
+    """Table 3's figures overall (and per keyword pair), items stratified by pair; and the
+    scored rows in the figures' item order (pair by pair)."""
+    ordered = scored.sort_values("pair", kind="stable").reset_index(drop=True)
+    sizes = ordered.groupby("pair", sort=True).size()
+    bounds = np.concatenate([[0], np.cumsum(sizes.to_numpy())])
+
+    def compute(x: np.ndarray) -> np.ndarray:
+        b = x[0]
+        parts = [summary_vector(b)]
+        if per_pair:
+            parts += [summary_vector(b[..., s:e]) for s, e in itertools.pairwise(bounds)]
+        return np.concatenate(parts)
+
+    groups = ["all", *sizes.index] if per_pair else ["all"]
+    names = tuple(f"{group}/{f}" for group in groups for f in FIGURES)
+    return Figures(names, tuple(int(n) for n in sizes), compute), ordered

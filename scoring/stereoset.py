@@ -76,10 +76,11 @@ def _blank(row, where: str) -> Slot:
 
 
 def intrasentence_method(lm: LanguageModel) -> str:
-    """How ``score_intrasentence`` scores this model's sentences (for the report)."""
+    """How ``score_intrasentence`` scores this model's sentences (for the report); a causal
+    model whose tokenizer adds BOS names the adaptation of the official procedure."""
     if lm.supports(Capability.FILL_SLOT):
         return OFFICIAL_MLM
-    return f"geometric mean of {lm.how(Capability.SCORE_SENTENCE)}"
+    return f"official generative: geometric mean of {lm.how(Capability.SCORE_SENTENCE)}"
 
 
 def score_intrasentence(
@@ -119,17 +120,22 @@ def _geometric_means(logps: list[np.ndarray]) -> list[float]:
 def score_intersentence(
     lm: LanguageModel,
     items: pd.DataFrame,
-    nsp_head: Callable | None = None,
+    nsp: Callable[[list[tuple[str, str]]], list[float]] | None = None,
+    nsp_method: str = "trained NSP head",
 ) -> tuple[dict[str, float], str]:
-    """Sentence id -> score for intersentence items, and the method used (for the report)."""
+    """Sentence id -> score for intersentence items, and the method used (for the report).
+
+    ``nsp`` is a trained scorer of (context, sentence) pairs (``scoring.nsp``), named
+    ``nsp_method`` in the report; without one, the checkpoint's own NSP head, else the
+    continuation's likelihood (a substitute, reported as such)."""
     if items.empty:
         return {}, "none"
     ids, pairs = [], []
     for row, sentence in _sentences(items):
         ids.append(sentence["id"])
         pairs.append((row.context, sentence["sentence"]))
-    if nsp_head is not None:
-        return dict(zip(ids, nsp_head(lm, pairs), strict=True)), "trained NSP head"
+    if nsp is not None:
+        return dict(zip(ids, nsp(pairs), strict=True)), nsp_method
     native = lm.native_nsp(pairs)
     if native is not None:
         return dict(zip(ids, native, strict=True)), "pre-trained NSP head"

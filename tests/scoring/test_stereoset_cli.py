@@ -65,7 +65,9 @@ def test_three_kinds_one_command(tiny_models, tmp_path):
     assert "continuation likelihood" in report  # GPT-2 and BART
     bert = results[(results["model"] == "tiny-bert") & (results["domain"] == "overall")]
     table2_lms = bert[bert["split"] != "all"]["LMS"].mean()
-    assert "Table 2" in report and f"| tiny-bert | {table2_lms:.2f} |" in report
+    means = pd.read_csv(out / "split_means.csv").set_index(["model", "domain"])
+    assert means.loc[("tiny-bert", "overall"), "LMS"] == pytest.approx(table2_lms, abs=1e-9)
+    assert "Table 2" in report and f"| tiny-bert | overall | {table2_lms:.1f} [" in report
     for png in ("bias_distribution.png", "bias_correlation.png"):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bias = pd.read_csv(out / "item_bias.csv", index_col=0)
