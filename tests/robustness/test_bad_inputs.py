@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import socket
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,7 +74,9 @@ def _release(run: Path, folder: Path, *extra: object) -> Args:
             "--out", folder / "rel", *extra]  # fmt: skip
 
 
-def _score(folder: Path, good: dict, *extra: object, family: str = "becpro", out: Path | None = None) -> Args:
+def _score(
+    folder: Path, good: dict, *extra: object, family: str = "becpro", out: Path | None = None
+) -> Args:
     return ["score", family, "--dataset", good["becpro_release"], "--model", good["masked_model"],
             "--out", out or folder / "scores", *extra]  # fmt: skip
 
@@ -99,31 +103,239 @@ def _slguset_lexicon(folder: Path, name: str, extra: bytes | None) -> Path:
 
 
 CURATE = [
-    Case("becpro-unknown-language", lambda d, g: ["curate", "becpro", "--lang", "fr", "--out", d / "r"], "unknown language 'fr'"),
-    Case("becpro-unknown-variant", lambda d, g: ["curate", "becpro", "--lang", "es", "--variant", "x", "--out", d / "r"], "variant 'x'"),
-    Case("becpro-missing-lexicon", lambda d, g: ["curate", "becpro", "--lang", "en", "--lexicon", d / "nope", "--out", d / "r"], "nope"),
-    Case("becpro-lexicon-is-a-file", lambda d, g: ["curate", "becpro", "--lang", "en", "--lexicon", _file(d, "lex", "x"), "--out", d / "r"], "lex"),
-    Case("becpro-out-is-a-file", lambda d, g: ["curate", "becpro", "--lang", "en", "--out", _file(d, "f.txt", "mine"), "--overwrite"], "f.txt"),
-    Case("becpro-out-holds-users-file", lambda d, g: ["curate", "becpro", "--lang", "en", "--out", _file(d, "mine/thesis.txt", "t").parent, "--overwrite"], "thesis.txt"),
-    Case("becpro-out-exists", lambda d, g: ["curate", "becpro", "--lang", "en", "--out", copy_of(g["becpro_run"], d / "run")], "already exists"),
-    Case("becpro-out-unwritable", lambda d, g: ["curate", "becpro", "--lang", "en", "--out", "/proc/biasforge-run"], "/proc"),
-    Case("stereoset-missing-source", lambda d, g: _stereoset(d, "--source", d / "none.json", "--dry-run"), "none.json"),
-    Case("stereoset-garbage-source", lambda d, g: _stereoset(d, "--source", _file(d, "s.json", "{not json"), "--dry-run"), "s.json"),
-    Case("stereoset-sentences-a-number", lambda d, g: _stereoset(d, "--source", _file(d, "s.json", json.dumps({"version": "1", "data": {"intrasentence": [{"id": "a", "target": "t", "bias_type": "gender", "context": "A BLANK.", "sentences": 3}], "intersentence": []}})), "--dry-run"), "s.json"),
-    Case("stereoset-negative-limit", lambda d, g: _stereoset(d, "--limit", "-5", "--dry-run"), "--limit"),
-    Case("stereoset-memory-is-a-folder", lambda d, g: _stereoset(d, "--memory", _file(d, "mem/x", "").parent, "--dry-run"), "mem"),
-    Case("stereoset-memory-not-a-database", lambda d, g: _stereoset(d, "--memory", _file(d, "mem.sqlite", b"\x00garbage" * 100), "--dry-run"), "mem.sqlite"),
-    Case("stereoset-missing-glossary", lambda d, g: _stereoset(d, "--glossary", d / "g.tsv", "--dry-run"), "g.tsv"),
-    Case("stereoset-missing-synonyms", lambda d, g: _stereoset(d, "--synonyms", d / "syn.tsv", "--dry-run"), "syn.tsv"),
-    Case("stereoset-missing-lexicon", lambda d, g: _stereoset(d, "--lexicon", d / "lex.tsv", "--dry-run"), "lex.tsv"),
-    Case("stereoset-unknown-translator", lambda d, g: _stereoset(d, "--translator", "babelfish"), "babelfish"),
+    Case(
+        "becpro-unknown-language",
+        lambda d, g: ["curate", "becpro", "--lang", "fr", "--out", d / "r"],
+        "unknown language 'fr'",
+    ),
+    Case(
+        "becpro-unknown-variant",
+        lambda d, g: ["curate", "becpro", "--lang", "es", "--variant", "x", "--out", d / "r"],
+        "variant 'x'",
+    ),
+    Case(
+        "becpro-missing-lexicon",
+        lambda d, g: [
+            "curate",
+            "becpro",
+            "--lang",
+            "en",
+            "--lexicon",
+            d / "nope",
+            "--out",
+            d / "r",
+        ],
+        "nope",
+    ),
+    Case(
+        "becpro-lexicon-is-a-file",
+        lambda d, g: [
+            "curate",
+            "becpro",
+            "--lang",
+            "en",
+            "--lexicon",
+            _file(d, "lex", "x"),
+            "--out",
+            d / "r",
+        ],
+        "lex",
+    ),
+    Case(
+        "becpro-out-is-a-file",
+        lambda d, g: [
+            "curate",
+            "becpro",
+            "--lang",
+            "en",
+            "--out",
+            _file(d, "f.txt", "mine"),
+            "--overwrite",
+        ],
+        "f.txt",
+    ),
+    Case(
+        "becpro-out-holds-users-file",
+        lambda d, g: [
+            "curate",
+            "becpro",
+            "--lang",
+            "en",
+            "--out",
+            _file(d, "mine/thesis.txt", "t").parent,
+            "--overwrite",
+        ],
+        "thesis.txt",
+    ),
+    Case(
+        "becpro-out-exists",
+        lambda d, g: [
+            "curate",
+            "becpro",
+            "--lang",
+            "en",
+            "--out",
+            copy_of(g["becpro_run"], d / "run"),
+        ],
+        "already exists",
+    ),
+    Case(
+        "becpro-out-unwritable",
+        lambda d, g: ["curate", "becpro", "--lang", "en", "--out", "/proc/biasforge-run"],
+        "/proc",
+    ),
+    Case(
+        "stereoset-missing-source",
+        lambda d, g: _stereoset(d, "--source", d / "none.json", "--dry-run"),
+        "none.json",
+    ),
+    Case(
+        "stereoset-garbage-source",
+        lambda d, g: _stereoset(d, "--source", _file(d, "s.json", "{not json"), "--dry-run"),
+        "s.json",
+    ),
+    Case(
+        "stereoset-sentences-a-number",
+        lambda d, g: _stereoset(
+            d,
+            "--source",
+            _file(
+                d,
+                "s.json",
+                json.dumps(
+                    {
+                        "version": "1",
+                        "data": {
+                            "intrasentence": [
+                                {
+                                    "id": "a",
+                                    "target": "t",
+                                    "bias_type": "gender",
+                                    "context": "A BLANK.",
+                                    "sentences": 3,
+                                }
+                            ],
+                            "intersentence": [],
+                        },
+                    }
+                ),
+            ),
+            "--dry-run",
+        ),
+        "s.json",
+    ),
+    Case(
+        "stereoset-negative-limit",
+        lambda d, g: _stereoset(d, "--limit", "-5", "--dry-run"),
+        "--limit",
+    ),
+    Case(
+        "stereoset-memory-is-a-folder",
+        lambda d, g: _stereoset(d, "--memory", _file(d, "mem/x", "").parent, "--dry-run"),
+        "mem",
+    ),
+    Case(
+        "stereoset-memory-not-a-database",
+        lambda d, g: _stereoset(
+            d, "--memory", _file(d, "mem.sqlite", b"\x00garbage" * 100), "--dry-run"
+        ),
+        "mem.sqlite",
+    ),
+    Case(
+        "stereoset-missing-glossary",
+        lambda d, g: _stereoset(d, "--glossary", d / "g.tsv", "--dry-run"),
+        "g.tsv",
+    ),
+    Case(
+        "stereoset-missing-synonyms",
+        lambda d, g: _stereoset(d, "--synonyms", d / "syn.tsv", "--dry-run"),
+        "syn.tsv",
+    ),
+    Case(
+        "stereoset-missing-lexicon",
+        lambda d, g: _stereoset(d, "--lexicon", d / "lex.tsv", "--dry-run"),
+        "lex.tsv",
+    ),
+    Case(
+        "stereoset-unknown-translator",
+        lambda d, g: _stereoset(d, "--translator", "babelfish"),
+        "babelfish",
+    ),
     Case("stereoset-no-key", lambda d, g: _stereoset(d), "DEEPL_AUTH_KEY"),
-    Case("slguset-missing-corpus", lambda d, g: _slguset(d, "--corpus", d / "none.txt"), "none.txt"),
+    Case(
+        "stereoset-bad-glossary-line",
+        lambda d, g: _stereoset(
+            d, "--glossary", _file(d, "g.tsv", "source\ttarget\nengineer\n"), "--dry-run"
+        ),
+        "g.tsv:2",
+    ),
+    Case(
+        "stereoset-bad-lexicon-line",
+        lambda d, g: _stereoset(
+            d,
+            "--lexicon",
+            _file(d, "lex.tsv", "lang\tword\trenderings\tsuggestion\nfr\tnurse\n"),
+            "--dry-run",
+        ),
+        "lex.tsv:2",
+    ),
+    Case(
+        "stereoset-memory-of-another-program",
+        lambda d, g: _stereoset(d, "--memory", _foreign_database(d / "app.db"), "--dry-run"),
+        "app.db: is an SQLite database of another program",
+    ),
+    Case(
+        "stereoset-memory-under-a-file",
+        lambda d, g: _stereoset(d, "--memory", _file(d, "f.txt", "x") / "tm.sqlite", "--dry-run"),
+        "f.txt",
+    ),
+    Case(
+        "stereoset-server-url-not-http-hides-password",
+        lambda d, g: _stereoset(d, "--server-url", "ftp://me:S3cret@host", "--dry-run"),
+        "--server-url / DEEPL_SERVER_URL 'ftp://host'",
+    ),
+    Case(
+        "stereoset-server-url-bad-port-hides-password",
+        lambda d, g: _stereoset(d, "--server-url", "http://me:S3cret@host:port", "--dry-run"),
+        "'http://host:port': the port is not a number",
+    ),
+    Case(
+        "stereoset-sentences-not-objects",
+        lambda d, g: _stereoset(d, "--source", _official(d, ["a", "b", "c"]), "--dry-run"),
+        "s.json (record a)",
+    ),
+    Case(
+        "stereoset-zero-retries",
+        lambda d, g: _stereoset(d, "--retries", "0", "--dry-run"),
+        "--retries",
+    ),
+    Case(
+        "stereoset-negative-price",
+        lambda d, g: _stereoset(d, "--price-per-million", "-1", "--dry-run"),
+        "--price-per-million",
+    ),
+    Case(
+        "slguset-missing-corpus", lambda d, g: _slguset(d, "--corpus", d / "none.txt"), "none.txt"
+    ),
     Case("slguset-zero-processes", lambda d, g: _slguset(d, "--num-proc", "0"), "--num-proc"),
-    Case("slguset-unknown-encoding", lambda d, g: _slguset(d, "--corpus", _file(d, "c.txt", "他来了。"), "--encoding", "klingon"), "klingon"),
+    Case(
+        "slguset-unknown-encoding",
+        lambda d, g: _slguset(
+            d, "--corpus", _file(d, "c.txt", "他来了。"), "--encoding", "klingon"
+        ),
+        "klingon",
+    ),
     Case("slguset-unknown-tagger", lambda d, g: _slguset(d, "--tagger", "psychic"), "psychic"),
-    Case("slguset-missing-name-eval", lambda d, g: _slguset(d, "--name-eval", d / "gold.jsonl"), "gold.jsonl"),
-    Case("slguset-undecodable-corpus", lambda d, g: _slguset(d, "--corpus", _file(d, "c.txt", b"\xff\xfe\xfa bad bytes\n")), "c.txt"),
+    Case(
+        "slguset-missing-name-eval",
+        lambda d, g: _slguset(d, "--name-eval", d / "gold.jsonl"),
+        "gold.jsonl",
+    ),
+    Case(
+        "slguset-undecodable-corpus",
+        lambda d, g: _slguset(d, "--corpus", _file(d, "c.txt", b"\xff\xfe\xfa bad bytes\n")),
+        "c.txt",
+    ),
     Case(
         "slguset-gold-not-utf8",
         lambda d, g: _slguset(d, "--name-eval", _file(d, "gold.jsonl", b"\xff\xfe{}\n")),
@@ -167,63 +379,496 @@ CURATE = [
 ]
 
 ANNOTATE = [
-    Case("push-missing-run", lambda d, g: ["annotate", "push", d / "none", "--dataset", "x", "--data-dir", d / "argilla"], "none"),
-    Case("push-no-server", lambda d, g: ["annotate", "push", g["becpro_run"], "--dataset", "x", "--data-dir", d / "argilla"], "server"),
-    Case("pull-no-server", lambda d, g: ["annotate", "pull", "--dataset", "x", "--out", d / "o", "--data-dir", d / "argilla"], "server"),
-    Case("agreement-no-server", lambda d, g: ["annotate", "agreement", "--dataset", "x", "--data-dir", d / "argilla"], "server"),
-    Case("pull-unknown-policy", lambda d, g: ["annotate", "pull", "--dataset", "x", "--out", d / "o", "--policy", "dictator", "--data-dir", d / "argilla"], "dictator"),
-    Case("users-no-server", lambda d, g: ["annotate", "users", "ann1", "--data-dir", d / "argilla"], "server"),
-    Case("serve-port-too-large", lambda d, g: ["annotate", "serve", "--port", "70000", "--data-dir", d / "argilla"], "--port"),
-    Case("serve-port-negative", lambda d, g: ["annotate", "serve", "--port", "-1", "--data-dir", d / "argilla"], "--port"),
-    Case("push-min-submitted-zero", lambda d, g: ["annotate", "push", g["becpro_run"], "--dataset", "x", "--min-submitted", "0", "--data-dir", d / "argilla"], "--min-submitted"),
+    Case(
+        "push-missing-run",
+        lambda d, g: [
+            "annotate",
+            "push",
+            d / "none",
+            "--dataset",
+            "x",
+            "--data-dir",
+            d / "argilla",
+        ],
+        "none",
+    ),
+    Case(
+        "push-no-server",
+        lambda d, g: [
+            "annotate",
+            "push",
+            g["becpro_run"],
+            "--dataset",
+            "x",
+            "--data-dir",
+            d / "argilla",
+        ],
+        "server",
+    ),
+    Case(
+        "pull-no-server",
+        lambda d, g: [
+            "annotate",
+            "pull",
+            "--dataset",
+            "x",
+            "--out",
+            d / "o",
+            "--data-dir",
+            d / "argilla",
+        ],
+        "server",
+    ),
+    Case(
+        "agreement-no-server",
+        lambda d, g: ["annotate", "agreement", "--dataset", "x", "--data-dir", d / "argilla"],
+        "server",
+    ),
+    Case(
+        "pull-unknown-policy",
+        lambda d, g: [
+            "annotate",
+            "pull",
+            "--dataset",
+            "x",
+            "--out",
+            d / "o",
+            "--policy",
+            "dictator",
+            "--data-dir",
+            d / "argilla",
+        ],
+        "dictator",
+    ),
+    Case(
+        "users-no-server",
+        lambda d, g: ["annotate", "users", "ann1", "--data-dir", d / "argilla"],
+        "server",
+    ),
+    Case(
+        "serve-port-too-large",
+        lambda d, g: ["annotate", "serve", "--port", "70000", "--data-dir", d / "argilla"],
+        "--port",
+    ),
+    Case(
+        "serve-port-negative",
+        lambda d, g: ["annotate", "serve", "--port", "-1", "--data-dir", d / "argilla"],
+        "--port",
+    ),
+    Case(
+        "serve-port-not-a-number",
+        lambda d, g: ["annotate", "serve", "--port", "http", "--data-dir", d / "argilla"],
+        "--port",
+    ),
+    Case(
+        "serve-background-port-in-use",
+        lambda d, g: _serve_background(d, _busy_port()),
+        "is in use; choose another with --port",
+    ),
+    Case(
+        "push-min-submitted-zero",
+        lambda d, g: [
+            "annotate",
+            "push",
+            g["becpro_run"],
+            "--dataset",
+            "x",
+            "--min-submitted",
+            "0",
+            "--data-dir",
+            d / "argilla",
+        ],
+        "--min-submitted",
+    ),
 ]
 
 EXPORT = [
-    Case("release-no-inputs", lambda d, g: ["export", "release", "--name", "b", "--version", "1.0.0", "--out", d / "rel"], "sources"),
-    Case("release-bad-version", lambda d, g: ["export", "release", g["becpro_run"], "--name", "b", "--version", "1.0", "--unreviewed", "--out", d / "rel"], "1.0"),
-    Case("release-bad-name", lambda d, g: ["export", "release", g["becpro_run"], "--name", "a b", "--version", "1.0.0", "--unreviewed", "--out", d / "rel"], "'a b'"),
+    Case(
+        "release-no-inputs",
+        lambda d, g: ["export", "release", "--name", "b", "--version", "1.0.0", "--out", d / "rel"],
+        "sources",
+    ),
+    Case(
+        "release-bad-version",
+        lambda d, g: [
+            "export",
+            "release",
+            g["becpro_run"],
+            "--name",
+            "b",
+            "--version",
+            "1.0",
+            "--unreviewed",
+            "--out",
+            d / "rel",
+        ],
+        "1.0",
+    ),
+    Case(
+        "release-bad-name",
+        lambda d, g: [
+            "export",
+            "release",
+            g["becpro_run"],
+            "--name",
+            "a b",
+            "--version",
+            "1.0.0",
+            "--unreviewed",
+            "--out",
+            d / "rel",
+        ],
+        "'a b'",
+    ),
     Case("release-not-a-run", lambda d, g: _release(_file(d, "x/notes.txt", "x").parent, d), "x"),
-    Case("release-run-without-unreviewed", lambda d, g: ["export", "release", g["becpro_run"], "--name", "b", "--version", "1.0.0", "--out", d / "rel"], "--unreviewed"),
-    Case("release-tampered-candidates", lambda d, g: _release(_tampered(d, g), d), "checksum differs"),
-    Case("release-manifest-empty-files", lambda d, g: _release(_edit_manifest(d, g, lambda m: m.__setitem__("files", {})), d), "lists no files"),
-    Case("release-manifest-incomplete", lambda d, g: _release(_edit_manifest(d, g, lambda m: m["files"].pop("candidates.parquet")), d), "candidates.parquet"),
-    Case("release-manifest-missing", lambda d, g: _release(_without(copy_of(g["becpro_run"], d / "run"), "manifest.json"), d), "manifest.json is missing"),
-    Case("release-manifest-a-list", lambda d, g: _release(_write(copy_of(g["becpro_run"], d / "run"), "manifest.json", "[]"), d), "expected a JSON object"),
-    Case("release-manifest-truncated", lambda d, g: _release(_write(copy_of(g["becpro_run"], d / "run"), "manifest.json", '{"files": {"a'), d), "not valid JSON"),
-    Case("release-manifest-files-a-list", lambda d, g: _release(_edit_manifest(d, g, lambda m: m.__setitem__("files", ["candidates.parquet"])), d), "lists no files"),
-    Case("release-wrong-gender", lambda d, g: _release(_edit_run(d, g, lambda t: _set_column(t, "gender", ["robot"] * t.num_rows)), d), "column gender"),
-    Case("release-wrong-type", lambda d, g: _release(_edit_run(d, g, lambda t: _set_column(t, "pct_women", ["0.5"] * t.num_rows)), d), "column pct_women"),
-    Case("release-empty-sentence", lambda d, g: _release(_edit_run(d, g, lambda t: _set_column(t, "sentence", [""] * t.num_rows)), d), "column sentence"),
-    Case("release-duplicate-ids", lambda d, g: _release(_edit_run(d, g, lambda t: _set_column(t, "id", ["same"] * t.num_rows)), d), "duplicate id"),
-    Case("release-missing-column", lambda d, g: _release(_edit_run(d, g, lambda t: t.drop_columns(["gender"])), d), "gender"),
-    Case("release-unknown-family", lambda d, g: _release(_edit_run(d, g, lambda t: _set_column(t, "family", ["crowspairs"] * t.num_rows)), d), "crowspairs"),
-    Case("release-garbage-parquet", lambda d, g: _release(_garbage_candidates(d, g), d), "candidates.parquet"),
-    Case("release-out-is-a-file", lambda d, g: ["export", "release", g["becpro_run"], "--name", "b", "--version", "1.0.0", "--unreviewed", "--out", _file(d, "rel", "x")], "rel"),
-    Case("release-exists", lambda d, g: ["export", "release", g["becpro_run"], "--name", "becpro", "--version", "1.0.0", "--unreviewed", "--out", copy_of(g["becpro_release"].parent.parent, d / "releases")], "already exists"),
-    Case("release-all-pending", lambda d, g: _release(_all_pending(d, g), d), "no accepted records"),
-    Case("convert-garbage-parquet", lambda d, g: ["export", "convert", _file(d, "x.parquet", b"PAR1 not really"), "--format", "becpro-tsv", "--out", d / "o.tsv"], "x.parquet"),
-    Case("convert-out-exists", lambda d, g: ["export", "convert", g["becpro_run"], "--format", "becpro-tsv", "--out", _file(d, "o.tsv", "mine")], "o.tsv"),
-    Case("convert-out-is-a-folder", lambda d, g: ["export", "convert", g["becpro_run"], "--format", "becpro-tsv", "--out", _file(d, "o/x", "").parent], "--out"),
-    Case("convert-stereoset-json-of-becpro", lambda d, g: ["export", "convert", g["becpro_run"], "--format", "stereoset-json", "--out", d / "o.json"], "StereoSet"),
-    Case("convert-crows-of-becpro", lambda d, g: ["export", "convert", g["becpro_run"], "--format", "crows-csv", "--out", d / "o.csv"], "crows-csv"),
-    Case("convert-missing-source", lambda d, g: ["export", "convert", d / "none", "--format", "becpro-tsv", "--out", d / "o.tsv"], "none"),
-    Case("convert-unknown-format", lambda d, g: ["export", "convert", g["becpro_run"], "--format", "xlsx", "--out", d / "o.x"], "--format"),
-    Case("convert-tampered-release", lambda d, g: ["export", "convert", _tampered_release(d, g), "--format", "becpro-tsv", "--out", d / "o.tsv"], "checksum differs"),
+    Case(
+        "release-run-without-unreviewed",
+        lambda d, g: [
+            "export",
+            "release",
+            g["becpro_run"],
+            "--name",
+            "b",
+            "--version",
+            "1.0.0",
+            "--out",
+            d / "rel",
+        ],
+        "--unreviewed",
+    ),
+    Case(
+        "release-tampered-candidates", lambda d, g: _release(_tampered(d, g), d), "checksum differs"
+    ),
+    Case(
+        "release-manifest-empty-files",
+        lambda d, g: _release(_edit_manifest(d, g, lambda m: m.__setitem__("files", {})), d),
+        "lists no files",
+    ),
+    Case(
+        "release-manifest-incomplete",
+        lambda d, g: _release(
+            _edit_manifest(d, g, lambda m: m["files"].pop("candidates.parquet")), d
+        ),
+        "candidates.parquet",
+    ),
+    Case(
+        "release-manifest-missing",
+        lambda d, g: _release(_without(copy_of(g["becpro_run"], d / "run"), "manifest.json"), d),
+        "manifest.json is missing",
+    ),
+    Case(
+        "release-manifest-a-list",
+        lambda d, g: _release(
+            _write(copy_of(g["becpro_run"], d / "run"), "manifest.json", "[]"), d
+        ),
+        "expected a JSON object",
+    ),
+    Case(
+        "release-manifest-truncated",
+        lambda d, g: _release(
+            _write(copy_of(g["becpro_run"], d / "run"), "manifest.json", '{"files": {"a'), d
+        ),
+        "not valid JSON",
+    ),
+    Case(
+        "release-manifest-files-a-list",
+        lambda d, g: _release(
+            _edit_manifest(d, g, lambda m: m.__setitem__("files", ["candidates.parquet"])), d
+        ),
+        "lists no files",
+    ),
+    Case(
+        "release-wrong-gender",
+        lambda d, g: _release(
+            _edit_run(d, g, lambda t: _set_column(t, "gender", ["robot"] * t.num_rows)), d
+        ),
+        "column gender",
+    ),
+    Case(
+        "release-wrong-type",
+        lambda d, g: _release(
+            _edit_run(d, g, lambda t: _set_column(t, "pct_women", ["0.5"] * t.num_rows)), d
+        ),
+        "column pct_women",
+    ),
+    Case(
+        "release-empty-sentence",
+        lambda d, g: _release(
+            _edit_run(d, g, lambda t: _set_column(t, "sentence", [""] * t.num_rows)), d
+        ),
+        "column sentence",
+    ),
+    Case(
+        "release-duplicate-ids",
+        lambda d, g: _release(
+            _edit_run(d, g, lambda t: _set_column(t, "id", ["same"] * t.num_rows)), d
+        ),
+        "duplicate id",
+    ),
+    Case(
+        "release-missing-column",
+        lambda d, g: _release(_edit_run(d, g, lambda t: t.drop_columns(["gender"])), d),
+        "gender",
+    ),
+    Case(
+        "release-unknown-family",
+        lambda d, g: _release(
+            _edit_run(d, g, lambda t: _set_column(t, "family", ["crowspairs"] * t.num_rows)), d
+        ),
+        "crowspairs",
+    ),
+    Case(
+        "release-garbage-parquet",
+        lambda d, g: _release(_garbage_candidates(d, g), d),
+        "candidates.parquet",
+    ),
+    Case(
+        "release-out-is-a-file",
+        lambda d, g: [
+            "export",
+            "release",
+            g["becpro_run"],
+            "--name",
+            "b",
+            "--version",
+            "1.0.0",
+            "--unreviewed",
+            "--out",
+            _file(d, "rel", "x"),
+        ],
+        "rel",
+    ),
+    Case(
+        "release-exists",
+        lambda d, g: [
+            "export",
+            "release",
+            g["becpro_run"],
+            "--name",
+            "becpro",
+            "--version",
+            "1.0.0",
+            "--unreviewed",
+            "--out",
+            copy_of(g["becpro_release"].parent.parent, d / "releases"),
+        ],
+        "already exists",
+    ),
+    Case(
+        "release-all-pending", lambda d, g: _release(_all_pending(d, g), d), "no accepted records"
+    ),
+    Case(
+        "convert-garbage-parquet",
+        lambda d, g: [
+            "export",
+            "convert",
+            _file(d, "x.parquet", b"PAR1 not really"),
+            "--format",
+            "becpro-tsv",
+            "--out",
+            d / "o.tsv",
+        ],
+        "x.parquet",
+    ),
+    Case(
+        "convert-out-exists",
+        lambda d, g: [
+            "export",
+            "convert",
+            g["becpro_run"],
+            "--format",
+            "becpro-tsv",
+            "--out",
+            _file(d, "o.tsv", "mine"),
+        ],
+        "o.tsv",
+    ),
+    Case(
+        "convert-out-is-a-folder",
+        lambda d, g: [
+            "export",
+            "convert",
+            g["becpro_run"],
+            "--format",
+            "becpro-tsv",
+            "--out",
+            _file(d, "o/x", "").parent,
+        ],
+        "--out",
+    ),
+    Case(
+        "convert-stereoset-json-of-becpro",
+        lambda d, g: [
+            "export",
+            "convert",
+            g["becpro_run"],
+            "--format",
+            "stereoset-json",
+            "--out",
+            d / "o.json",
+        ],
+        "StereoSet",
+    ),
+    Case(
+        "convert-crows-of-becpro",
+        lambda d, g: [
+            "export",
+            "convert",
+            g["becpro_run"],
+            "--format",
+            "crows-csv",
+            "--out",
+            d / "o.csv",
+        ],
+        "crows-csv",
+    ),
+    Case(
+        "convert-missing-source",
+        lambda d, g: [
+            "export",
+            "convert",
+            d / "none",
+            "--format",
+            "becpro-tsv",
+            "--out",
+            d / "o.tsv",
+        ],
+        "none",
+    ),
+    Case(
+        "convert-unknown-format",
+        lambda d, g: ["export", "convert", g["becpro_run"], "--format", "xlsx", "--out", d / "o.x"],
+        "--format",
+    ),
+    Case(
+        "convert-tampered-release",
+        lambda d, g: [
+            "export",
+            "convert",
+            _tampered_release(d, g),
+            "--format",
+            "becpro-tsv",
+            "--out",
+            d / "o.tsv",
+        ],
+        "checksum differs",
+    ),
 ]
 
 SCORE = [
-    Case("score-missing-dataset", lambda d, g: ["score", "becpro", "--dataset", d / "none", "--model", g["masked_model"], "--out", d / "s"], "none"),
+    Case(
+        "score-missing-dataset",
+        lambda d, g: [
+            "score",
+            "becpro",
+            "--dataset",
+            d / "none",
+            "--model",
+            g["masked_model"],
+            "--out",
+            d / "s",
+        ],
+        "none",
+    ),
     Case("score-wrong-family", lambda d, g: _score(d, g, family="stereoset"), "stereoset"),
-    Case("score-missing-model", lambda d, g: ["score", "becpro", "--dataset", g["becpro_release"], "--model", d / "no-model", "--out", d / "s"], "no-model"),
-    Case("score-corrupt-weights", lambda d, g: ["score", "becpro", "--dataset", g["becpro_release"], "--model", _corrupt_model(d, g), "--out", d / "s"], "model"),
+    Case(
+        "score-missing-model",
+        lambda d, g: [
+            "score",
+            "becpro",
+            "--dataset",
+            g["becpro_release"],
+            "--model",
+            d / "no-model",
+            "--out",
+            d / "s",
+        ],
+        "no-model",
+    ),
+    Case(
+        "score-corrupt-weights",
+        lambda d, g: [
+            "score",
+            "becpro",
+            "--dataset",
+            g["becpro_release"],
+            "--model",
+            _corrupt_model(d, g),
+            "--out",
+            d / "s",
+        ],
+        "model",
+    ),
     Case("score-cuda-on-cpu", lambda d, g: _score(d, g, "--device", "cuda"), "cuda"),
     Case("score-unknown-dtype", lambda d, g: _score(d, g, "--dtype", "float8"), "float8"),
     Case("score-unknown-kind", lambda d, g: _score(d, g, "--kind", "telepathic"), "telepathic"),
     Case("score-negative-limit", lambda d, g: _score(d, g, "--limit", "-5"), "--limit"),
-    Case("score-wrong-values", lambda d, g: ["score", "becpro", "--dataset", _edit_run(d, g, lambda t: _set_column(t, "gender", ["robot"] * t.num_rows)) / "candidates.parquet", "--model", g["masked_model"], "--out", d / "s"], "column gender"),
-    Case("score-garbage-parquet", lambda d, g: ["score", "becpro", "--dataset", _file(d, "x.parquet", b"junk"), "--model", g["masked_model"], "--out", d / "s"], "x.parquet"),
-    Case("score-out-holds-users-file", lambda d, g: _score(d, g, "--overwrite", out=_file(d, "scores/mine.txt", "x").parent), "mine.txt"),
+    Case(
+        "score-wrong-values",
+        lambda d, g: [
+            "score",
+            "becpro",
+            "--dataset",
+            _edit_run(d, g, lambda t: _set_column(t, "gender", ["robot"] * t.num_rows))
+            / "candidates.parquet",
+            "--model",
+            g["masked_model"],
+            "--out",
+            d / "s",
+        ],
+        "column gender",
+    ),
+    Case(
+        "score-garbage-parquet",
+        lambda d, g: [
+            "score",
+            "becpro",
+            "--dataset",
+            _file(d, "x.parquet", b"junk"),
+            "--model",
+            g["masked_model"],
+            "--out",
+            d / "s",
+        ],
+        "x.parquet",
+    ),
+    Case(
+        "score-out-holds-users-file",
+        lambda d, g: _score(d, g, "--overwrite", out=_file(d, "scores/mine.txt", "x").parent),
+        "mine.txt",
+    ),
 ]
+
+
+def _official(folder: Path, sentences: object) -> Path:
+    """An official-layout StereoSet JSON with one intrasentence item holding ``sentences``."""
+    item = {"id": "a", "target": "t", "bias_type": "gender", "context": "A BLANK."}
+    data = {"intrasentence": [{**item, "sentences": sentences}], "intersentence": []}
+    return _file(folder, "s.json", json.dumps({"version": "1", "data": data}))
+
+
+def _foreign_database(path: Path) -> Path:
+    """An SQLite database of another program (it must not become a translation memory)."""
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE records (id TEXT)")
+    db.close()
+    return path
+
+
+_HELD: list[socket.socket] = []  # listening sockets kept open while the suite runs
+
+
+def _serve_background(folder: Path, port: int) -> Args:
+    return ["annotate", "serve", "--background", "--port", port, "--data-dir", folder / "a"]
+
+
+def _busy_port() -> int:
+    """A port on 127.0.0.1 where something already listens."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    _HELD.append(sock)
+    return sock.getsockname()[1]
 
 
 def _tampered(folder: Path, good: dict) -> Path:
