@@ -22,7 +22,7 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from biasforge.contract.redact import public_url
 from biasforge.errors import BiasforgeError
@@ -80,13 +80,14 @@ def check_server_url(url: str | None) -> None:
 
 
 def secrets_of(url: str | None) -> list[str]:
-    """The strings of ``url`` that must never be written: its ``user:password`` part."""
-    if not url:
+    """The strings of ``url`` that must never be written, longest first: the URL itself, its
+    ``user:password`` part, the user and the password (also percent-decoded)."""
+    if not url or "@" not in urlsplit(url).netloc:
         return []
     parts = urlsplit(url)
-    userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
-    found = [userinfo, parts.password or "", url]
-    return sorted({s for s in found if s and userinfo}, key=len, reverse=True)
+    found = [url, parts.netloc.rpartition("@")[0], parts.username, parts.password]
+    found += [unquote(s) for s in found[1:] if s]
+    return sorted({s for s in found if s}, key=len, reverse=True)
 
 
 def mask(text: str, url: str | None) -> str:
@@ -177,8 +178,10 @@ class DeepLTranslator:
             import deepl
 
             key = self._key()
-            if secrets_of(self._server_url):
-                logging.getLogger("deepl").addFilter(_MaskingFilter(self._server_url or ""))
+            log = logging.getLogger("deepl")
+            masked = {f.url for f in log.filters if isinstance(f, _MaskingFilter)}
+            if secrets_of(self._server_url) and self._server_url not in masked:
+                log.addFilter(_MaskingFilter(self._server_url or ""))
             deepl.http_client.max_network_retries = 0
             deepl.http_client.min_connection_timeout = self._timeout
             self._deepl = deepl

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from curation.translation import TranslationMemory, Unit, translate_units
-from curation.translation.deepl_backend import DeepLTranslator
+from curation.translation.deepl_backend import DeepLTranslator, mask
 from curation.translation.fake_deepl import FakeDeepL
 from tests.conftest import one_error_line, run_cli
 from tests.curation_stereoset.conftest import inter, intra, write_jsonl
@@ -102,3 +102,13 @@ def test_the_client_s_log_lines_show_the_server_without_credentials(gateway, tmp
     assert outcomes[Unit("a dog")].text == "un chien"
     assert "127.0.0.1" in caplog.text  # the deepl client logs its URLs …
     assert PASSWORD not in caplog.text and USER not in caplog.text  # … without credentials
+
+
+def test_masking_covers_every_form_of_the_credentials():
+    url = "http://us%40er:p%40ss@gateway.example:8443/deepl/"
+    text = f"failed at {url}v2/translate as us@er with p@ss (us%40er:p%40ss)"
+    assert mask(text, url) == (
+        "failed at http://gateway.example:8443/deepl/v2/translate as *** with *** (***)"
+    )
+    assert mask("nothing secret", "http://gateway.example/") == "nothing secret"
+    assert DeepLTranslator(server_url=url).engine_id == "deepl@gateway.example:8443/deepl"
