@@ -6,10 +6,10 @@ workspace see its datasets and owners see every workspace.
 
 **Who.** Adjudicators are the users named with ``pull --adjudicators`` plus the admins of the
 annotation workspace (owners, the tool's own account included, see everything anyway). Each
-record goes to the panel of the adjudicators who did *not* answer it: ``WS-adjudication``
-when that is all of them, else ``WS-adjudication-<digest>`` whose members are exactly the
-eligible ones (membership is synchronised on every pull, so a removed adjudicator stops
-seeing it). A record that every adjudicator answered goes to the owners-only panel.
+record goes to the panel of the adjudicators who did *not* answer it, a workspace
+``WS-adjudication-<their names>-<digest>`` whose members are exactly them (membership is
+synchronised on every pull). A record that every adjudicator answered goes to
+``WS-adjudication-owners``, which only owners see.
 
 **What they see.** Each answer in a table (annotator, status, every question, note), the
 distinct corrections lettered A–E (unchanged pre-filled text is not a correction), the
@@ -57,15 +57,18 @@ def adjudication_name(dataset: str) -> str:
     return f"{dataset}-adjudication"
 
 
-def panel_name(workspace: str, eligible: frozenset[str], everyone: frozenset[str]) -> str:
-    """The workspace of the adjudicators in ``eligible`` (all adjudicators: the main panel)."""
-    main = f"{workspace}-adjudication"
-    if eligible == everyone and eligible:
-        return main
+def panel_name(workspace: str, eligible: frozenset[str]) -> str:
+    """The workspace of exactly the adjudicators in ``eligible``, named after them.
+
+    The name is derived from the members (readable names, then a digest that keeps two sets
+    apart), so one panel serves every dataset whose records have the same eligible
+    adjudicators and its membership never has to change for another dataset.
+    """
     if not eligible:
-        return f"{main}-owners"
-    digest = hashlib.sha256(",".join(sorted(eligible)).encode()).hexdigest()[:10]
-    return f"{main}-{digest}"
+        return f"{workspace}-adjudication-owners"
+    names = "-".join(sorted(eligible))
+    digest = hashlib.sha256(",".join(sorted(eligible)).encode()).hexdigest()[:6]
+    return f"{workspace}-adjudication-{names[:40]}-{digest}"
 
 
 def adjudicators(api: httpx.Client, workspace_id: str, named: list[str]) -> frozenset[str]:
@@ -109,20 +112,25 @@ def settings(family: Family) -> Any:
     )
 
 
-def answers_html(family: Family, answers: list[Answer]) -> str:
-    """Each answer as one row of a bordered table (status, every question, note)."""
+def answers_html(family: Family, answers: list[Answer], decision: Decision) -> str:
+    """Each answer as one row of a bordered table: status, every question, which correction
+    it proposed (its letter, or "unchanged"), note."""
     questions = list(family.review.criteria)
-    header = ["annotator", "status", *questions, "correction", "note"]
+    letter = {
+        who: code for code, p in zip(LETTERS, decision.proposals, strict=False) for who in p.by
+    }
+    header = ["annotator", "status", *questions]
+    header += ["correction"] if family.review.correction else []
     rows = []
     for answer in sorted(answers, key=lambda a: a.user):
-        values = [escape(answer.values.get(q) or "–") for q in questions]
-        rows.append(
-            [escape(answer.user), answer.status, *values, "see below", escape(answer.note or "–")]
-        )
-    if not family.review.correction:
-        header.remove("correction")
-        rows = [row[:-2] + row[-1:] for row in rows]
-    return html_table(header, rows) if rows else "No answers."
+        row = [escape(answer.user), answer.status]
+        row += [escape(answer.values.get(q) or "–") for q in questions]
+        if family.review.correction:
+            row.append(
+                letter.get(answer.user, "unchanged") if answer.status == "submitted" else "–"
+            )
+        rows.append([*row, escape(answer.note or "–")])
+    return html_table([*header, "note"], rows) if rows else "No answers."
 
 
 def corrections_html(decision: Decision) -> str:
@@ -176,9 +184,8 @@ def _payloads(
 
     payloads = record_payloads(family, [row for row, _, _ in items], ids)
     for payload, (_, decision, answers) in zip(payloads, items, strict=True):
-        payload["fields"]["answers"] = f"**Why:** {escape(decision.reason)}\n\n" + answers_html(
-            family, answers
-        )
+        why = f"**Why:** {escape(decision.reason)}\n\n"
+        payload["fields"]["answers"] = why + answers_html(family, answers, decision)
         payload["fields"]["corrections"] = corrections_html(decision)
         payload["metadata"]["proposals"] = [p.text for p in decision.proposals[: len(LETTERS)]] or [
             ""
@@ -206,7 +213,7 @@ def send(
                 answered = {a.user for a in item[2]}
                 groups.setdefault(everyone - answered, []).append(item)
         for eligible, todo in sorted(groups.items(), key=lambda g: sorted(g[0])):
-            panel = panel_name(connection.workspace, eligible, everyone)
+            panel = panel_name(connection.workspace, eligible)
             sync_members(api, ensure_workspace(api, panel)["id"], set(eligible))
             target = _panel_dataset(connection, panel, dataset, family)
             ids = {q["name"]: q["id"] for q in questions(api, target)}
@@ -239,7 +246,7 @@ def read(connection: Connection, dataset: str, answered: dict[str, set[str]]) ->
     merged = Merged()
     with http(connection) as api:
         names = {u["id"]: u["username"] for u in users(api)}
-        prefix = f"{connection.workspace}-adjudication"
+        prefix = f"{connection.workspace}-adjudication-"
         for workspace, found in datasets_named(api, adjudication_name(dataset)):
             if not workspace["name"].startswith(prefix):
                 continue

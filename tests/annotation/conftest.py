@@ -145,3 +145,68 @@ def subset_run(run_dir: Path, out: Path, n: int) -> Path:
         config={"subset_of": str(run_dir), "n": n},
     )
     return out
+
+
+@pytest.fixture(scope="session")
+def becpro_es_run(tmp_path_factory) -> Path:
+    """A real Spanish BEC-Pro run (with articles); it holds the "repcionista" misprint of the
+    TFG's Table B.1, flagged by the rules as a likely misprint of "recepcionista"."""
+    out = tmp_path_factory.mktemp("runs") / "becpro-es"
+    subprocess.run(
+        [
+            sys.executable, "-m", "biasforge.cli", "curate", "becpro", "--lang", "es",
+            "--variant", "with_articles", "--out", str(out),
+        ],
+        check=True, cwd=ROOT, capture_output=True,
+    )  # fmt: skip
+    return out
+
+
+def rows_run(run_dir: Path, out: Path, sentences: list[str]) -> Path:
+    """A run directory holding the candidates of another run whose sentence is in
+    ``sentences``, in that order (same schema and contract)."""
+    from biasforge import families
+    from biasforge.contract.rundir import read_run, write_run
+
+    run = read_run(run_dir)
+    frame = run.candidates.set_index("sentence", drop=False).loc[sentences].reset_index(drop=True)
+    write_run(
+        out,
+        candidates=frame,
+        rejected=run.rejected.head(0),
+        schema=families.get(str(frame["family"].iloc[0])).schema,
+        stats={"candidates": len(frame)},
+        report_md="# selection\n",
+        inputs=[],
+        config={"selected_from": str(run_dir), "n": len(frame)},
+    )
+    return out
+
+
+@pytest.fixture(scope="session")
+def artifacts(tmp_path_factory) -> Path:
+    """Where browser tests keep their screenshots: $BIASFORGE_TEST_ARTIFACTS, else a
+    ``screenshots`` folder in pytest's temporary base folder (kept for the last 3 runs)."""
+    chosen = os.environ.get("BIASFORGE_TEST_ARTIFACTS")
+    folder = Path(chosen) if chosen else tmp_path_factory.getbasetemp() / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's chromium, headless, driven by Playwright (its own download is unreachable)."""
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+
+    from tests.annotation.helpers import CHROMIUM, CHROMIUM_FLAGS
+
+    if not shutil.which("chromium"):
+        pytest.fail(
+            "Debian chromium is required for the browser tests: apt-get install -y chromium"
+        )
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield instance
+        instance.close()

@@ -3,10 +3,7 @@ served by the embedded server, and ``pull`` sees the answer."""
 
 from __future__ import annotations
 
-import shutil
-
 import pandas as pd
-import pytest
 
 from annotation.connection import find_server
 from annotation.pull import pull
@@ -15,28 +12,7 @@ from annotation.registry import remember_run
 from annotation.users import add_users
 from tests.annotation.conftest import subset_run
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 DATASET = "becpro-browser"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not shutil.which("chromium"):
-        pytest.fail("Debian chromium is required for the browser test: apt-get install -y chromium")
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield instance
-        instance.close()
 
 
 def test_annotator_answers_in_the_ui_and_pull_sees_it(server, becpro_run, browser, tmp_path):

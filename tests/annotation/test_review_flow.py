@@ -16,6 +16,7 @@ from annotation.push import push_run
 from annotation.registry import remember_run
 from annotation.users import add_users
 from tests.annotation.conftest import subset_run
+from tests.annotation.helpers import answer, login, queue
 from tests.annotation.reference import fleiss_kappa_simple, krippendorff_alpha_simple
 
 DATASET = "becpro-review"
@@ -35,46 +36,6 @@ PLAN: dict[int, list[tuple[str, str, str | None] | None]] = {
     11: [(Y, Y, None), (Y, Y, None), None],  # only two answers: pending, not adjudicated
 }
 N_RECORDS = 12
-
-
-def login(url: str, username: str, password: str) -> httpx.Client:
-    token = httpx.post(f"{url}/api/v1/token", data={"username": username, "password": password})
-    assert token.status_code == 201, token.text
-    return httpx.Client(
-        base_url=url,
-        headers={"Authorization": f"Bearer {token.json()['access_token']}"},
-        timeout=60,
-    )
-
-
-def queue(api: httpx.Client, dataset_id: str, limit: int = 50, offset: int = 0) -> list[dict]:
-    """The annotator's pending queue, as the UI asks for it (search engine, per-user order)."""
-    body = {
-        "filters": {
-            "and": [
-                {
-                    "type": "terms",
-                    "scope": {"entity": "response", "property": "status"},
-                    "values": ["pending"],
-                }
-            ]
-        }
-    }
-    result = api.post(
-        f"/api/v1/me/datasets/{dataset_id}/records/search",
-        params={"limit": limit, "offset": offset},
-        json=body,
-    )
-    assert result.status_code == 200, result.text
-    return [item["record"] for item in result.json()["items"]]
-
-
-def answer(api: httpx.Client, record_id: str, values: dict, status: str = "submitted") -> None:
-    result = api.post(
-        f"/api/v1/records/{record_id}/responses",
-        json={"values": {q: {"value": v} for q, v in values.items()}, "status": status},
-    )
-    assert result.status_code == 201, result.text
 
 
 def fixed_sentence(row: dict) -> str:
@@ -303,6 +264,9 @@ def test_adjudication_is_merged_on_next_pull(reviewed, tmp_path):
         assert "ann1" in record["fields"]["answers"]
         # record 10: the one proposed correction is shown as A; the others had none
         assert (fixed_sentence(row) in record["fields"]["corrections"]) == (index == 10)
+        letters = record["fields"]["answers"].count(">A</td>")
+        assert letters == (2 if index == 10 else 0)  # ann1 and ann2 proposed correction A
+        assert record["fields"]["answers"].count(">unchanged</td>") == (1 if index == 10 else 3)
         choice = "A" if index == 10 else "original"
         answer(
             judge,

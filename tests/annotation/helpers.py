@@ -1,0 +1,101 @@
+"""What annotators and adjudicators do, through the same endpoints the web UI calls, and a
+signed-in browser page for the tests that use the UI itself."""
+
+from __future__ import annotations
+
+import shutil
+
+import httpx
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def login(url: str, username: str, password: str) -> httpx.Client:
+    token = httpx.post(f"{url}/api/v1/token", data={"username": username, "password": password})
+    assert token.status_code == 201, token.text
+    return httpx.Client(
+        base_url=url,
+        headers={"Authorization": f"Bearer {token.json()['access_token']}"},
+        timeout=60,
+    )
+
+
+def queue(
+    api: httpx.Client, dataset_id: str, limit: int = 50, offset: int = 0, status: str = "pending"
+) -> list[dict]:
+    """The user's queue, as the UI asks for it (search engine, per-user order)."""
+    body = {
+        "filters": {
+            "and": [
+                {
+                    "type": "terms",
+                    "scope": {"entity": "response", "property": "status"},
+                    "values": [status],
+                }
+            ]
+        }
+    }
+    result = api.post(
+        f"/api/v1/me/datasets/{dataset_id}/records/search",
+        params={"limit": limit, "offset": offset},
+        json=body,
+    )
+    assert result.status_code == 200, result.text
+    return [item["record"] for item in result.json()["items"]]
+
+
+def answer(api: httpx.Client, record_id: str, values: dict, status: str = "submitted") -> None:
+    result = api.post(
+        f"/api/v1/records/{record_id}/responses",
+        json={
+            "values": {q: {"value": v} for q, v in values.items() if v is not None},
+            "status": status,
+        },
+    )
+    assert result.status_code == 201, result.text
+
+
+def visible_datasets(api: httpx.Client) -> dict[str, list[str]]:
+    """Dataset name -> ids of the datasets this user can see (names repeat across panels)."""
+    found: dict[str, list[str]] = {}
+    for item in api.get("/api/v1/me/datasets").json()["items"]:
+        found.setdefault(item["name"], []).append(item["id"])
+    return found
+
+
+def sign_in(browser, url: str, username: str, password: str):
+    """A fresh browser context (own cookies) signed in as ``username``; returns the page."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = context.new_page()
+    page.goto(f"{url}/sign-in")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(lambda u: "sign-in" not in u, timeout=30_000)
+    return page
+
+
+def question(page, name: str):
+    """The form block of one question, as Argilla labels it."""
+    return page.locator(f'[aria-label="Question: {name}"]')
+
+
+def wait_for_status(api: httpx.Client, dataset_id: str, status: str, count: int) -> list[dict]:
+    """The user's records with ``status`` once there are ``count`` of them (the UI saves
+    asynchronously after a click)."""
+    import time
+
+    deadline = time.monotonic() + 30
+    while True:
+        records = queue(api, dataset_id, status=status)
+        if len(records) >= count or time.monotonic() > deadline:
+            return records
+        time.sleep(0.3)

@@ -1,0 +1,258 @@
+"""The review's decision rules, corrections, display and user checks, without a server.
+
+Expected values are written by hand from the rules in README ("Review on Argilla"), never
+computed by the code under test.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from annotation.agreement import question_agreement
+from annotation.decide import Adjudicated, Answer, decide
+from annotation.users import read_users_csv, username_problem
+from biasforge import families
+from biasforge.errors import InputError
+
+BECPRO, SLGUSET, STEREOSET = (families.get(n) for n in ("becpro", "slguset", "stereoset"))
+
+MISPRINT = {
+    "id": "b1", "sentence": "Él es un repcionista.", "person": "Él", "person_phrase": "él",
+    "person_span": {"start": 0, "end": 2}, "profession": "repcionista",
+    "profession_span": {"start": 9, "end": 20}, "profession_word_spans": [{"start": 9, "end": 20}],
+}  # fmt: skip
+FIXED = "Él es un recepcionista."
+
+
+def vote(user, grammatical, agreement, correction=None, status="submitted", note=None):
+    values = {"grammatical": grammatical, "agreement": agreement, "note": note}
+    values["correction"] = correction if correction is not None else MISPRINT["sentence"]
+    return Answer(user, status, values)
+
+
+def discard(user, note):
+    return Answer(user, "discarded", {"note": note})
+
+
+def run(answers, policy="unanimous", **kwargs):
+    kwargs.setdefault("min_submitted", 3)
+    return decide(BECPRO, MISPRINT, answers, policy=policy, **kwargs)
+
+
+# ------------------------------------------------------------------------- corrections
+
+
+def test_agreeing_corrections_win_even_after_no_answers():
+    answers = [vote("a", "no", "yes", FIXED), vote("b", "no", "yes", FIXED + "  "),
+               vote("c", "no", "yes", " Él es un  recepcionista.")]  # fmt: skip
+    decision = run(answers)
+    assert (decision.decision, decision.correction) == ("accept", FIXED)
+    assert decision.corrected_by == ("a", "b", "c")
+
+
+def test_untouched_prefilled_text_is_not_a_correction():
+    decision = run([vote(u, "yes", "yes") for u in "abc"])
+    assert (decision.decision, decision.correction, decision.proposals) == ("accept", None, ())
+
+
+def test_a_correction_that_does_not_win_goes_to_adjudication():
+    answers = [vote("a", "yes", "yes", FIXED), vote("b", "yes", "yes"), vote("c", "yes", "yes")]
+    for policy in ("unanimous", "majority"):
+        decision = run(answers, policy)
+        assert decision.decision == "pending" and decision.adjudicate
+        assert "a proposed one, 2 kept the text" in decision.reason
+        assert [p.text for p in decision.proposals] == [FIXED]
+
+
+def test_majority_correction_wins_under_majority_only():
+    answers = [
+        vote("a", "yes", "yes", FIXED),
+        vote("b", "yes", "yes", FIXED),
+        vote("c", "yes", "yes"),
+    ]
+    assert run(answers, "majority").correction == FIXED
+    assert run(answers, "unanimous").adjudicate
+
+
+def test_becpro_correction_fixes_the_profession_misprint_and_its_spans():
+    fixed = BECPRO.review.apply_correction(MISPRINT, FIXED)
+    assert fixed["profession"] == "recepcionista"
+    assert fixed["profession_span"] == {"start": 9, "end": 22}
+    assert fixed["person_span"] == {"start": 0, "end": 2}
+    assert fixed["profession_word_spans"] == [{"start": 9, "end": 22}]
+    with pytest.raises(ValueError, match="person word"):
+        BECPRO.review.apply_correction(MISPRINT, "Ella es una recepcionista.")
+    with pytest.raises(ValueError, match="profession"):
+        BECPRO.review.apply_correction(MISPRINT, "Él es un.")
+
+
+def test_slguset_correction_keeps_the_nth_keyword():
+    row = {
+        "sentence": "他说他的弟弟是他的朋友。",
+        "keyword": "他",
+        "keyword_start": 2,
+        "keyword_end": 3,
+    }
+    fixed = SLGUSET.review.apply_correction(row, "他说，他的弟弟是他的朋友。")
+    assert (fixed["keyword_start"], fixed["keyword_end"]) == (3, 4)
+    with pytest.raises(ValueError, match="keyword"):
+        SLGUSET.review.apply_correction(row, "他说她的弟弟是他的朋友。")
+
+
+# ------------------------------------------------------------------------- discards, completeness
+
+
+def test_a_discard_is_a_vote_cannot_judge():
+    answers = [vote("a", "yes", "yes"), vote("b", "yes", "yes"), discard("c", "no sé español")]
+    unanimous = run(answers)
+    assert unanimous.decision == "pending" and unanimous.adjudicate
+    assert "1 discarded (c: 'no sé español')" in unanimous.reason
+    majority = run(answers, "majority")
+    assert majority.decision == "accept" and "despite 1 discarded" in majority.reason
+    assert (majority.submitted, majority.discarded, majority.missing) == (2, 1, 0)
+
+
+def test_one_yes_one_no_one_discard_is_no_majority():
+    answers = [vote("a", "yes", "yes"), vote("b", "no", "yes"), discard("c", "")]
+    decision = run(answers, "majority")
+    assert decision.adjudicate and "grammatical (yes 1, no 1)" in decision.reason
+
+
+def test_waiting_stalled_and_all_discarded():
+    two = [vote("a", "yes", "yes"), vote("b", "yes", "yes")]
+    waiting = run(two, can_answer=2)
+    assert (waiting.decision, waiting.adjudicate, waiting.missing) == ("pending", False, 1)
+    stalled = run(two, can_answer=0)
+    assert stalled.adjudicate and stalled.reason.startswith("stalled")
+    gone = run([discard(u, "typo?") for u in "abc"])
+    assert gone.adjudicate and gone.reason.startswith("all 3 discarded")
+    nobody = run([], can_answer=0)
+    assert (
+        nobody.decision == "pending" and not nobody.adjudicate and "add annotators" in nobody.reason
+    )
+
+
+# ------------------------------------------------------------------------- adjudication
+
+
+def test_adjudicator_confirms_a_proposed_correction_credited_to_its_authors():
+    answers = [vote("a", "yes", "yes", FIXED), vote("b", "yes", "yes"), vote("c", "yes", "yes")]
+    judge = Answer("j", "submitted", {"grammatical": "yes", "agreement": "yes", "text_choice": "A"})
+    decision = run(answers, adjudicated=Adjudicated(judge, (FIXED,)))
+    assert (decision.decision, decision.correction) == ("accept", FIXED)
+    assert decision.corrected_by == ("a",) and decision.adjudicated_by == "j"
+    keep = Answer(
+        "j", "submitted", {"grammatical": "no", "agreement": "yes", "text_choice": "original"}
+    )
+    assert run(answers, adjudicated=Adjudicated(keep, (FIXED,))).decision == "reject"
+    lazy = Answer(
+        "j", "submitted", {"grammatical": "yes", "agreement": "yes", "text_choice": "own"}
+    )
+    assert "left the text unchanged" in run(answers, adjudicated=Adjudicated(lazy, ())).reason
+
+
+# ------------------------------------------------------------------------- display
+
+
+def test_judged_questions_get_no_suggestion_unless_asked():
+    row = {
+        "context": "La mère est BLANK.", "target": "mère", "split": "intrasentence",
+        "sentences": [{"label": lab, "sentence": f"La mère est {w}.", "attribute": w}
+                      for lab, w in (("stereotype", "douce"), ("anti-stereotype", "dure"), ("unrelated", "bleu"))],
+        "source_sentences": ["The mother is gentle.", "The mother is harsh.", "The mother is blue."],
+    }  # fmt: skip
+    assert set(STEREOSET.review.record(row)["suggestions"]) == {"correction"}
+    suggested = STEREOSET.review.record(row, suggest=True)["suggestions"]
+    assert [suggested[f"label_{i}"] for i in (1, 2, 3)] == [
+        "stereotype",
+        "anti-stereotype",
+        "unrelated",
+    ]
+    item = STEREOSET.review.record(row)["fields"]["item"]
+    assert "The mother is harsh." in item and "stereotype" not in item  # labels not shown
+    assert (
+        'data-role="slot" style="background:#a5d6a7;color:#000;padding:0 2px;border-radius:2px">dure</mark>'
+        in item
+    )
+
+
+def test_flags_list_only_failed_checks():
+    row = {
+        "needs_review": True, "review_reasons": ["lexicon_notes: misprint"],
+        "checks": [{"rule": "spans", "passed": True, "detail": "fine"},
+                   {"rule": "lexicon_notes", "passed": False, "detail": "misprint"}],
+    }  # fmt: skip
+    flags = BECPRO.review.record({**MISPRINT, **row})["fields"]["flags"]
+    assert "`lexicon_notes`" in flags and "`spans`" not in flags and "1 other check passed" in flags
+
+
+# ------------------------------------------------------------------------- agreement notes
+
+
+def frame(values: list[list[str]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"item": i, "annotator": f"a{j}", "value": v}
+            for i, row in enumerate(values)
+            for j, v in enumerate(row)
+        ]
+    )
+
+
+def test_alpha_is_undefined_when_answers_never_vary():
+    figures = question_agreement(frame([["yes", "yes", "yes"]] * 12))
+    assert figures["krippendorff_alpha"] is None and figures["fleiss_kappa"] is None
+    assert any("undefined: every answer was 'yes'" in note for note in figures["notes"])
+
+
+def test_one_differing_vote_is_explained():
+    # 6 items × 3 answers, one "no". Nominal alpha (Krippendorff 2011) by hand: the mixed unit
+    # gives coincidences o(yes,no) = o(no,yes) = 2/(3-1) = 1; n = 18, n_yes = 17, n_no = 1;
+    # alpha = 1 - (n-1)·Σo(c≠k) / Σn_c·n_k(c≠k) = 1 - 17·2 / (2·17·1) = 0.
+    values = [["yes", "yes", "yes"]] * 5 + [["yes", "yes", "no"]]
+    figures = question_agreement(frame(values))
+    assert figures["krippendorff_alpha"] == pytest.approx(0.0, abs=1e-12)
+    notes = " ".join(figures["notes"])
+    assert "94% of answers are the same value" in notes and "only 6 item(s)" in notes
+
+
+# ------------------------------------------------------------------------- users
+
+
+@pytest.mark.parametrize("name", ["ann 1", "ann!", "ann\n", "-ann", "_ann", ""])
+def test_bad_usernames_are_refused(name):
+    assert username_problem(name) is not None
+
+
+@pytest.mark.parametrize("name", ["ann1", "Ann_2", "a-b", "9lives"])
+def test_good_usernames_pass(name):
+    assert username_problem(name) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("username,role,password\nann1,annotator,secret1234\n", 1, "password"),
+        (
+            'username,role\nann1,annotator\n"ann2,annotator\nann3,admin\n',
+            3,
+            "unbalanced double quote",
+        ),
+        ("username,role\nann1,annotator\nann 2,annotator\n", 3, "invalid username"),
+        ("username,role\nann1,boss\n", 2, "role 'boss'"),
+        ("username\nann1\nann1\n", 3, "appears twice"),
+    ],
+)
+def test_bad_user_csv_is_refused_with_the_line(tmp_path, text, line, message):
+    path = tmp_path / "team.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=message) as caught:
+        read_users_csv(path)
+    assert caught.value.line == line
+
+
+def test_user_csv_role_is_optional(tmp_path):
+    path = tmp_path / "team.csv"
+    path.write_text("username,role\nann1,\nann2,admin\n", encoding="utf-8")
+    assert read_users_csv(path) == [("ann1", None), ("ann2", "admin")]
