@@ -154,8 +154,9 @@ def provenance_blocks(dataset: dict, identities: list[ModelIdentity], procedures
                 "source": identity.source,
                 "kind": identity.kind,
                 "revision": identity.revision or "–",
-                "weights sha256": identity.sha256 or "–",
-                "of": identity.sha256_of or "–",
+                "weights sha256": (
+                    f"{identity.sha256} ({identity.sha256_of})" if identity.sha256 else "–"
+                ),
                 "dtype": identity.dtype,
                 "quantisation": identity.quantisation,
                 "parameters": identity.parameters,

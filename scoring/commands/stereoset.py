@@ -268,6 +268,7 @@ def _document(source, items, scored, tables, stage, options) -> Document:
             "terms, exactly as StereoSet's `evaluation.py` (ties count as anti-stereotype); "
             "each model's `results.json` is that evaluator's output."
         ),
+        *_adaptations(scored),
         *provenance_blocks(source, [s.identity for s in scored.values()], _procedures(scored)),
         Heading("Overall"),
         interval_note(options.resampling, "each split × domain × target term"),
@@ -299,6 +300,15 @@ def _document(source, items, scored, tables, stage, options) -> Document:
 
 def _chosen(items: pd.DataFrame, model: Scored) -> list[Example]:
     return [e for e in stereoset.examples_from(items) if e.stereotype in model.scores]
+
+
+def _adaptations(scored: dict[str, Scored]) -> list[Paragraph]:
+    """The causal adaptation named up front for each model it applies to."""
+    return [
+        Paragraph(f"**Causal adaptation** for `{name}`: {s.methods['intrasentence']}.")
+        for name, s in scored.items()
+        if "adaptation" in s.methods["intrasentence"]
+    ]
 
 
 def _procedures(scored: dict[str, Scored]) -> dict[str, dict]:

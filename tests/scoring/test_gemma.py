@@ -40,3 +40,10 @@ def test_gemma_intrasentence_lms_far_above_chance(tmp_path):
     assert lms > 65, f"Gemma 3 270M LMS {lms:.1f} is not far above chance (50)"
     official = json.loads((out / "gemma3-270m" / "results.json").read_text())
     assert abs(official["intrasentence"]["overall"]["LM Score"] - lms) < 1e-9
+    assert overall["LMS_low"].iloc[0] > 50  # above chance beyond the bootstrap interval
+    identity = json.loads((out / "gemma3-270m" / "identity.json").read_text())
+    assert identity["display"] == "Gemma 3 270M (Q4_K_M GGUF, dequantised to fp32)"
+    assert identity["sha256_of"] == "gemma-3-270m-q4_k_m.gguf"
+    report = (out / "report.md").read_text()
+    assert "Gemma 3 270M (Q4_K_M GGUF, dequantised to fp32)" in report
+    assert "**Causal adaptation** for `gemma3-270m`" in report  # BOS before every token

@@ -8,7 +8,16 @@ import pytest
 
 from biasforge.errors import BiasforgeError
 from scoring.adapters.base import length_batches
-from scoring.interface import Capability, FilledSentence, LanguageModel, Slot, SlotFill, SlotRule
+from scoring.interface import (
+    Capability,
+    FilledSentence,
+    LanguageModel,
+    MaskedPair,
+    NSPTraining,
+    Slot,
+    SlotFill,
+    SlotRule,
+)
 from scoring.models import KINDS, REGISTRY, ModelOptions, detect_kind, load_model
 from scoring.stereoset import score_intrasentence
 from tests.scoring.conftest import stereoset_items
@@ -71,6 +80,19 @@ REFUSED = {
         [FilledSentence(Slot.at_marker("a BLANK"), "a b")]
     ),
     Capability.SCORE_CONTINUATION: lambda lm: lm.continuation_logprobs([("a", "b")]),
+    Capability.READ_MASKED_PAIR: lambda lm: lm.masked_pair_logprobs(
+        [
+            MaskedPair(
+                "a b",
+                Slot.at_marker("[MASK] b", "[MASK]"),
+                Slot.at_marker("[MASK] [MASK]", "[MASK]"),
+                8,
+            )
+        ]
+    ),
+    Capability.FINETUNE_NSP: lambda lm: [
+        lm.finetune_nsp([("a b", "c", 0), ("a", "b c", 1)], NSPTraining(steps=1, batch_size=2))
+    ],
 }
 
 
@@ -85,6 +107,28 @@ def test_adapters_answer_what_they_declare_and_refuse_the_rest(tiny_models, kind
                 ask(lm)
     assert lm.pair_features([("a b", "c"), ("a", "b c")]).shape[0] == 2
     assert lm.parameter_count() > 0
+    assert set(REFUSED) == set(Capability)  # every capability is exercised
+
+
+def test_identity_names_the_weights(tiny_models):
+    from biasforge.files import sha256_file
+
+    lm = load_model(tiny_models["masked"], ModelOptions(progress=False, dtype="bfloat16"))
+    identity = lm.identity
+    assert identity.name == "tiny-bert" and identity.kind == "masked"
+    assert identity.dtype == "bfloat16" and identity.quantisation == "none"
+    assert identity.sha256_of == "model.safetensors"
+    assert identity.sha256 == sha256_file(f"{tiny_models['masked']}/model.safetensors")
+    assert identity.parameters == lm.parameter_count() and identity.label == "tiny-bert"
+
+
+def test_gemma_alias_identity_without_loading():
+    from scoring import gemma
+
+    fields = gemma.identity_fields("float32")
+    assert fields["display"] == "Gemma 3 270M (Q4_K_M GGUF, dequantised to fp32)"
+    assert fields["sha256_of"] == "gemma-3-270m-q4_k_m.gguf" and len(fields["sha256"]) == 64
+    assert "run in bfloat16" in gemma.identity_fields("bfloat16")["display"]
 
 
 def test_capability_declaration_must_match_the_methods():
