@@ -94,3 +94,72 @@ def test_serve_in_background_then_stop(server, tmp_path):
     assert (
         cli("stop", "--data-dir", str(data_dir)).stdout.strip() == "no embedded server was running"
     )
+
+
+def token(url: str, username: str, password: str) -> int:
+    return httpx.post(
+        f"{url}/api/v1/token", data={"username": username, "password": password}
+    ).status_code
+
+
+def role_of(server, username: str) -> str:
+    from annotation.connection import find_server
+
+    connection = find_server(server.data_dir)
+    users = httpx.get(
+        f"{server.url}/api/v1/users", headers={"X-Argilla-Api-Key": connection.api_key}
+    ).json()["items"]
+    return next(u["role"] for u in users if u["username"] == username)
+
+
+def test_users_change_roles_honestly_and_reset_passwords(server):
+    from tests.conftest import one_error_line
+
+    first = cli("users", "role-ann")
+    assert first.returncode == 0, first.stderr
+    password = first.stdout.split("\t")[3].strip()
+    promoted = cli("users", "role-ann", "--role", "admin")
+    assert promoted.returncode == 0, promoted.stderr
+    assert promoted.stdout.strip() == (
+        "role-ann\tadmin\tbiasforge\t(role changed from annotator to admin)"
+    )
+    assert role_of(server, "role-ann") == "admin"
+    kept = cli("users", "role-ann")  # no --role: the role stays
+    assert "(already existed; password unchanged)" in kept.stdout
+    assert role_of(server, "role-ann") == "admin"
+
+    refused = cli("users", "biasforge-owner", "--role", "annotator")
+    assert "refusing to change the role of 'biasforge-owner'" in one_error_line(refused)
+    assert "refusing to change 'role-ann' from admin to owner" in one_error_line(
+        cli("users", "role-ann", "--role", "owner")
+    )
+
+    reset = cli("users", "--reset-password", "role-ann")
+    assert reset.returncode == 0, reset.stderr
+    name, role, _, new, note = reset.stdout.strip().split("\t")
+    assert (name, role, note) == ("role-ann", "admin", "(password reset)") and new != password
+    assert token(server.url, "role-ann", new) == 201
+    assert token(server.url, "role-ann", password) == 401
+    assert "no user called 'nobody'" in one_error_line(cli("users", "--reset-password", "nobody"))
+
+
+def test_bad_usernames_and_csv_are_refused_before_anything_is_created(server, tmp_path):
+    from tests.conftest import one_error_line
+
+    for bad in ("ann 1", "ann!", "_ann"):
+        assert f"invalid username {bad!r}" in one_error_line(cli("users", "fine-user", bad))
+    team = tmp_path / "team.csv"
+    team.write_text("username,role,password\nok-user,annotator,hunter22\n", encoding="utf-8")
+    assert f"{team}:1: has a 'password' column" in one_error_line(cli("users", "--csv", str(team)))
+    team.write_text('username,role\nok-user,annotator\n"oops,annotator\n', encoding="utf-8")
+    assert f"{team}:3: unbalanced double quote" in one_error_line(cli("users", "--csv", str(team)))
+    from annotation.connection import find_server
+
+    key = find_server(server.data_dir).api_key
+    names = {
+        u["username"]
+        for u in httpx.get(f"{server.url}/api/v1/users", headers={"X-Argilla-Api-Key": key}).json()[
+            "items"
+        ]
+    }
+    assert not {"fine-user", "ok-user"} & names

@@ -256,3 +256,53 @@ def test_user_csv_role_is_optional(tmp_path):
     path = tmp_path / "team.csv"
     path.write_text("username,role\nann1,\nann2,admin\n", encoding="utf-8")
     assert read_users_csv(path) == [("ann1", None), ("ann2", "admin")]
+
+
+# ------------------------------------------------------------------------- applying decisions
+
+
+def test_a_correction_that_cannot_be_applied_goes_to_adjudication_with_the_reason():
+    from annotation.decide import Decision
+    from annotation.pull import apply_decision
+
+    row = {**MISPRINT, "family": "becpro", "language": "es", "gender": "male",
+           "profession_group": "female", "checks": [], "needs_review": True}  # fmt: skip
+    schema = BECPRO.schema.arrow
+    changed = Decision("accept", "x", decided={}, correction="Ella es una recepcionista.")
+    decision, kept = apply_decision(BECPRO, row, changed, schema)
+    assert decision.decision == "pending" and decision.adjudicate and kept == row
+    assert decision.reason == (
+        "correction cannot be applied: the correction changes the person word 'Él' into 'Ella'"
+    )
+    fixed, new = apply_decision(BECPRO, row, Decision("accept", "x", correction=FIXED), schema)
+    assert fixed.decision == "accept" and new["sentence"] == FIXED
+
+
+def test_a_corrected_item_that_breaks_the_schema_is_not_accepted():
+    from annotation.decide import Decision
+    from annotation.pull import apply_decision
+
+    labels = ("stereotype", "anti-stereotype", "unrelated")
+    row = {
+        "id": "s1", "family": "stereoset", "language": "fr", "split": "intersentence",
+        "bias_type": "gender", "target": "mère", "context": "Ma mère cuisine.",
+        "sentences": [{"id": f"s1-{i}", "label": lab, "sentence": f"Phrase {i}.", "attribute": f"Phrase {i}."}
+                      for i, lab in enumerate(labels)],
+    }  # fmt: skip
+    text = (
+        "context: Ma mère cuisine.\nstereotype:\nanti-stereotype: Phrase 1.\nunrelated: Phrase 2."
+    )
+    decided = {
+        "validity": "fixed",
+        "label_1": labels[0],
+        "label_2": labels[1],
+        "label_3": labels[2],
+    }
+    decision, _ = apply_decision(
+        STEREOSET,
+        row,
+        Decision("accept", "x", decided=decided, correction=text),
+        STEREOSET.schema.arrow,
+    )
+    assert decision.decision == "pending" and decision.adjudicate
+    assert "stereotype sentence is empty" in decision.reason
