@@ -195,9 +195,35 @@ def slguset(
     ] = False,
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
     verbose: Annotated[bool, typer.Option(help="show datatrove's per-task logs")] = False,
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="datatrove executor: local (--num-proc forked workers), ray (a Ray cluster), "
+            "slurm (submit a job array and a merge job with sbatch)"
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="Ray cluster to join (default: start a local one with --num-proc CPUs)"),
+    ] = None,
+    slurm_partition: Annotated[
+        str | None, typer.Option(help="Slurm partition of the jobs (--executor slurm)")
+    ] = None,
+    slurm_time: Annotated[
+        str, typer.Option(help="Slurm time limit of one mining task")
+    ] = "24:00:00",
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            help="--executor slurm: write the job into OUT.slurm/ and print the sbatch scripts, "
+            "submit nothing"
+        ),
+    ] = False,
 ) -> None:
     """SlguSet: mine gender-neutral Chinese sentences with one gender keyword from a corpus."""
+    from biasforge.errors import BiasforgeError
     from curation.slguset import Options, curate
+    from curation.slguset.pipeline import submit_slurm
     from curation.slguset.sample import BUNDLED_SAMPLE
 
     options = Options(
@@ -211,7 +237,26 @@ def slguset(
         name_eval=name_eval,
         include_collective=include_collective,
         verbose=verbose,
+        executor=executor,
+        ray_address=ray_address,
+        slurm_partition=slurm_partition,
+        slurm_time=slurm_time,
     )
+    if dry_run and executor != "slurm":
+        raise BiasforgeError("--dry-run goes with --executor slurm")
+    if executor == "slurm":
+        job = submit_slurm(options, out, dry_run=dry_run, overwrite=overwrite)
+        for args, script, job_id in job.calls:
+            if dry_run:
+                typer.echo(f"# job {job_id}\nsbatch {' '.join(args)} <<'EOF'\n{script}EOF")
+            else:
+                typer.echo(f"submitted Slurm job {job_id}: sbatch {' '.join(args)}")
+        verb = "would be submitted (dry run)" if dry_run else "submitted"
+        typer.echo(
+            f"slguset: {len(job.calls)} Slurm jobs {verb}; job files in {job.work}, "
+            f"the run appears at {job.out} when the merge job ends"
+        )
+        return
     stats = curate(options, out, overwrite=overwrite).stats
     typer.echo(
         f"slguset: {stats['kept']} candidates kept ({stats['needs_review']} flagged for review), "

@@ -46,23 +46,35 @@ class KeywordFilter(BaseFilter):
 
 
 class DuplicateFilter(BaseFilter):
-    """Drop exact duplicates of an earlier sentence of this task (across tasks: at the merge)."""
+    """Drop exact duplicates of a recent sentence of this task, before any costly rule runs.
+
+    Memory stays bounded: the hashes of the last ``window`` to ``2 * window`` sentences are
+    remembered (two generations of a set; the older is forgotten when the newer fills up).
+    A duplicate it has forgotten goes on through the rules and is dropped by the merge, which
+    deduplicates every row across all tasks on disk (:mod:`curation.slguset.merge`): the
+    candidates and the duplicate count are the same either way, only the work differs.
+    """
 
     name = "duplicate"
+    WINDOW = 50_000
 
-    def __init__(self) -> None:
+    def __init__(self, window: int = WINDOW) -> None:
         super().__init__()
-        self._seen: set[bytes] = set()
+        self.window = window
+        self._new: set[bytes] = set()
+        self._old: set[bytes] = set()
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
-        self._seen = set()  # per task
+        self._new, self._old = set(), set()  # per task
         yield from super().run(data, rank, world_size)
 
     def filter(self, doc: Document) -> bool:
         digest = hashlib.blake2b(doc.text.encode("utf-8"), digest_size=12).digest()
-        if digest in self._seen:
+        if digest in self._new or digest in self._old:
             return False
-        self._seen.add(digest)
+        if len(self._new) >= self.window:
+            self._old, self._new = self._new, set()
+        self._new.add(digest)
         return True
 
 

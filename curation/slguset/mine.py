@@ -9,6 +9,7 @@ for every rule after it). Reject rules hand what they drop to their exclusion wr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from datatrove.pipeline.base import PipelineStep
@@ -35,12 +36,15 @@ KEPT = "kept"
 REJECTED = "rejected"
 
 
-def mining_steps(resources: TaskResources, parts_dir: str | Path) -> list[PipelineStep]:
-    """The steps after the reader, in order; rows go to ``parts_dir``."""
+def mining_steps(
+    resources: TaskResources, parts_dir: str | Path, sources: Sequence[str] = ()
+) -> list[PipelineStep]:
+    """The steps after the reader, in order; rows go to ``parts_dir``, ordered by the
+    corpus's ``sources`` (see :class:`~curation.slguset.rows.RowWriter`)."""
     parts = Path(parts_dir)
 
     def excluded(rule: str) -> RowWriter:
-        return RowWriter(parts / REJECTED / rule, resources)
+        return RowWriter(parts / REJECTED / rule, resources, sources, kind="r")
 
     return [
         KeywordFilter(resources, "document"),
@@ -57,6 +61,6 @@ def mining_steps(resources: TaskResources, parts_dir: str | Path) -> list[Pipeli
         BiologicalSexFlag(resources),
         CounterpartSenseFlag(resources),
         CollectiveKeywordFlag(resources),
-        RowWriter(parts / KEPT, resources),
+        RowWriter(parts / KEPT, resources, sources, kind="k"),
         TaskUsage(),
     ]

@@ -1,9 +1,21 @@
 """``biasforge curate slguset``: corpus → datatrove tasks → merged, deterministic run directory.
 
 The corpus is mined by a datatrove pipeline (:func:`build_pipeline`: the reader, then the
-steps of :mod:`curation.slguset.mine`), run here by ``LocalPipelineExecutor`` with
-``num_proc`` workers; on a cluster the same steps go to ``SlurmPipelineExecutor`` or
-``RayPipelineExecutor`` unchanged, and :func:`finish_run` merges what the tasks wrote::
+steps of :mod:`curation.slguset.mine`) under one of datatrove's executors
+(``Options.executor``):
+
+* ``local`` — ``LocalPipelineExecutor``, ``num_proc`` workers forked from this process;
+* ``ray`` — ``RayPipelineExecutor`` on a Ray cluster (``ray_address``), or on a local one
+  started here with ``num_proc`` CPUs; the tasks write to the work folder, so on a real
+  cluster ``--out`` must be on storage every node sees;
+* ``slurm`` — ``SlurmPipelineExecutor``: :func:`submit_slurm` writes the job (pickled
+  pipeline, sbatch scripts) into ``OUT.slurm/`` and submits a job array for the mining and a
+  one-task job, after it, that merges (:class:`FinishRun`).
+
+Whatever the executor and the number of tasks, :func:`finish_run` merges what the tasks wrote
+(:mod:`curation.slguset.merge`: external k-way merge, deduplication through hash shards on
+disk) into the same candidates in the same order, streamed into parquet
+(:mod:`curation.slguset.output`). The same pieces by hand::
 
     from datatrove.executor import SlurmPipelineExecutor
     options = Options(corpus=tuple(files))
@@ -18,22 +30,30 @@ steps of :mod:`curation.slguset.mine`), run here by ``LocalPipelineExecutor`` wi
 from __future__ import annotations
 
 import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from biasforge.contract.rundir import RunResult, input_entry, write_run
+from datatrove.pipeline.base import PipelineStep
+
+from biasforge.contract.rundir import RunResult, input_entry
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families.slguset import SCHEMA
 from curation.slguset.counts import keyword_seconds, mined_counts
 from curation.slguset.lexicon import Lexicon, load_lexicon
 from curation.slguset.lifecycle import START_METHOD, children_die_with_parent, work_folder
-from curation.slguset.merge import merge_parts
+from curation.slguset.merge import stream_rows
 from curation.slguset.mine import mining_steps
 from curation.slguset.names import MODES
+from curation.slguset.output import Tally, write_streamed_run
 from curation.slguset.readers import (
     CorpusReader,
     check_encoding,
@@ -47,6 +67,8 @@ from curation.slguset.sample import BUNDLED_SAMPLE
 from curation.slguset.steps import TaskLogs
 
 LOGS = "datatrove-logs"
+EXECUTORS = ("local", "ray", "slurm")
+SLURM_SUFFIX = ".slurm"
 
 
 @dataclass(frozen=True)
@@ -54,15 +76,21 @@ class Options:
     """Everything a SlguSet run depends on (the run directory and overwriting aside)."""
 
     corpus: Sequence[str | Path] = (str(BUNDLED_SAMPLE),)  # files, folders, hf:NAME[::SPLIT]
-    num_proc: int = 1  # datatrove tasks run in parallel here
+    num_proc: int = 1  # datatrove tasks (run in parallel by the local executor)
     encoding: str = "utf-8"  # of text/JSONL files
     text_field: str = "text"  # of JSONL records and dataset rows
     skip_bad_lines: bool = False  # count undecodable/malformed lines instead of failing
     lexicon_dir: Path | None = None  # gender pairs and word lists (default: bundled)
-    tagger: str = "fast"  # name-filter tokens: fast | posseg
+    tagger: str = "fast"  # name-filter tokens: fast | posseg | thulac (second stage)
     name_eval: Path | None = None  # gold JSONL to measure the name filter's P/R on
     include_collective: bool = False  # keep 他们/她们 … (collective_forms.tsv: exclude), flagged
     verbose: bool = False  # show datatrove's task logs
+    executor: str = "local"  # local | ray | slurm
+    ray_address: str | None = None  # a Ray cluster to join (default: start a local one)
+    slurm_partition: str | None = None
+    slurm_time: str = "24:00:00"  # time limit of one Slurm task
+    slurm_env_command: str | None = None  # run before each job (default: this virtualenv's)
+    slurm_sbatch_args: dict[str, str] = field(default_factory=dict)  # more #SBATCH lines
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "corpus", tuple(str(c) for c in self.corpus))
@@ -74,7 +102,19 @@ class Options:
         if self.num_proc < 1:
             raise BiasforgeError("--num-proc must be at least 1")
         if self.tagger not in MODES:
-            raise BiasforgeError(f"unknown --tagger {self.tagger!r}: choose fast or posseg")
+            raise BiasforgeError(
+                f"unknown --tagger {self.tagger!r}: choose {', '.join(MODES[:-1])} or {MODES[-1]}"
+            )
+        if self.executor not in EXECUTORS:
+            raise BiasforgeError(
+                f"unknown --executor {self.executor!r}: choose local, ray or slurm"
+            )
+        if self.ray_address and self.executor != "ray":
+            raise BiasforgeError("--ray-address goes with --executor ray")
+        if self.executor == "slurm" and not self.slurm_partition:
+            raise BiasforgeError("--executor slurm needs --slurm-partition")
+        if self.slurm_partition and self.executor != "slurm":
+            raise BiasforgeError("--slurm-partition goes with --executor slurm")
         if self.name_eval:
             from curation.slguset.name_eval import read_gold
 
@@ -84,23 +124,30 @@ class Options:
 
 
 def curate(options: Options, out: Path, *, overwrite: bool = False) -> RunResult:
-    """Mine ``options.corpus`` into the SlguSet run directory ``out``."""
+    """Mine ``options.corpus`` into the SlguSet run directory ``out`` with the local or the
+    Ray executor (Slurm jobs outlive this call: :func:`submit_slurm`)."""
     out = Path(out)
     if out.exists() and not overwrite:
         raise BiasforgeError(f"{out} already exists; choose another --out or pass --overwrite")
     options = replace(options, lexicon_dir=options.validate().directory)
-    started = time.perf_counter()
+    if options.executor == "slurm":
+        raise BiasforgeError("--executor slurm submits jobs that outlive the call: submit_slurm")
     out.parent.mkdir(parents=True, exist_ok=True)
     with work_folder(out) as work:
-        run_pipeline(options, work / "parts", work / LOGS)
+        mining_seconds = run_pipeline(options, work / "parts", work / LOGS)
         return finish_run(
             options,
             work / "parts",
             out,
             logging_dir=work / LOGS,
             overwrite=overwrite,
-            mining_seconds=time.perf_counter() - started,
+            mining_seconds=mining_seconds,
         )
+
+
+def corpus_sources(options: Options, tasks: int) -> tuple[list, list[str]]:
+    units = plan_units(list(options.corpus), world_size=tasks)
+    return units, sorted({u.source for u in units})
 
 
 def build_pipeline(
@@ -110,7 +157,7 @@ def build_pipeline(
     of tasks worth running; rows and errors go to ``parts_dir`` (shared storage on a cluster)."""
     check_encoding(options.encoding)  # before any process starts
     tasks = tasks or options.num_proc
-    units = plan_units(list(options.corpus), world_size=tasks)
+    units, sources = corpus_sources(options, tasks)
     lexicon_dir = str(options.lexicon_dir) if options.lexicon_dir else None
     reader = CorpusReader(
         units,
@@ -120,7 +167,7 @@ def build_pipeline(
         errors_dir=str(parts_dir),
     )
     resources = TaskResources(lexicon_dir, options.tagger, options.include_collective)
-    steps = [TaskLogs(options.verbose), reader, *mining_steps(resources, parts_dir)]
+    steps = [TaskLogs(options.verbose), reader, *mining_steps(resources, parts_dir, sources)]
     return steps, max(1, min(tasks, len(units)))
 
 
@@ -141,31 +188,227 @@ def datatrove_logs(verbose: bool) -> Iterator[None]:
         logger.enable("datatrove")
 
 
-def run_pipeline(options: Options, parts_dir: Path, logging_dir: Path) -> None:
-    """Run the pipeline with ``LocalPipelineExecutor`` and ``options.num_proc`` workers, forked
-    from this process (so they start with datatrove's messages switched off as here, and die
-    with it: :mod:`curation.slguset.lifecycle`)."""
-    from datatrove.executor import LocalPipelineExecutor
-
+def run_pipeline(options: Options, parts_dir: Path, logging_dir: Path) -> float:
+    """Run the pipeline with the local executor (``options.num_proc`` workers, forked from
+    this process, so they start with datatrove's messages switched off as here and die with
+    it: :mod:`curation.slguset.lifecycle`) or the Ray executor; return the mining seconds."""
     pipeline, tasks = build_pipeline(options, parts_dir)
-    executor = LocalPipelineExecutor(
+    try:
+        with datatrove_logs(options.verbose):
+            if options.executor == "ray":
+                with ray_cluster(options):
+                    started = time.perf_counter()
+                    _ray_executor(options, pipeline, tasks, logging_dir).run()
+            else:
+                from datatrove.executor import LocalPipelineExecutor
+
+                executor = LocalPipelineExecutor(
+                    pipeline=pipeline,
+                    tasks=tasks,
+                    workers=tasks,
+                    logging_dir=str(logging_dir),
+                    skip_completed=False,
+                    start_method=START_METHOD,
+                )
+                started = time.perf_counter()
+                with children_die_with_parent():
+                    executor.run()
+            seconds = time.perf_counter() - started
+    except Exception as exc:
+        _raise_task_error(parts_dir)
+        hint = "" if options.verbose else "; --verbose shows datatrove's task logs"
+        raise BiasforgeError(f"slguset pipeline failed: {exc}{hint}") from exc
+    check_tasks_done(parts_dir, logging_dir, tasks, options.verbose)
+    return seconds
+
+
+def _raise_task_error(parts_dir: str | Path) -> None:
+    """A task that could not read the corpus left its facts in ``error-RANK.json``."""
+    for error in sorted(Path(parts_dir).glob("error-*.json")):
+        info = json.loads(error.read_text(encoding="utf-8"))
+        message = info["message"].split(": ", 1)[-1]
+        raise InputError(info["path"], message, line=info["line"]) from None
+
+
+def check_tasks_done(parts_dir: str | Path, logging_dir: str | Path, tasks: int, verbose=False):
+    """Every task wrote its stats (the Ray executor only logs a failed task)."""
+    _raise_task_error(parts_dir)
+    done = len(list(Path(logging_dir, "stats").glob("*.json")))
+    if done < tasks:
+        hint = "" if verbose else "; --verbose shows datatrove's task logs"
+        raise BiasforgeError(
+            f"slguset pipeline failed: only {done} of {tasks} tasks finished (task logs in "
+            f"{Path(logging_dir, 'logs')}){hint}"
+        )
+
+
+# ------------------------------------------------------------------------------ Ray
+
+
+@contextmanager
+def ray_cluster(options: Options) -> Iterator[None]:
+    """Join the Ray cluster at ``options.ray_address``, or start a local one with
+    ``options.num_proc`` CPUs; leave (and stop a local one) afterwards. A session already
+    initialised by the caller is used as it is."""
+    import ray
+
+    if ray.is_initialized():
+        yield
+        return
+    settings: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": options.verbose,
+        "logging_level": logging.INFO if options.verbose else logging.WARNING,
+    }
+    if options.ray_address:
+        ray.init(address=options.ray_address, **settings)
+    else:
+        # a fresh local cluster even if RAY_ADDRESS points elsewhere: --ray-address joins one
+        env = os.environ.pop("RAY_ADDRESS", None)
+        try:
+            ray.init(num_cpus=options.num_proc, **settings)
+        finally:
+            if env is not None:
+                os.environ["RAY_ADDRESS"] = env
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def _ray_executor(options: Options, pipeline: list, tasks: int, logging_dir: Path):
+    from datatrove.executor import RayPipelineExecutor
+
+    return RayPipelineExecutor(
         pipeline=pipeline,
         tasks=tasks,
         workers=tasks,
         logging_dir=str(logging_dir),
         skip_completed=False,
-        start_method=START_METHOD,
+        cpus_per_task=1,
+        mem_per_cpu_gb=1,
     )
+
+
+# ---------------------------------------------------------------------------- Slurm
+
+
+class FinishRun(PipelineStep):
+    """The merge as a one-task datatrove step: the job that runs after the mining job array
+    (``afterok``) under the Slurm executor, on a node that sees the shared work folder."""
+
+    name = "merge into the run directory"
+    type = "📦 - MERGE"
+
+    def __init__(self, options: Options, work: str, out: str, tasks: int, overwrite: bool):
+        super().__init__()
+        self.options, self.work, self.out = options, work, out
+        self.tasks, self.overwrite = tasks, overwrite
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        work = Path(self.work)
+        check_tasks_done(work / "parts", work / "logs" / "mine", self.tasks, True)
+        with self.track_time():
+            finish_run(
+                self.options,
+                work / "parts",
+                self.out,
+                logging_dir=work / "logs" / "mine",
+                overwrite=self.overwrite,
+            )
+        shutil.rmtree(work / "parts", ignore_errors=True)  # the run has the rows now
+        return data
+
+
+@dataclass
+class SlurmSubmission:
+    """What :func:`submit_slurm` did: the work folder, and each ``sbatch`` call (its
+    arguments, the script, the job id; ids are ``dry-run-N`` when nothing was submitted)."""
+
+    work: Path
+    out: Path
+    calls: list[tuple[list[str], str, str]]
+    dry_run: bool
+
+
+def _env_command(options: Options) -> str:
+    if options.slurm_env_command is not None:
+        return options.slurm_env_command
+    activate = Path(sys.prefix) / "bin" / "activate"
+    return f"source {activate}" if sys.prefix != sys.base_prefix and activate.is_file() else ""
+
+
+def submit_slurm(
+    options: Options, out: Path, *, dry_run: bool = False, overwrite: bool = False
+) -> SlurmSubmission:
+    """Write the Slurm job for ``options`` into ``OUT.slurm/`` (datatrove's pickled pipeline,
+    sbatch scripts, logs) and submit it with ``sbatch``: a job array of ``num_proc`` mining
+    tasks, a one-task merge job that runs after it succeeded, and datatrove's stats merges.
+    ``dry_run`` writes the same files and scripts but submits nothing. ``OUT.slurm`` and
+    ``OUT`` must be on storage every node sees."""
+    from datatrove.executor import SlurmPipelineExecutor
+    from datatrove.executor import slurm as datatrove_slurm
+
+    out = Path(out).absolute()
+    if out.exists() and not overwrite:
+        raise BiasforgeError(f"{out} already exists; choose another --out or pass --overwrite")
+    options = replace(options, lexicon_dir=options.validate().directory)
+    if options.executor != "slurm":
+        options = replace(options, executor="slurm")
+    work = out.with_name(out.name + SLURM_SUFFIX)
+    if work.exists():
+        if not overwrite:
+            raise BiasforgeError(f"{work} (a Slurm job's folder) exists; pass --overwrite")
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    pipeline, tasks = build_pipeline(options, work / "parts")
+    common = {
+        "time": options.slurm_time,
+        "partition": options.slurm_partition,
+        "cpus_per_task": 1,
+        "mem_per_cpu_gb": 2,
+        "env_command": _env_command(options),
+        "sbatch_args": dict(options.slurm_sbatch_args),
+        "qos": "",  # the cluster's default QOS
+        "mail_type": "NONE",
+    }
+    mine = SlurmPipelineExecutor(
+        pipeline=pipeline,
+        tasks=tasks,
+        logging_dir=str(work / "logs" / "mine"),
+        job_name="slguset-mine",
+        **common,
+    )
+    finish = SlurmPipelineExecutor(
+        pipeline=[FinishRun(options, str(work), str(out), tasks, overwrite)],
+        tasks=1,
+        depends=mine,
+        logging_dir=str(work / "logs" / "finish"),
+        job_name="slguset-merge",
+        **common,
+    )
+    calls: list[tuple[list[str], str, str]] = []
+    submit = datatrove_slurm.launch_slurm_job
+
+    def record(contents: str, job_id_retriever, *args: str) -> str:
+        job_id = (
+            f"dry-run-{len(calls) + 1}" if dry_run else submit(contents, job_id_retriever, *args)
+        )
+        calls.append(([str(a) for a in args], contents, job_id))
+        return job_id
+
+    datatrove_slurm.launch_slurm_job = record  # every sbatch call datatrove makes goes here
     try:
-        with datatrove_logs(options.verbose), children_die_with_parent():
-            executor.run()
-    except Exception as exc:
-        for error in sorted(parts_dir.glob("error-*.json")):
-            info = json.loads(error.read_text(encoding="utf-8"))
-            message = info["message"].split(": ", 1)[-1]
-            raise InputError(info["path"], message, line=info["line"]) from None
-        hint = "" if options.verbose else "; --verbose shows datatrove's task logs"
-        raise BiasforgeError(f"slguset pipeline failed: {exc}{hint}") from exc
+        with datatrove_logs(options.verbose):
+            finish.run()
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise BiasforgeError(f"sbatch failed: {exc}") from exc
+    finally:
+        datatrove_slurm.launch_slurm_job = submit
+    return SlurmSubmission(work, out, calls, dry_run)
+
+
+# ---------------------------------------------------------------------------- merge
 
 
 def finish_run(
@@ -178,30 +421,31 @@ def finish_run(
     mining_seconds: float = 0.0,
 ) -> RunResult:
     """Merge the tasks' rows into the run directory ``out`` (ordered by file, line, sentence;
-    duplicates across tasks dropped), with stats, report and manifest; the counts come from
-    the stats files in the executor's ``logging_dir``."""
+    duplicates across tasks dropped), streamed with bounded memory, with stats, report and
+    manifest; the counts come from the stats files in the executor's ``logging_dir``."""
     lexicon = load_lexicon(options.lexicon_dir)
     merge_started = time.perf_counter()
-    kept, rejected, cross_duplicates = merge_parts(parts_dir)
     mined = mined_counts(logging_dir, options.tagger)
-    stats = _stats(options, lexicon, mined, kept, rejected, cross_duplicates)
-    stats["seconds"]["mining_wall"] = round(mining_seconds, 3)
-    stats["seconds"]["merge"] = round(time.perf_counter() - merge_started, 3)
-    if options.name_eval:
-        from curation.slguset.name_eval import evaluate_name_filter
 
-        eval_started = time.perf_counter()
-        stats["name_filter_eval"] = evaluate_name_filter(options.name_eval, options.tagger)
-        stats["seconds"]["name_filter_eval"] = round(time.perf_counter() - eval_started, 3)
-    if mining_seconds:
-        stats["raw_chars_per_second"] = round(stats["raw_chars"] / mining_seconds)
-    return write_run(
+    def finish(tally: Tally, duplicates) -> tuple[dict[str, Any], str]:
+        stats = _stats(options, lexicon, mined, tally, duplicates.count)
+        stats["seconds"]["mining_wall"] = round(mining_seconds, 3)
+        stats["seconds"]["merge"] = round(time.perf_counter() - merge_started, 3)
+        if options.name_eval:
+            from curation.slguset.name_eval import evaluate_name_filter
+
+            eval_started = time.perf_counter()
+            stats["name_filter_eval"] = evaluate_name_filter(options.name_eval, options.tagger)
+            stats["seconds"]["name_filter_eval"] = round(time.perf_counter() - eval_started, 3)
+        if mining_seconds:
+            stats["raw_chars_per_second"] = round(stats["raw_chars"] / mining_seconds)
+        return stats, render_report(stats, tally)
+
+    return write_streamed_run(
         out,
         schema=SCHEMA,
-        candidates=kept,
-        rejected=rejected,
-        stats=stats,
-        report_md=render_report(stats, kept, rejected),
+        rows=stream_rows(parts_dir, Path(parts_dir) / ".merge"),
+        finish=finish,
         inputs=_inputs(options, lexicon),
         config=_config(options, lexicon),
         overwrite=overwrite,
@@ -212,8 +456,7 @@ def _stats(
     options: Options,
     lexicon: Lexicon,
     mined: dict[str, Any],
-    kept,
-    rejected,
+    tally: Tally,
     cross_duplicates: int,
 ) -> dict[str, Any]:
     duplicates = mined["duplicates"] + cross_duplicates
@@ -222,6 +465,7 @@ def _stats(
         "language": "zh",
         "corpus": list(options.corpus),
         "num_proc": options.num_proc,
+        "executor": options.executor,
         "tagger": options.tagger,
         "include_collective": options.include_collective,
         "documents": mined["documents"],
@@ -232,12 +476,12 @@ def _stats(
         "sentences_without_keyword": mined["sentences_without_keyword"],
         "duplicates": duplicates,
         "quote_repairs": mined["quote_repairs"],
-        "kept": len(kept),
-        "rejected": len(rejected),
-        "needs_review": int(kept["needs_review"].sum()) if len(kept) else 0,
-        "per_keyword": per_keyword(kept, rejected, lexicon),
-        "per_form": per_form(kept, rejected, lexicon, options.include_collective),
-        "rejections_per_rule": rejections(rejected),
+        "kept": tally.kept,
+        "rejected": tally.rejected,
+        "needs_review": tally.needs_review,
+        "per_keyword": per_keyword(tally, lexicon),
+        "per_form": per_form(tally, lexicon, options.include_collective),
+        "rejections_per_rule": rejections(tally),
         "rules": _cheap_rules(mined, duplicates) + mined["rules"],
         "seconds": dict(mined["seconds"]),
         "raw_chars_per_second": 0,
@@ -286,6 +530,7 @@ def _config(options: Options, lexicon: Lexicon) -> dict[str, Any]:
     return {
         "family": "slguset",
         "num_proc": options.num_proc,
+        "executor": options.executor,
         "encoding": options.encoding,
         "text_field": options.text_field,
         "skip_bad_lines": options.skip_bad_lines,

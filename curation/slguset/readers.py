@@ -115,7 +115,9 @@ def plan_units(
         pieces = max(-(-size // chunk_bytes), world_size)
         bounds = [size * i // pieces for i in range(pieces + 1)]
         units += [Unit(source, kind, bounds[i], bounds[i + 1]) for i in range(pieces)]
-    return units
+    # corpus order (source, then position): every task reads its units in this order, so the
+    # rows it writes are sorted and the merge can stream them
+    return sorted(units, key=lambda u: (u.source, u.shard, u.start))
 
 
 def units_for_rank(units: list[Unit], rank: int, world_size: int) -> list[Unit]:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
-
-import pandas as pd
 
 from biasforge.contract.markdown import md_table
 from curation.checks import CheckStats
-from curation.report import examples_md, rules_md
+from curation.report import rules_md
 from curation.slguset.lexicon import Lexicon
+from curation.slguset.output import Tally
 
 RULES_TEXT = """Every candidate carries each rule's verdict (`checks`). `reject` rules drop the sentence into
 `rejected.parquet` with its reasons; `review` rules keep it and flag it for annotators (the
@@ -25,23 +23,14 @@ EVAL_TEXT = (
 )
 
 
-def _count(frame: pd.DataFrame, rows=None) -> Counter:
-    if not len(frame):
-        return Counter()
-    return Counter(frame["keyword"] if rows is None else frame.loc[rows, "keyword"])
-
-
 def _share(part: int, whole: int) -> float:
     return round(part / whole, 4) if whole else 0.0
 
 
-def per_keyword(
-    kept: pd.DataFrame, rejected: pd.DataFrame, lexicon: Lexicon
-) -> list[dict[str, Any]]:
+def per_keyword(tally: Tally, lexicon: Lexicon) -> list[dict[str, Any]]:
     """Per keyword pair: kept candidates (by gender and form), their share of all kept, how
     many are flagged for review, and the rejected rows whose keyword is in the pair."""
-    counts, dropped = _count(kept), _count(rejected)
-    flagged = _count(kept, kept["needs_review"]) if len(kept) else Counter()
+    counts, dropped, flagged = tally.kept_keywords, tally.rejected_keywords, tally.flagged_keywords
     rows = []
     for pair in lexicon.pairs:
         forms = [f for f in lexicon.forms.values() if f.pair == pair]
@@ -53,7 +42,7 @@ def per_keyword(
             {
                 "pair": pair,
                 "kept": male + female,
-                "share": _share(male + female, len(kept)),
+                "share": _share(male + female, tally.kept),
                 "male": male,
                 "female": female,
                 "flagged": pair_flagged,
@@ -65,20 +54,12 @@ def per_keyword(
     return rows
 
 
-def per_form(
-    kept: pd.DataFrame, rejected: pd.DataFrame, lexicon: Lexicon, include_collective: bool
-) -> list[dict[str, Any]]:
+def per_form(tally: Tally, lexicon: Lexicon, include_collective: bool) -> list[dict[str, Any]]:
     """Per form of the lexicon: the same counts as :func:`per_keyword`, the form's collective
     decision (``exclude``, ``exclude (included)``, ``flag`` or empty) and the rejected rows
     that the ``collective_form`` rule dropped."""
-    counts, dropped = _count(kept), _count(rejected)
-    flagged = _count(kept, kept["needs_review"]) if len(kept) else Counter()
-    collective_rows = (
-        rejected["reasons"].map(lambda r: r[0].startswith("collective_form:"))
-        if len(rejected)
-        else None
-    )
-    as_collective = _count(rejected, collective_rows) if len(rejected) else Counter()
+    counts, dropped, flagged = tally.kept_keywords, tally.rejected_keywords, tally.flagged_keywords
+    as_collective = tally.collective_keywords
     rows = []
     for form in lexicon.forms.values():
         decision = ""
@@ -93,7 +74,7 @@ def per_form(
                 "gender": form.gender,
                 "collective": decision,
                 "kept": counts[form.text],
-                "share": _share(counts[form.text], len(kept)),
+                "share": _share(counts[form.text], tally.kept),
                 "flagged": flagged[form.text],
                 "flagged_share": _share(flagged[form.text], counts[form.text]),
                 "rejected": dropped[form.text],
@@ -103,13 +84,9 @@ def per_form(
     return rows
 
 
-def rejections(rejected: pd.DataFrame) -> dict[str, int]:
-    """Rejected rows by the rule that dropped them."""
-    counts: Counter = Counter()
-    if len(rejected):
-        for reasons in rejected["reasons"]:
-            counts[reasons[0].split(":", 1)[0]] += 1
-    return dict(counts)
+def rejections(tally: Tally) -> dict[str, int]:
+    """Rejected rows by the rule that dropped them (in the order the rules were first met)."""
+    return dict(tally.rejections)
 
 
 def _funnel(stats: dict[str, Any]) -> str:
@@ -217,7 +194,7 @@ Collective forms (`collective_forms.tsv`, see the lexicon README): `exclude` for
 keyword unless the run passes `--include-collective`, `flag` forms are kept and always flagged."""
 
 
-def render_report(stats: dict[str, Any], kept: pd.DataFrame, rejected: pd.DataFrame) -> str:
+def render_report(stats: dict[str, Any], tally: Tally) -> str:
     rules = [
         CheckStats(r["rule"], r["severity"], r["description"], r["seen"], r["failed"], r["seconds"])
         for r in stats["rules"]
@@ -273,9 +250,9 @@ Seconds per datatrove step (summed over tasks), the mining wall clock and the me
 
 ## Flagged for review (examples)
 
-{examples_md(kept, "review_reasons") if len(kept) else "_none_"}
+{tally.review_examples.markdown()}
 
 ## Rejected (examples)
 
-{examples_md(rejected, "reasons") if len(rejected) else "_none_"}
+{tally.reject_examples.markdown()}
 """

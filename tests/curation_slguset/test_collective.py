@@ -54,7 +54,7 @@ def test_plural_pronoun_sentences_are_excluded_by_default_with_the_reason(resour
         assert (row.keyword, row.gender, row.counterpart) == ("他们", "male", "她们")
         assert sentence[row.keyword_start : row.keyword_end] == "他们"
     assert steps["collective_form"]["dropped"].total == 3
-    assert (tmp_path / "rejected" / "collective_form" / "00000.jsonl").is_file()
+    assert (tmp_path / "rejected" / "collective_form" / "00000.rows").is_file()
 
 
 def test_included_plural_pronouns_are_kept_and_flagged_with_the_reason(including, tmp_path):

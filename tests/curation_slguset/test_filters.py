@@ -71,7 +71,7 @@ def test_sentence_with_a_person_name_is_rejected(resources, tmp_path):
         "collective_form",
         "person_name",
     ]
-    assert (tmp_path / "rejected" / "person_name" / "00000.jsonl").is_file()
+    assert (tmp_path / "rejected" / "person_name" / "00000.rows").is_file()
 
 
 def test_criteria_two_and_three_flag_for_review_without_dropping(resources, tmp_path):

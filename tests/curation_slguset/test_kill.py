@@ -57,7 +57,7 @@ def wait_until_mining(command: subprocess.Popen, runs: Path, timeout: float = 18
     while time.monotonic() < deadline:
         assert command.poll() is None, "the run ended before it could be killed"
         works = list(runs.glob(".run.work-*"))
-        written = [p for w in works for p in w.glob("parts/kept/*.jsonl") if p.stat().st_size]
+        written = [p for w in works for p in w.glob("parts/kept/*.rows") if p.stat().st_size]
         if len(written) == 2:
             return works[0], parent.children(recursive=True)
         time.sleep(0.05)
