@@ -35,8 +35,9 @@ def public_path(path: str | Path) -> str:
     if not path.is_absolute():
         return path.as_posix()
     resolved = path.resolve()
-    for base in (Path.cwd().resolve(), _REPO_ROOT):
-        if resolved.is_relative_to(base):
+    too_wide = {Path("/"), Path.home().resolve()}  # relative to these, a path still says too much
+    for base in (_REPO_ROOT, Path.cwd().resolve()):
+        if base not in too_wide and resolved.is_relative_to(base):
             return resolved.relative_to(base).as_posix()
     return path.name
 
