@@ -152,6 +152,8 @@ def stereoset(
         raise typer.BadParameter("split must be intrasentence, intersentence or all")
     if nsp_train not in ("head", "finetune"):
         raise typer.BadParameter("--nsp-train must be finetune or head")
+    if nsp_train == "finetune" and (nsp_corpus is None or nsp_head is not None):
+        raise typer.BadParameter("--nsp-train finetune needs --nsp-corpus (and no --nsp-head)")
     options = _options(
         kind, device, dtype, batch_tokens, progress, limit, overwrite, bootstrap, seed
     )

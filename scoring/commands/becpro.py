@@ -12,6 +12,7 @@ import time
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from biasforge.files import staged_directory
@@ -30,7 +31,8 @@ from scoring.commands.common import (
 )
 from scoring.data import dataset_identity, load_items
 from scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
-from scoring.uncertainty import Resampling
+from scoring.interface import ModelIdentity
+from scoring.uncertainty import Figures, Resampling
 
 PROCEDURE_NOTES = {
     "spans": "spans: exactly the stored spans hidden, one mask per sub-token, product over the "
@@ -102,7 +104,9 @@ def _model_first(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[["model", *frame.columns.drop("model")]]
 
 
-def _pairing(scored: dict[str, pd.DataFrame], a: str, b: str):
+def _pairing(
+    scored: dict[str, pd.DataFrame], a: str, b: str
+) -> tuple[Figures, np.ndarray, np.ndarray]:
     """Cell means and P(f) − P(m); both models scored the same items in the same order."""
     figures, ordered_a = becpro.figures(scored[a])
     _, ordered_b = becpro.figures(scored[b])
@@ -113,13 +117,22 @@ def _figure_id(row: dict, metric: str) -> str:
     return f"{row['model']}|{row['profession_group']}|{row.get('gender', 'all')}|{metric}"
 
 
-def _document(source, items, scored, identities, tables, stage, options, procedure) -> Document:
+def _document(
+    source: dict,
+    items: pd.DataFrame,
+    scored: dict[str, pd.DataFrame],
+    identities: list[ModelIdentity],
+    tables: dict,
+    stage: Path,
+    options: RunOptions,
+    procedure: str,
+) -> Document:
     languages = ", ".join(sorted(items["language"].unique())) if "language" in items else "?"
     associations, summary = tables["associations"], tables["summary"]
     procedures = {i.name: {"procedure": procedure} for i in identities}
     doc = Document("BEC-Pro associations").add(
         Paragraph(
-            f"Dataset `{source['path']}` — {len(items)} items ({languages}). Association = "
+            f"{len(items)} items ({languages}). Association = "
             "log(P_target / P_prior) of the person word (Kurita et al.); P(f) − P(m) = mean "
             "association of female persons minus that of male persons. Procedure: "
             f"**{PROCEDURE_NOTES[procedure]}**."

@@ -11,6 +11,7 @@ import time
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from biasforge.files import staged_directory, write_json_atomic
@@ -29,7 +30,8 @@ from scoring.commands.common import (
 )
 from scoring.data import dataset_identity, load_items
 from scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
-from scoring.uncertainty import Resampling
+from scoring.interface import ModelIdentity
+from scoring.uncertainty import Figures, Resampling
 
 MEANS = ("mean_bias", "mean_abs_bias", "male_degree", "female_degree")
 COUNTS = ("male_leaning", "female_leaning", "clear_male", "clear_female", "not_clear")
@@ -75,22 +77,24 @@ def _tables(
     for name, frame in scored.items():
         figures, ordered = slguset.figures(frame)
         values = interval_frame(figures, ordered[["bias"]].to_numpy().T, resampling)
+        # "<pair>/<figure>": a pair such as 他/她 holds a slash itself
         values[["group", "figure"]] = values["figure"].str.rsplit("/", n=1, expand=True)
+        sizes = ordered["pair"].value_counts()
         for group, rows in values.groupby("group", sort=False):
-            record = {"model": name, "sentences": int((ordered["pair"] == group).sum())}
-            if group == "all":
-                record["sentences"] = len(ordered)
+            record = {"model": name, "sentences": int(sizes.get(group, len(ordered)))}
             for row in rows.itertuples(index=False):
-                record |= {row.figure: row.value}
-                record |= {f"{row.figure}_low": row.low, f"{row.figure}_high": row.high}
-            (summaries if group == "all" else pairs).append(
-                record if group == "all" else {"pair": group, **record}
-            )
-    pair_table = pd.DataFrame(pairs)
-    return pd.DataFrame(summaries), pair_table[["model", *pair_table.columns.drop("model")]]
+                record |= {row.figure: row.value, f"{row.figure}_low": row.low}
+                record |= {f"{row.figure}_high": row.high}
+            if group == "all":
+                summaries.append(record)
+            else:
+                pairs.append({"model": name, "pair": group, **record})
+    return pd.DataFrame(summaries), pd.DataFrame(pairs)
 
 
-def _pairing(scored: dict[str, pd.DataFrame], a: str, b: str):
+def _pairing(
+    scored: dict[str, pd.DataFrame], a: str, b: str
+) -> tuple[Figures, np.ndarray, np.ndarray]:
     """Table 3's overall figures; both models scored the same sentences in the same order."""
     figures, ordered_a = slguset.figures(scored[a], per_pair=False)
     _, ordered_b = slguset.figures(scored[b], per_pair=False)
@@ -101,11 +105,19 @@ def _figure_id(row: dict, metric: str) -> str:
     return f"{row['model']}|{row.get('pair', 'all')}|{metric}"
 
 
-def _document(source, items, scored, identities, tables, stage, options) -> Document:
+def _document(
+    source: dict,
+    items: pd.DataFrame,
+    scored: dict[str, pd.DataFrame],
+    identities: list[ModelIdentity],
+    tables: dict,
+    stage: Path,
+    options: RunOptions,
+) -> Document:
     summary, pairs = tables["summary"], tables["pairs"]
     doc = Document("SlguSet gender bias").add(
         Paragraph(
-            f"Dataset `{source['path']}` — {len(items)} sentences. Bias_c = log(p_male / "
+            f"{len(items)} sentences. Bias_c = log(p_male / "
             "p_female) at the masked keyword (> 0 leans male). Degrees: sum of positive "
             f"(negative) Bias_c over N; clear bias: |Bias_c| > {slguset.THRESHOLD}."
         ),
@@ -133,7 +145,9 @@ def _document(source, items, scored, identities, tables, stage, options) -> Docu
     )
 
 
-def _plots(scored, summary, pairs, stage) -> list:
+def _plots(
+    scored: dict[str, pd.DataFrame], summary: pd.DataFrame, pairs: pd.DataFrame, stage: Path
+) -> list:
     """Mean Bias_c per pair × model (heatmap) and Table 3's means with intervals (bars)."""
     matrix = pairs.pivot_table(index="pair", columns="model", values="mean_bias", sort=False)
     plots.value_heatmap(

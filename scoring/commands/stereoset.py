@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from biasforge.errors import BiasforgeError
@@ -44,7 +45,7 @@ from scoring.stereoset_eval import (
     outcomes,
     results_table,
 )
-from scoring.uncertainty import Resampling, intervals
+from scoring.uncertainty import Figures, Resampling, intervals
 
 PROCEDURE = "official"
 
@@ -149,7 +150,9 @@ def _score_model(
     return Scored(scores, methods, lm.identity, time.time() - started)
 
 
-def _nsp_scorer(lm: LanguageModel, nsp: NSPOptions, folder: Path):
+def _nsp_scorer(
+    lm: LanguageModel, nsp: NSPOptions, folder: Path
+) -> tuple[nsp_mod.Scorer | None, str]:
     """(scorer of (context, sentence) pairs, its name in the report), or (None, "")."""
     if nsp.head is not None:
         head = nsp_mod.NSPHead.load(nsp.head)
@@ -226,7 +229,9 @@ def _mean_rows(values: dict[str, float]) -> list[dict]:
     ]
 
 
-def _pairing(examples: list[Example], scored: dict[str, Scored], a: str, b: str):
+def _pairing(
+    examples: list[Example], scored: dict[str, Scored], a: str, b: str
+) -> tuple[Figures, np.ndarray, np.ndarray]:
     """Figures over the items both models scored, and both models' outcomes on them."""
     common = [e for e in examples if e.stereotype in scored[a].scores]
     common = [e for e in common if e.stereotype in scored[b].scores]
@@ -257,7 +262,14 @@ def _figure_id(row: dict, metric: str) -> str:
     return f"{row['model']}|{row['split']}|{row['domain']}|{metric}"
 
 
-def _document(source, items, scored, tables, stage, options) -> Document:
+def _document(
+    source: dict,
+    items: pd.DataFrame,
+    scored: dict[str, Scored],
+    tables: dict,
+    stage: Path,
+    options: RunOptions,
+) -> Document:
     results = tables["results"]
     counts = items["split"].value_counts().sort_index()
     doc = Document("StereoSet scores").add(

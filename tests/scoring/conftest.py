@@ -253,3 +253,39 @@ def write_release(items, root) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         frame.to_parquet(folder / "test.parquet", index=False)
     return version
+
+
+ZH_SENTENCES = [
+    # (sentence, keyword, gender, counterpart)
+    ("重庆女足在运动会上获胜。", "女", "female", "男"),
+    ("他的孩子在学校工作。", "他", "male", "她"),
+    ("她的丈夫是一名医生。", "丈夫", "male", "妻子"),
+    ("那位母亲很喜欢孩子。", "母亲", "female", "父亲"),
+]
+
+
+@pytest.fixture(scope="module")
+def zh_bert(tmp_path_factory):
+    """A tiny character-level Chinese BERT (MLM only) covering ZH_SENTENCES and the pairs."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    root = tmp_path_factory.mktemp("zh")
+    chars = sorted({c for s, *_ in ZH_SENTENCES for c in s} | set("男女他她丈夫妻子父母亲"))
+    vocab = root / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars]) + "\n")
+    tok = BertTokenizer(vocab=str(vocab))
+    torch.manual_seed(1)
+    model = BertForMaskedLM(
+        BertConfig(
+            vocab_size=len(tok),
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+        )
+    )
+    path = root / "zh-bert"
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)

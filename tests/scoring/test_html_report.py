@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import shutil
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from scoring.cli import app
 from tests.scoring.conftest import stereoset_items, write_release
-from tests.scoring.test_slguset_becpro import becpro_items
+from tests.scoring.test_slguset_becpro import becpro_items, slguset_items
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -111,4 +112,22 @@ def test_becpro_html_report_shows_procedure_identity_and_figures(tiny_models, tm
     assert models[0]["sha256"] in text and models[0]["dtype"] == "float32"
     cells = _cells(page)
     assert "tiny-bert|female|female|mean" in cells and "tiny-bert-2|male|all|P(f)-P(m)" in cells
+    page.close()
+
+
+def test_slguset_html_report_matches_summary(tiny_models, zh_bert, tmp_path, browser):
+    data = tmp_path / "zh.parquet"
+    slguset_items().to_parquet(data, index=False)
+    out = tmp_path / "zh"
+    _score("slguset", "-d", str(data), "-m", zh_bert, "-m", tiny_models["causal"], "-o", str(out))
+    page, requested = _open(browser, out / "report.html")
+    assert _figures_render(page) >= 4  # pair heatmap, Table 3 bars, distribution, correlation
+    assert all(url.startswith(("file:", "data:")) for url in requested)
+    cells = _cells(page)
+    summary = pd.read_csv(out / "summary.csv")
+    for row in summary.to_dict("records"):
+        for figure in ("mean_bias", "male_degree", "clear_male"):
+            ((value, text),) = cells[f"{row['model']}|all|{figure}"]
+            assert float(value) == pytest.approx(row[figure], rel=1e-12)
+            assert f"[{row[f'{figure}_low']:.{0 if figure == 'clear_male' else 3}f}," in text
     page.close()

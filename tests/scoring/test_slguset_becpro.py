@@ -13,40 +13,7 @@ from typer.testing import CliRunner
 from scoring import becpro, slguset
 from scoring.cli import app
 from scoring.models import ModelOptions, load_model
-
-ZH_SENTENCES = [
-    # (sentence, keyword, gender, counterpart)
-    ("重庆女足在运动会上获胜。", "女", "female", "男"),
-    ("他的孩子在学校工作。", "他", "male", "她"),
-    ("她的丈夫是一名医生。", "丈夫", "male", "妻子"),
-    ("那位母亲很喜欢孩子。", "母亲", "female", "父亲"),
-]
-
-
-@pytest.fixture(scope="module")
-def zh_bert(tmp_path_factory):
-    import torch
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-
-    root = tmp_path_factory.mktemp("zh")
-    chars = sorted({c for s, *_ in ZH_SENTENCES for c in s} | set("男女他她丈夫妻子父母亲"))
-    vocab = root / "vocab.txt"
-    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars]) + "\n")
-    tok = BertTokenizer(vocab=str(vocab))
-    torch.manual_seed(1)
-    model = BertForMaskedLM(
-        BertConfig(
-            vocab_size=len(tok),
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=64,
-        )
-    )
-    path = root / "zh-bert"
-    model.save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
+from tests.scoring.conftest import ZH_SENTENCES
 
 
 def slguset_items() -> pd.DataFrame:
