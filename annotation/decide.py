@@ -216,31 +216,41 @@ def decide(
     if waiting is not None:
         waiting.discards = discards
         return waiting
-    proposals = proposals_of(family, row, submitted)
     if not submitted:
         return Decision("pending", f"all {_discards_text(discards)}", adjudicate=True, **counts)
-    responded = len(submitted) + len(discarded)
+    return _decide_votes(family, row, submitted, discards, policy)
+
+
+def _decide_votes(
+    family: Family,
+    row: Row,
+    submitted: list[Answer],
+    discards: tuple[tuple[str, str], ...],
+    policy: str,
+) -> Decision:
+    """A complete record's decision from its votes (corrections first, then the criteria)."""
+    counts = dict(submitted=len(submitted), discarded=len(discards), discards=discards)
+    proposals = proposals_of(family, row, submitted)
+    responded = len(submitted) + len(discards)
     winner, split = _text_vote(family, row, submitted, responded, policy)
     settled = set(family.review.settled_by_correction) if winner else set()
     decided, undecided = _criteria_vote(family, submitted, responded, policy, settled)
-    problems = ([f"no {policy} answer on " + ", ".join(undecided)] if undecided else []) + (
-        [split] if split else []
-    )
+    problems = [f"no {policy} answer on " + ", ".join(undecided)] if undecided else []
+    problems += [split] if split else []
     if problems:
         reason = "; ".join([*problems, _discards_text(discards)]).strip("; ")
         return Decision(
             "pending", reason, decided=decided, adjudicate=True, proposals=proposals, **counts
         )
     despite = f" despite {_discards_text(discards)}" if discards else ""
-    correction = winner.text if winner else None
-    by = winner.by if winner else ()
     if not family.review.keeps(decided, corrected=winner is not None):
         answered = ", ".join(f"{q}={v}" for q, v in decided.items())
         return Decision("reject", f"{policy}: {answered}{despite}", decided=decided, **counts)
+    by = winner.by if winner else ()
     what = f"corrected by {', '.join(by)}" if by else "all criteria met"
     return Decision(
-        "accept", f"{policy}: {what}{despite}", decided=decided, correction=correction,
-        corrected_by=by, proposals=proposals, **counts,
+        "accept", f"{policy}: {what}{despite}", decided=decided,
+        correction=winner.text if winner else None, corrected_by=by, proposals=proposals, **counts,
     )  # fmt: skip
 
 

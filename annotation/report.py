@@ -49,6 +49,12 @@ def decisions_md(details: list[dict[str, Any]]) -> list[str]:
         for d in details
         if d["decision"] == "pending" or d["discarded"] or d["adjudicated_by"] or d["corrected"]
     ]
+    # what needs a person first: adjudication, discards, adjudicated, corrected; then waiting
+    notable.sort(
+        key=lambda d: (
+            not d["to_adjudication"], not d["discarded"], not d["adjudicated_by"], not d["corrected"],
+        )
+    )  # fmt: skip
     if notable:
         rows = [
             [
