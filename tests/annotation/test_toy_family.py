@@ -54,7 +54,10 @@ def test_a_toy_family_goes_from_curation_to_a_loaded_dataset(server, tmp_path, t
     card = (release.path / "README.md").read_text()
     assert "Toy requests" in card and "cc0-1.0" in card and "| formal |" in card
 
-    loaded = load_dataset(str(release.path), name="default", split="test")
+    # own cache: datasets caches a local folder by its name ("1.0.0") and config
+    loaded = load_dataset(
+        str(release.path), name="default", split="test", cache_dir=str(tmp_path / "hf")
+    )
     assert sorted(loaded["id"]) == ["t1", "t2", "t5"]
     assert set(loaded["register"]) == {"formal", "informal"}
 
