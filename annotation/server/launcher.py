@@ -2,7 +2,9 @@
 
 It registers biasforge's SQL search engine with argilla-server, applies the speed-ups in
 ``speedups`` and then hands the arguments to the server's own command line (``start``,
-``worker``, ``database migrate`` …). One extra command, ``create-owner``, creates the owner
+``worker``, ``database migrate`` …). After ``database migrate`` it also creates the search
+index and indexes the records it does not hold yet (a data folder from before the index). One
+extra command, ``create-owner``, creates the owner
 account from a 0600 credentials file, so passwords and API keys never appear on a command line
 (where ``ps`` would show them) nor in the server's output.
 
@@ -24,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import speedups
 import sql_engine  # noqa: F401  (registers the engine with argilla_server)
+import sql_index
 
 
 def create_owner(credentials_path: str) -> int:
@@ -54,6 +57,14 @@ def main(argv: list[str]) -> int:
     from argilla_server.cli import app
 
     sys.argv = ["argilla_server", *argv]
+    if argv[:2] == ["database", "migrate"]:
+        try:
+            app()
+        except SystemExit as done:
+            if done.code not in (None, 0):
+                raise
+        sql_index.migrate(log=lambda line: print(line, file=sys.stderr))
+        return 0
     app()
     return 0
 

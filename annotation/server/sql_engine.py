@@ -1,26 +1,43 @@
-"""A search engine for argilla-server 2.8 that answers from the server's own SQL database.
+"""A search engine for argilla-server 2.8 that answers from the server's own SQLite database.
 
 Argilla normally mirrors every record into Elasticsearch/OpenSearch and asks it for queues,
-filters, progress and metrics. Neither can be installed here, and a review workspace of a few
-thousand items does not need one: the records, responses and suggestions are already in the
-server's SQLite database (the server commits every write before it calls an engine hook), so
-this engine keeps no index at all. The write hooks are no-ops and every query reads the tables.
+filters, progress and metrics. Neither can be installed here. This engine keeps an index beside
+Argilla's tables in the same database (``sql_index``: FTS5 trigram text, metadata values,
+per-record random keys, extra indexes on ``records`` and ``responses``), updates it from the
+write hooks Argilla calls (``index_records``, ``partial_record_update``, ``delete_records``,
+``delete_index``), and answers every search, filter, sort, page, progress and metrics call with
+one SQL query each. Responses and suggestions are read from Argilla's own tables, which already
+index them by record, user and question, so their hooks need no extra work.
+
+Query semantics are those of the first version of this engine (which filtered in Python): a
+text term is a case-insensitive substring (every term must occur; ``"quoted phrases"`` stay
+whole), "pending" means no response by that user, annotator queues have a per-user stable
+pseudo-random order, a text search without a user ranks by how often the terms occur, missing
+sort values come last.
 
 This module runs inside the server's own virtualenv (argilla-server pins libraries the main
-environment cannot share), so it imports only argilla_server and the standard library. The
-server makes a new engine per request and its rq worker calls it too, so it keeps no state.
+environment cannot share), so it imports only argilla_server, numpy (a dependency of the
+server) and the standard library. The server makes a new engine per request and its rq worker
+calls it too, so it keeps no state; queries run on a fresh ``sqlite3`` connection in a worker
+thread, off the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-import math
+import json
 import re
-from collections import defaultdict
+import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np
+import sql_index
 from argilla_server.database import AsyncSessionLocal
 from argilla_server.enums import (
     MetadataPropertyType,
@@ -32,12 +49,10 @@ from argilla_server.enums import (
 from argilla_server.models import (
     Dataset,
     MetadataProperty,
-    Question,
     Record,
     Response,
     Suggestion,
     User,
-    Vector,
     VectorSettings,
 )
 from argilla_server.search_engine.base import (
@@ -62,6 +77,8 @@ from sqlalchemy import func, select
 
 ENGINE_NAME = "biasforge-sql"
 _TERM = re.compile(r'"([^"]+)"|(\S+)')
+_RECORD_COLUMNS = {"id", "external_id", "status", "inserted_at", "updated_at"}
+_schema_ready: set[str] = set()  # databases whose index tables exist (per process, not state)
 
 
 def _terms(query: str) -> list[str]:
@@ -79,59 +96,21 @@ def _terms(query: str) -> list[str]:
     return terms
 
 
-def _text_of(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, list):  # chat fields: list of {role, content}
-        return " ".join(
-            _text_of(item.get("content") if isinstance(item, dict) else item) for item in value
-        )
-    if isinstance(value, dict):
-        return " ".join(_text_of(item) for item in value.values())
-    return str(value)
+def _user_hash(user_id: Any) -> int:
+    return int(hashlib.sha256(str(user_id).encode()).hexdigest()[:8], 16) & 0x7FFFFFFF
 
 
-def _user_key(user_id: Any, record_id: UUID) -> str:
-    """Per-annotator queue order: pseudo-random, different for each user, stable across pages."""
-    return hashlib.sha256(f"{user_id}:{record_id}".encode()).hexdigest()
+def _hex(value: Any) -> str:
+    if isinstance(value, UUID):
+        return value.hex
+    try:
+        return UUID(str(value)).hex
+    except ValueError:
+        return str(value)
 
 
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return value if isinstance(value, list) else [value]
-
-
-def _response_value(values: dict | None, question: str) -> Any:
-    item = (values or {}).get(question)
-    return item.get("value") if isinstance(item, dict) else None
-
-
-class _Row:
-    """What one query needs to know about a record; filled only with what was asked for."""
-
-    __slots__ = (
-        "external_id",
-        "fields",
-        "id",
-        "inserted_at",
-        "metadata",
-        "responses",
-        "status",
-        "suggestions",
-        "updated_at",
-    )
-
-    def __init__(self, record_id, external_id, status, inserted_at, updated_at) -> None:
-        self.id = record_id
-        self.external_id = external_id
-        self.status = str(getattr(status, "value", status))
-        self.inserted_at = inserted_at
-        self.updated_at = updated_at
-        self.fields: dict = {}
-        self.metadata: dict = {}
-        self.responses: list[tuple[str, str, dict]] = []  # (user_id, status, values)
-        self.suggestions: dict[str, dict] = {}
+def _value(enum_or_str: Any) -> str:
+    return str(getattr(enum_or_str, "value", enum_or_str))
 
 
 def _walk(filter_: Any) -> Iterable[Any]:
@@ -144,9 +123,263 @@ def _walk(filter_: Any) -> Iterable[Any]:
         yield filter_
 
 
+def _connect() -> Any:
+    path = sql_index.database_path()
+    conn = sql_index.connect(path)
+    if path not in _schema_ready:
+        sql_index.ensure_schema(conn)
+        _schema_ready.add(path)
+    return conn
+
+
+def _run(function, *args):
+    """Run ``function(conn, *args)`` on a fresh connection in a worker thread."""
+
+    def work():
+        conn = _connect()
+        try:
+            return function(conn, *args)
+        finally:
+            conn.close()
+
+    return asyncio.to_thread(work)
+
+
+class _Query:
+    """SQL text and parameters of one search, built from Argilla's filter/sort objects."""
+
+    def __init__(self, dataset_id: str) -> None:
+        self.params: dict[str, Any] = {"ds": dataset_id}
+        self.where: list[str] = ["r.dataset_id = :ds"]
+        self.order: list[str] = []
+        self._n = 0
+
+    def param(self, value: Any) -> str:
+        self._n += 1
+        name = f"p{self._n}"
+        self.params[name] = value
+        return f":{name}"
+
+    def in_list(self, values: Iterable[Any]) -> str:
+        return "(" + ", ".join(self.param(v) for v in values) + ")"
+
+    # -- filters ---------------------------------------------------------------------------
+    def add_filter(self, filter_: Any) -> None:
+        for item in _walk(filter_):
+            self.where.append(self._condition(item))
+
+    def _condition(self, filter_: Any) -> str:
+        scope = filter_.scope
+        if isinstance(scope, MetadataFilterScope):
+            name = self.param(scope.metadata_property)
+            if isinstance(filter_, TermsFilter):
+                values = self.in_list(str(v) for v in filter_.values)
+                test = f"sval IN {values}"
+            else:
+                test = self._range("nval", filter_)
+            return (
+                "r.id IN (SELECT rid FROM bf_meta WHERE dataset_id = :ds "
+                f"AND name = {name} AND {test})"
+            )
+        if isinstance(scope, SuggestionFilterScope):
+            question = self.param(scope.question)
+            column = scope.property
+            if column not in {"value", "score", "agent", "type"}:
+                raise ValueError(f"Cannot process request for search scope {scope}")
+            source = f"json_each(s.{column})" if column in {"value", "score"} else None
+            value = "j.value" if source else f"s.{column}"
+            kind = "j.type" if source else None
+            test = self._value_test(value, kind, filter_)
+            joins = f"suggestions s, {source} j" if source else "suggestions s"
+            return (
+                f"r.id IN (SELECT s.record_id FROM {joins} WHERE s.question_id = "
+                f"(SELECT id FROM questions WHERE dataset_id = :ds AND name = {question}) "
+                f"AND {test})"
+            )
+        if isinstance(scope, ResponseFilterScope):
+            return self._response_condition(filter_)
+        if isinstance(scope, RecordFilterScope):
+            column = scope.property
+            if column not in _RECORD_COLUMNS:
+                raise ValueError(f"Cannot process request for search scope {scope}")
+            if not isinstance(filter_, TermsFilter):
+                return "0"  # the first engine compared float(value): never true for these
+            values = filter_.values
+            if column == "id":
+                values = [_hex(v) for v in values]
+            return f"CAST(r.{column} AS TEXT) IN {self.in_list(str(v) for v in values)}"
+        raise ValueError(f"Cannot process request for search scope {scope}")
+
+    def _range(self, column: str, filter_: Any) -> str:
+        if not isinstance(filter_, RangeFilter):
+            raise ValueError(f"Cannot process filter {filter_}")
+        tests = [f"{column} IS NOT NULL"]
+        if filter_.ge is not None:
+            tests.append(f"{column} >= {self.param(float(filter_.ge))}")
+        if filter_.le is not None:
+            tests.append(f"{column} <= {self.param(float(filter_.le))}")
+        return " AND ".join(tests)
+
+    def _value_test(self, value: str, kind: str | None, filter_: Any) -> str:
+        """A JSON value (or a column) against a terms or range filter, as str()/float() did."""
+        if isinstance(filter_, TermsFilter):
+            return f"CAST({value} AS TEXT) IN {self.in_list(str(v) for v in filter_.values)}"
+        number = (
+            f"(CASE WHEN {kind} IN ('integer', 'real') THEN {value} END)"
+            if kind
+            else f"(CASE WHEN typeof({value}) IN ('integer', 'real') THEN {value} END)"
+        )
+        return self._range(number, filter_)
+
+    def _response_condition(self, filter_: Any) -> str:
+        scope: ResponseFilterScope = filter_.scope
+        user = self.param(scope.user.id.hex) if scope.user is not None else None
+        by_user = f" AND resp.user_id = {user}" if user else ""
+        if scope.question:
+            path = self.param(f'$."{scope.question}".value')
+            test = self._value_test("j.value", "j.type", filter_)
+            return (
+                "r.id IN (SELECT resp.record_id FROM responses resp, "
+                f'json_each(resp."values", {path}) j WHERE 1{by_user} AND {test})'
+            )
+        if scope.property == "status" and isinstance(filter_, TermsFilter):
+            wanted = {_value(v) for v in filter_.values}
+            tests = []
+            answered = wanted - {ResponseStatusFilter.pending.value}
+            if answered:
+                tests.append(
+                    "EXISTS (SELECT 1 FROM responses resp WHERE resp.record_id = r.id"
+                    f"{by_user} AND resp.status IN {self.in_list(sorted(answered))})"
+                )
+            if ResponseStatusFilter.pending.value in wanted:
+                tests.append(
+                    "NOT EXISTS (SELECT 1 FROM responses resp WHERE resp.record_id = r.id"
+                    f"{by_user})"
+                )
+            return "(" + " OR ".join(tests) + ")" if tests else "0"
+        raise ValueError(f"Cannot process filter scope {scope}")
+
+    # -- sort ----------------------------------------------------------------------------------
+    def add_sort(self, order: Order) -> None:
+        descending = _value(order.order) == SortOrder.desc.value
+        direction = "DESC" if descending else "ASC"
+        scope = order.scope
+        if isinstance(scope, MetadataFilterScope):
+            name = self.param(scope.metadata_property)
+            first = (
+                "(SELECT {col} FROM bf_meta m WHERE m.rid = r.id AND m.name = "
+                + name
+                + " ORDER BY m.pos LIMIT 1)"
+            )
+            self._sort_on(first.format(col="sval"), first.format(col="snum"), direction)
+            return
+        if isinstance(scope, RecordFilterScope):
+            if scope.property not in _RECORD_COLUMNS:
+                raise ValueError(f"Cannot process request for search scope {scope}")
+            self.order += [f"r.{scope.property} IS NULL", f"r.{scope.property} {direction}"]
+            return
+        if isinstance(scope, SuggestionFilterScope):
+            question = self.param(scope.question)
+            column = scope.property
+            if column not in {"value", "score", "agent", "type"}:
+                raise ValueError(f"Cannot process request for search scope {scope}")
+            pick = "json_extract(s.{0}, '$[0]')" if column in {"value", "score"} else "s.{0}"
+            pick = (
+                f"(CASE WHEN json_type(s.{column}) = 'array' THEN {pick.format(column)} "
+                f"ELSE json_extract(s.{column}, '$') END)"
+                if column in {"value", "score"}
+                else pick.format(column)
+            )
+            value = (
+                f"(SELECT {pick} FROM suggestions s WHERE s.record_id = r.id AND s.question_id = "
+                f"(SELECT id FROM questions WHERE dataset_id = :ds AND name = {question}))"
+            )
+            number = f"(CASE WHEN typeof({value}) IN ('integer', 'real') THEN {value} END)"
+            self._sort_on(value, number, direction)
+            return
+        if isinstance(scope, ResponseFilterScope):
+            user = self.param(scope.user.id.hex) if scope.user is not None else None
+            by_user = f" AND resp.user_id = {user}" if user else ""
+            if scope.question:
+                path = self.param(f'$."{scope.question}".value')
+                inner = f'json_extract(resp."values", {path})'
+            else:
+                inner = "resp.status"
+            value = (
+                "(SELECT CASE WHEN count(v) = sum(typeof(v) IN ('integer', 'real')) "
+                "THEN avg(v) ELSE min(CAST(v AS TEXT)) END FROM (SELECT "
+                f"{inner} AS v FROM responses resp WHERE resp.record_id = r.id{by_user}) "
+                "WHERE v IS NOT NULL)"
+            )
+            number = f"(CASE WHEN typeof({value}) IN ('integer', 'real') THEN {value} END)"
+            self._sort_on(value, number, direction)
+            return
+        raise ValueError(f"Cannot process request for search scope {scope}")
+
+    def _sort_on(self, text: str, number: str, direction: str) -> None:
+        # Missing values last; numbers before strings ascending (after them descending), as
+        # the first engine's key (kind, number, str) did.
+        self.order += [
+            f"{text} IS NULL",
+            f"({number} IS NULL) {direction}",
+            f"{number} {direction}",
+            f"CAST({text} AS TEXT) {direction}",
+        ]
+
+
+def _search(conn, query: _Query, terms, field, offset, limit, user_id):
+    text_join = ""
+    score = "1.0"
+    if terms:
+        long_terms = [t for t in terms if len(t) >= 3]
+        tests = []
+        if long_terms:
+            match = " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms)
+            tests.append(f"bf_text MATCH {query.param(match)}")
+        for term in terms:
+            if len(term) < 3:
+                tests.append(f"instr(body, {query.param(term)}) > 0")
+        if field:
+            tests.append(f"field = {query.param(field)}")
+        else:
+            tests.append(f"(rowid & {sql_index.MAX_FIELD_SLOTS}) = 0")
+        counts = " + ".join(
+            f"(length(body) - length(replace(body, {p}, ''))) / length({p})"
+            for p in (query.param(t) for t in terms)
+        )
+        text_join = (
+            f"JOIN (SELECT rowid >> {sql_index.SHIFT} AS n, {counts} AS score FROM bf_text "
+            f"WHERE {' AND '.join(tests)}) h ON h.n = b.n "
+        )
+        score = "h.score"
+    if user_id is not None:
+        u = query.param(_user_hash(user_id))
+        base = [f"((((b.rk | {u}) - (b.rk & {u})) * 2654435761) % 2147483648)", "r.id"]
+    elif terms:
+        base = ["h.score DESC", "r.inserted_at", "r.id"]
+    else:
+        base = ["r.inserted_at", "r.id"]
+    needs_key = user_id is not None or terms
+    source = "records r " + ("JOIN bf_record b ON b.rid = r.id " + text_join if needs_key else "")
+    where = " AND ".join(query.where)
+    total = conn.execute(f"SELECT count(*) FROM {source} WHERE {where}", query.params).fetchone()[0]
+    order = ", ".join(query.order + base)
+    rows = conn.execute(
+        f"SELECT r.id, {score} FROM {source} WHERE {where} ORDER BY {order} "
+        f"LIMIT {int(limit)} OFFSET {int(offset)}",
+        query.params,
+    ).fetchall()
+    return rows, total
+
+
+def _all_ids(conn, query: _Query, terms, field) -> list[str]:
+    rows, _ = _search(conn, query, terms, field, 0, -1, None)
+    return [rid for rid, _ in rows]
+
+
 @SearchEngine.register(engine_name=ENGINE_NAME)
 class SQLSearchEngine(SearchEngine):
-    """Answer Argilla's search-engine calls from SQL; see the module docstring for why."""
+    """Answer Argilla's search-engine calls from SQL; see the module docstring."""
 
     @classmethod
     async def new_instance(cls) -> SQLSearchEngine:
@@ -159,40 +392,46 @@ class SQLSearchEngine(SearchEngine):
         return True
 
     async def info(self) -> dict:
-        return {"engine": ENGINE_NAME, "backend": "sql"}
+        return {"engine": ENGINE_NAME, "backend": "sqlite", "index": "fts5-trigram"}
 
-    # -- write hooks: the database already holds every change --------------------------------
+    # -- write hooks: keep the index in step with the tables -----------------------------------
     async def create_index(self, dataset: Dataset) -> None:
         return None
 
     async def delete_index(self, dataset: Dataset) -> None:
-        return None
+        await _run(sql_index.delete_dataset, dataset.id.hex)
 
     async def configure_metadata_property(
         self, dataset: Dataset, metadata_property: MetadataProperty
     ) -> None:
-        return None
+        return None  # values are indexed whatever their property; nothing to configure
 
     async def configure_index_vectors(self, vector_settings: VectorSettings) -> None:
         return None
 
     async def index_records(self, dataset: Dataset, records: Iterable[Record]) -> None:
-        return None
+        items = [
+            (record.id.hex, dict(record.fields or {}), dict(record.metadata_ or {}))
+            for record in records
+        ]
+        await _run(sql_index.write_records, dataset.id.hex, items)
 
     async def partial_record_update(self, record: Record, **update) -> None:
-        return None
+        if "metadata" in update or "metadata_" in update or "fields" in update:
+            await _run(sql_index.reindex_from_table, [record.id.hex])
+        # status lives in the records table itself (indexed); nothing else is copied
 
     async def delete_records(self, dataset: Dataset, records: Iterable[Record]) -> None:
-        return None
+        await _run(sql_index.delete_records, [record.id.hex for record in records])
 
     async def update_record_response(self, response: Response) -> None:
-        return None
+        return None  # read from Argilla's responses table (indexed by record and user)
 
     async def delete_record_response(self, response: Response) -> None:
         return None
 
     async def update_record_suggestion(self, suggestion: Suggestion) -> None:
-        return None
+        return None  # read from Argilla's suggestions table (indexed by record, question)
 
     async def delete_record_suggestion(self, suggestion: Suggestion) -> None:
         return None
@@ -209,7 +448,7 @@ class SQLSearchEngine(SearchEngine):
                     .group_by(Record.status)
                 )
             ).all()
-        counts = {str(getattr(status, "value", status)): count for status, count in rows}
+        counts = {_value(status): count for status, count in rows}
         return {"total": sum(counts.values()), **counts}
 
     async def get_dataset_user_progress(self, dataset: Dataset, user: User) -> dict:
@@ -224,38 +463,42 @@ class SQLSearchEngine(SearchEngine):
                     .group_by(Response.status)
                 )
             ).all()
-        counts = {str(getattr(status, "value", status)): count for status, count in rows}
+        counts = {_value(status): count for status, count in rows}
         return {"total": sum(counts.values()), **counts}
 
     async def compute_metrics_for(self, metadata_property: MetadataProperty) -> MetadataMetrics:
+        dataset_id = metadata_property.dataset_id.hex
         name = metadata_property.name
-        async with AsyncSessionLocal() as db:
-            values = (
-                await db.execute(
-                    select(Record.metadata_).where(
-                        Record.dataset_id == metadata_property.dataset_id
-                    )
-                )
-            ).scalars()
-            found = [(meta or {}).get(name) for meta in values]
-        found = [value for value in found if value is not None]
         if metadata_property.type == MetadataPropertyType.terms:
-            counts: dict[str, int] = defaultdict(int)
-            for value in found:
-                for term in _as_list(value):
-                    counts[str(term)] += 1
-            ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+            rows = await _run(
+                lambda conn: conn.execute(
+                    "SELECT sval, count(*) FROM bf_meta WHERE dataset_id = ? AND name = ? "
+                    "GROUP BY sval",
+                    (dataset_id, name),
+                ).fetchall()
+            )
+            ordered = sorted(rows, key=lambda item: (-item[1], item[0]))
             return TermsMetrics(
-                total=sum(counts.values()),
+                total=sum(count for _, count in rows),
                 values=[TermsMetrics.TermCount(term=term, count=count) for term, count in ordered],
             )
-        numbers = [value for value in found if isinstance(value, int | float)]
-        cls = (
-            IntegerMetadataMetrics
-            if metadata_property.type == MetadataPropertyType.integer
-            else FloatMetadataMetrics
+        low, high = await _run(
+            lambda conn: conn.execute(
+                "SELECT min(snum), max(snum) FROM bf_meta WHERE dataset_id = ? AND name = ? "
+                "AND pos = 0",
+                (dataset_id, name),
+            ).fetchone()
         )
-        return cls(min=min(numbers) if numbers else None, max=max(numbers) if numbers else None)
+        if metadata_property.type == MetadataPropertyType.integer:
+            cast = int
+            cls = IntegerMetadataMetrics
+        else:
+            cast = float
+            cls = FloatMetadataMetrics
+        return cls(
+            min=cast(low) if low is not None else None,
+            max=cast(high) if high is not None else None,
+        )
 
     # -- search -----------------------------------------------------------------------------------
     async def search(
@@ -268,14 +511,20 @@ class SQLSearchEngine(SearchEngine):
         limit: int = 100,
         user_id: Any = None,
     ) -> SearchResponses:
-        rows, scores = await self._matching_rows(dataset, query, filter, sort)
-        rows = self._ordered(rows, scores, sort, user_id, query)
-        page = rows[offset : offset + limit]
+        if isinstance(query, str):
+            query = TextQuery(q=query)
+        terms = _terms(query.q) if query is not None and query.q else []
+        field = query.field if query is not None and terms else None
+        sql = _Query(dataset.id.hex)
+        sql.add_filter(filter)
+        for order in sort or []:
+            sql.add_sort(order)
+        rows, total = await _run(_search, sql, terms, field, offset, limit, user_id)
         return SearchResponses(
             items=[
-                SearchResponseItem(record_id=row.id, score=scores.get(row.id, 1.0)) for row in page
+                SearchResponseItem(record_id=UUID(rid), score=float(score)) for rid, score in rows
             ],
-            total=len(rows),
+            total=total,
         )
 
     async def similarity_search(
@@ -290,233 +539,64 @@ class SQLSearchEngine(SearchEngine):
         order: SimilarityOrder = SimilarityOrder.most_similar,
         threshold: float | None = None,
     ) -> SearchResponses:
+        """Exact cosine similarity over every vector of the dataset, vectorised with numpy."""
         if bool(value) == bool(record):
             raise ValueError(
                 "Must provide either vector value or record to compute the similarity search"
             )
         excluded = None
         if not value:
-            excluded = record.id
+            excluded = record.id.hex
             value = record.vector_value_by_vector_settings(vector_settings)
         if not value:
             raise ValueError("Cannot find a vector value to apply with provided info")
-        rows, _ = await self._matching_rows(dataset, query, filter, None)
-        allowed = {row.id for row in rows}
-        async with AsyncSessionLocal() as db:
-            vectors = (
-                await db.execute(
-                    select(Vector.record_id, Vector.value).where(
-                        Vector.vector_settings_id == vector_settings.id
-                    )
-                )
-            ).all()
-        norm = math.sqrt(sum(x * x for x in value)) or 1.0
-        scored = []
-        for record_id, other in vectors:
-            if record_id == excluded or record_id not in allowed or not other:
-                continue
-            other_norm = math.sqrt(sum(x * x for x in other)) or 1.0
-            cosine = sum(a * b for a, b in zip(value, other, strict=False)) / (norm * other_norm)
-            score = (1 + cosine) / 2  # Elasticsearch's cosine similarity score range
-            if order == SimilarityOrder.least_similar:
-                score = 1 - score
-            if threshold is None or score >= threshold:
-                scored.append((score, record_id))
-        scored.sort(key=lambda item: (-item[0], str(item[1])))
-        scored = scored[:max_results]
-        return SearchResponses(
-            items=[
-                SearchResponseItem(record_id=record_id, score=score) for score, record_id in scored
-            ],
-            total=len(scored),
-        )
-
-    # -- internals --------------------------------------------------------------------------------
-    async def _matching_rows(self, dataset, query, filter_, sort) -> tuple[list[_Row], dict]:
-        """Load what the filter, sort and text query need, then evaluate them in Python."""
         if isinstance(query, str):
             query = TextQuery(q=query)
-        scopes = [f.scope for f in _walk(filter_)] + [o.scope for o in sort or []]
-        need_responses = any(isinstance(s, ResponseFilterScope) for s in scopes)
-        need_suggestions = any(isinstance(s, SuggestionFilterScope) for s in scopes)
-        need_metadata = any(isinstance(s, MetadataFilterScope) for s in scopes)
-        need_fields = query is not None and bool(query.q)
+        terms = _terms(query.q) if query is not None and query.q else []
+        field = query.field if query is not None and terms else None
+        restrict = None
+        if terms or filter is not None:
+            sql = _Query(dataset.id.hex)
+            sql.add_filter(filter)
+            restrict = _Query, sql, terms, field
 
-        async with AsyncSessionLocal() as db:
-            columns = [
-                Record.id,
-                Record.external_id,
-                Record.status,
-                Record.inserted_at,
-                Record.updated_at,
-            ]
-            if need_fields:
-                columns.append(Record.fields)
-            if need_metadata:
-                columns.append(Record.metadata_)
-            result = await db.execute(select(*columns).where(Record.dataset_id == dataset.id))
-            rows: dict[UUID, _Row] = {}
-            for item in result.all():
-                row = _Row(*item[:5])
-                position = 5
-                if need_fields:
-                    row.fields = item[position] or {}
-                    position += 1
-                if need_metadata:
-                    row.metadata = item[position] or {}
-                rows[row.id] = row
-            if need_responses:
-                result = await db.execute(
-                    select(Response.record_id, Response.user_id, Response.status, Response.values)
-                    .join(Record, Record.id == Response.record_id)
-                    .where(Record.dataset_id == dataset.id)
-                )
-                for record_id, user, status, values in result.all():
-                    if record_id in rows:
-                        rows[record_id].responses.append(
-                            (str(user), str(getattr(status, "value", status)), values or {})
-                        )
-            if need_suggestions:
-                result = await db.execute(
-                    select(
-                        Suggestion.record_id,
-                        Question.name,
-                        Suggestion.value,
-                        Suggestion.score,
-                        Suggestion.agent,
-                        Suggestion.type,
-                    )
-                    .join(Question, Question.id == Suggestion.question_id)
-                    .where(Question.dataset_id == dataset.id)
-                )
-                for record_id, name, value, score, agent, kind in result.all():
-                    if record_id in rows:
-                        rows[record_id].suggestions[name] = {
-                            "value": value,
-                            "score": score,
-                            "agent": agent,
-                            "type": str(getattr(kind, "value", kind)) if kind is not None else None,
-                        }
-
-        scores: dict[UUID, float] = {}
-        matched = []
-        terms = _terms(query.q) if need_fields else []
-        for row in rows.values():
-            if filter_ is not None and not self._accepts(row, filter_):
-                continue
-            if terms:
-                if query.field:
-                    text = _text_of(row.fields.get(query.field)).lower()
-                else:
-                    text = " ".join(_text_of(value) for value in row.fields.values()).lower()
-                if not all(term in text for term in terms):
+        def load(conn):
+            allowed = None
+            if restrict is not None:
+                allowed = set(_all_ids(conn, restrict[1], restrict[2], restrict[3]))
+            rows = conn.execute(
+                "SELECT record_id, value FROM vectors WHERE vector_settings_id = ?",
+                (vector_settings.id.hex,),
+            ).fetchall()
+            ids, vectors = [], []
+            for rid, raw in rows:
+                if rid == excluded or (allowed is not None and rid not in allowed):
                     continue
-                scores[row.id] = float(sum(text.count(term) for term in terms))
-            matched.append(row)
-        return matched, scores
+                ids.append(rid)
+                vectors.append(json.loads(raw) if isinstance(raw, str) else raw)
+            return ids, vectors
 
-    def _accepts(self, row: _Row, filter_: Any) -> bool:
-        if isinstance(filter_, AndFilter):
-            return all(self._accepts(row, inner) for inner in filter_.filters)
-        scope = filter_.scope
-        if isinstance(scope, ResponseFilterScope):
-            return self._accepts_response(row, filter_)
-        values = self._scope_values(row, scope)
-        return any(self._value_matches(value, filter_) for value in values)
-
-    def _accepts_response(self, row: _Row, filter_: Any) -> bool:
-        scope: ResponseFilterScope = filter_.scope
-        user = str(scope.user.id) if scope.user is not None else None
-        responses = [r for r in row.responses if user is None or r[0] == user]
-        if scope.question:
-            return any(
-                self._value_matches(value, filter_)
-                for _, _, values in responses
-                for value in _as_list(_response_value(values, scope.question))
-            )
-        if scope.property == "status" and isinstance(filter_, TermsFilter):
-            wanted = {str(getattr(v, "value", v)) for v in filter_.values}
-            if ResponseStatusFilter.pending.value in wanted and not responses:
-                return True  # "pending" = this user (or, without a user, nobody) has answered
-            return any(status in wanted for _, status, _ in responses)
-        raise ValueError(f"Cannot process filter scope {scope}")
-
-    @staticmethod
-    def _value_matches(value: Any, filter_: Any) -> bool:
-        if isinstance(filter_, TermsFilter):
-            return str(value) in {str(v) for v in filter_.values}
-        if isinstance(filter_, RangeFilter):
-            if value is None or isinstance(value, bool):
-                return False
-            try:
-                number = float(value)
-            except (TypeError, ValueError):
-                return False
-            if filter_.ge is not None and number < filter_.ge:
-                return False
-            return not (filter_.le is not None and number > filter_.le)
-        raise ValueError(f"Cannot process filter {filter_}")
-
-    @staticmethod
-    def _scope_values(row: _Row, scope: Any) -> list[Any]:
-        if isinstance(scope, MetadataFilterScope):
-            return _as_list(row.metadata.get(scope.metadata_property))
-        if isinstance(scope, SuggestionFilterScope):
-            suggestion = row.suggestions.get(scope.question)
-            return _as_list(suggestion.get(scope.property)) if suggestion else []
-        if isinstance(scope, RecordFilterScope):
-            value = getattr(row, scope.property, None)
-            return _as_list(str(value) if isinstance(value, UUID) else value)
-        raise ValueError(f"Cannot process request for search scope {scope}")
-
-    def _sort_value(self, row: _Row, scope: Any) -> Any:
-        if isinstance(scope, ResponseFilterScope):
-            user = str(scope.user.id) if scope.user is not None else None
-            key = scope.question or scope.property
-            found = []
-            for response_user, status, values in row.responses:
-                if user is not None and response_user != user:
-                    continue
-                found.append(status if key == "status" else _response_value(values, key))
-            found = [value for value in found if value is not None]
-            if not found:
-                return None
-            if all(isinstance(v, int | float) and not isinstance(v, bool) for v in found):
-                return sum(found) / len(found)  # Elasticsearch's nested sort mode "avg"
-            return min(str(v) for v in found)
-        values = self._scope_values(row, scope)
-        if not values:
-            return None
-        value = values[0]
-        return str(value) if isinstance(value, UUID) else value
-
-    def _ordered(self, rows, scores, sort, user_id, query) -> list[_Row]:
-        # Base order: per-user stable shuffle for annotator queues, relevance for text search,
-        # insertion order otherwise; explicit sort keys are applied on top (stable sorts).
-        if user_id is not None:
-            rows = sorted(rows, key=lambda row: _user_key(user_id, row.id))
-        elif scores:
-            rows = sorted(
-                rows, key=lambda row: (-scores.get(row.id, 0.0), row.inserted_at, str(row.id))
-            )
-        else:
-            rows = sorted(rows, key=lambda row: (row.inserted_at, str(row.id)))
-        for order in reversed(sort or []):
-            descending = str(getattr(order.order, "value", order.order)) == SortOrder.desc.value
-            keyed = [(self._sort_value(row, order.scope), row) for row in rows]
-            present = [item for item in keyed if item[0] is not None]
-            missing = [row for value, row in keyed if value is None]
-            present.sort(key=lambda item: _sortable(item[0]), reverse=descending)
-            rows = [row for _, row in present] + missing  # missing values last, like Elasticsearch
-        return rows
-
-
-def _sortable(value: Any) -> tuple:
-    if isinstance(value, bool):
-        return (0, int(value), "")
-    if isinstance(value, int | float):
-        return (0, float(value), "")
-    return (1, 0.0, str(value))
+        ids, vectors = await _run(load)
+        if not ids:
+            return SearchResponses(items=[], total=0)
+        matrix = np.asarray(vectors, dtype=np.float64)
+        target = np.asarray(value, dtype=np.float64)
+        norms = np.linalg.norm(matrix, axis=1)
+        norms[norms == 0] = 1.0
+        cosine = matrix @ target / (norms * (np.linalg.norm(target) or 1.0))
+        scores = (1 + cosine) / 2  # Elasticsearch's cosine similarity score range
+        if order == SimilarityOrder.least_similar:
+            scores = 1 - scores
+        keep = np.ones(len(ids), dtype=bool) if threshold is None else scores >= threshold
+        index = np.flatnonzero(keep)
+        id_array = np.asarray(ids)
+        ranked = index[np.lexsort((id_array[index], -scores[index]))][:max_results]
+        return SearchResponses(
+            items=[
+                SearchResponseItem(record_id=UUID(ids[i]), score=float(scores[i])) for i in ranked
+            ],
+            total=len(ranked),
+        )
 
 
 __all__ = ["ENGINE_NAME", "RecordSortField", "SQLSearchEngine"]

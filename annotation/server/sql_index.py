@@ -1,0 +1,296 @@
+"""The search index kept beside argilla-server's tables, in the same SQLite database.
+
+Argilla's own tables already hold records, responses and suggestions as rows with indexes on
+``record_id``/``user_id``/``question_id``; what they cannot answer quickly is text inside the
+``fields`` JSON and values inside the ``metadata`` JSON. This module keeps, per record:
+
+``bf_record``  ``n`` (integer key), the record id, its dataset and ``rk``, a random 31-bit key
+               from which each annotator's stable pseudo-random queue order is derived.
+``bf_text``    FTS5 with the trigram tokenizer: one row (rowid ``n << 8``) with all fields
+               joined, plus one row per field (``n << 8 | k``) when a record has several. Text is
+               stored lower-cased by Python, so a query term is a plain case-insensitive
+               substring (Chinese included) and accents are kept: ``medico`` does not find
+               ``médico``, as with Argilla's Elasticsearch mapping (standard analyzer, no
+               ASCII folding). Terms of 3+ characters use the trigram index; shorter ones (two
+               Chinese characters) are checked by ``instr`` on the rows the others left.
+``bf_meta``    one row per metadata value (``pos`` 0 for a scalar, 1.. for list items) with its
+               ``str()`` (terms), its ``float()`` (ranges, never for booleans) and its number
+               for sorting, indexed by (dataset, property, value).
+
+It also adds two indexes to Argilla's ``records`` table, (dataset, inserted_at, id) and
+(dataset, status), so queues page in order and progress is counted from the index.
+
+Only the standard library is used: the launcher, the engine (inside the server's event loop,
+through worker threads) and the benchmark all open the database with ``sqlite3`` directly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+SCHEMA_VERSION = 1
+SHIFT = 8  # bf_text rowid = n << SHIFT | field slot (0 = all fields joined)
+MAX_FIELD_SLOTS = (1 << SHIFT) - 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS bf_index_info (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS bf_record (
+    n INTEGER PRIMARY KEY,
+    rid TEXT NOT NULL UNIQUE,
+    dataset_id TEXT NOT NULL,
+    rk INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS bf_record_dataset ON bf_record (dataset_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS bf_text USING fts5(
+    body, field UNINDEXED, tokenize = 'trigram case_sensitive 1'
+);
+CREATE TABLE IF NOT EXISTS bf_meta (
+    rid TEXT NOT NULL,
+    dataset_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    pos INTEGER NOT NULL,
+    sval TEXT,
+    nval REAL,
+    snum REAL
+);
+CREATE INDEX IF NOT EXISTS bf_meta_terms ON bf_meta (dataset_id, name, sval, rid);
+CREATE INDEX IF NOT EXISTS bf_meta_range ON bf_meta (dataset_id, name, nval, rid);
+CREATE INDEX IF NOT EXISTS bf_meta_record ON bf_meta (rid, name, pos);
+CREATE INDEX IF NOT EXISTS bf_records_order ON records (dataset_id, inserted_at, id);
+CREATE INDEX IF NOT EXISTS bf_records_status ON records (dataset_id, status);
+CREATE INDEX IF NOT EXISTS bf_responses_user_record ON responses (user_id, record_id, status);
+"""
+
+
+def database_path(url: str | None = None) -> str:
+    """The SQLite file behind ``ARGILLA_DATABASE_URL`` (``sqlite+aiosqlite:///PATH?...``)."""
+    url = url or os.environ.get("ARGILLA_DATABASE_URL", "")
+    if not url:
+        from argilla_server.settings import settings
+
+        url = settings.database_url
+    if not url.startswith("sqlite"):
+        raise RuntimeError(f"the biasforge SQL engine needs a SQLite database, not {url!r}")
+    path = url.split(":///", 1)[1].split("?", 1)[0]
+    return path
+
+
+def connect(path: str | None = None) -> sqlite3.Connection:
+    conn = sqlite3.connect(path or database_path(), timeout=60, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 60000")
+    conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache per connection
+    return conn
+
+
+def ensure_schema(conn: sqlite3.Connection) -> None:
+    conn.executescript(SCHEMA)
+    conn.execute(
+        "INSERT OR REPLACE INTO bf_index_info (key, value) VALUES ('schema', ?)",
+        (str(SCHEMA_VERSION),),
+    )
+
+
+# -- what is stored for a record -------------------------------------------------------------
+def text_of(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):  # chat fields: list of {role, content}
+        return " ".join(
+            text_of(item.get("content") if isinstance(item, dict) else item) for item in value
+        )
+    if isinstance(value, dict):
+        return " ".join(text_of(item) for item in value.values())
+    return str(value)
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def _range_number(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number
+
+
+def _sort_number(value: Any) -> float | None:
+    if isinstance(value, bool | int | float) and not (
+        isinstance(value, float) and math.isnan(value)
+    ):
+        return float(value)
+    return None
+
+
+def text_rows(n: int, fields: dict) -> list[tuple[int, str, str]]:
+    """(rowid, lower-cased text, field name) rows of ``bf_text`` for one record."""
+    fields = fields or {}
+    joined = " ".join(text_of(value) for value in fields.values()).lower()
+    base = n << SHIFT
+    if len(fields) == 1:
+        return [(base, joined, next(iter(fields)))]
+    rows = [(base, joined, "")]
+    for slot, (name, value) in enumerate(fields.items(), start=1):
+        if slot > MAX_FIELD_SLOTS:
+            break
+        rows.append((base | slot, text_of(value).lower(), name))
+    return rows
+
+
+def meta_rows(rid: str, dataset_id: str, metadata: dict) -> list[tuple]:
+    rows = []
+    for name, value in (metadata or {}).items():
+        if value is None:
+            continue
+        items = [(0, value)] if not isinstance(value, list) else list(enumerate(value, start=1))
+        for pos, item in items:
+            rows.append(
+                (rid, dataset_id, name, pos, str(item), _range_number(item), _sort_number(item))
+            )
+    return rows
+
+
+def write_records(
+    conn: sqlite3.Connection, dataset_id: str, records: Iterable[tuple[str, dict, dict]]
+) -> None:
+    """(Re)index records given as (id hex, fields, metadata), in one transaction."""
+    records = list(records)
+    if not records:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        _write(conn, dataset_id, records)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _write(conn, dataset_id, records) -> None:
+    rng = random.Random()
+    conn.executemany(
+        "INSERT INTO bf_record (rid, dataset_id, rk) VALUES (?, ?, ?) ON CONFLICT (rid) DO NOTHING",
+        [(rid, dataset_id, rng.getrandbits(31)) for rid, _, _ in records],
+    )
+    numbers = {}
+    rids = [rid for rid, _, _ in records]
+    for start in range(0, len(rids), 500):
+        chunk = rids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        numbers.update(
+            conn.execute(f"SELECT rid, n FROM bf_record WHERE rid IN ({marks})", chunk).fetchall()
+        )
+    texts, metas = [], []
+    for rid, fields, metadata in records:
+        n = numbers[rid]
+        conn.execute(
+            "DELETE FROM bf_text WHERE rowid BETWEEN ? AND ?",
+            (n << SHIFT, (n << SHIFT) | MAX_FIELD_SLOTS),
+        )
+        texts.extend(text_rows(n, fields))
+        metas.extend(meta_rows(rid, dataset_id, metadata))
+    conn.executemany("DELETE FROM bf_meta WHERE rid = ?", [(rid,) for rid in rids])
+    conn.executemany("INSERT INTO bf_text (rowid, body, field) VALUES (?, ?, ?)", texts)
+    conn.executemany(
+        "INSERT INTO bf_meta (rid, dataset_id, name, pos, sval, nval, snum) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        metas,
+    )
+
+
+def delete_records(conn: sqlite3.Connection, rids: Iterable[str]) -> None:
+    rids = list(rids)
+    if not rids:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for rid in rids:
+            row = conn.execute("SELECT n FROM bf_record WHERE rid = ?", (rid,)).fetchone()
+            if row is None:
+                continue
+            n = row[0]
+            conn.execute(
+                "DELETE FROM bf_text WHERE rowid BETWEEN ? AND ?",
+                (n << SHIFT, (n << SHIFT) | MAX_FIELD_SLOTS),
+            )
+            conn.execute("DELETE FROM bf_record WHERE n = ?", (n,))
+        conn.executemany("DELETE FROM bf_meta WHERE rid = ?", [(rid,) for rid in rids])
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def delete_dataset(conn: sqlite3.Connection, dataset_id: str) -> None:
+    rids = [
+        rid
+        for (rid,) in conn.execute("SELECT rid FROM bf_record WHERE dataset_id = ?", (dataset_id,))
+    ]
+    delete_records(conn, rids)
+
+
+def reindex_from_table(conn: sqlite3.Connection, rids: Iterable[str]) -> None:
+    """Index records again from what the ``records`` table holds now."""
+    by_dataset: dict[str, list] = {}
+    for rid in rids:
+        row = conn.execute(
+            "SELECT dataset_id, fields, metadata FROM records WHERE id = ?", (rid,)
+        ).fetchone()
+        if row is not None:
+            by_dataset.setdefault(row[0], []).append(
+                (rid, json.loads(row[1] or "{}"), json.loads(row[2] or "null") or {})
+            )
+    for dataset_id, items in by_dataset.items():
+        write_records(conn, dataset_id, items)
+
+
+def migrate(path: str | None = None, batch: int = 5000, log=None) -> int:
+    """Create the index and index every record it does not hold yet (a data folder made
+    before the index existed, or records written while another engine ran); drop entries of
+    records that are gone. Returns how many records were indexed."""
+    conn = connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        ensure_schema(conn)
+        conn.execute("DELETE FROM bf_meta WHERE rid NOT IN (SELECT id FROM records)")
+        stale = [
+            rid
+            for (rid,) in conn.execute(
+                "SELECT rid FROM bf_record WHERE rid NOT IN (SELECT id FROM records)"
+            )
+        ]
+        delete_records(conn, stale)
+        done = 0
+        while True:
+            rows = conn.execute(
+                "SELECT r.id, r.dataset_id, r.fields, r.metadata FROM records r "
+                "LEFT JOIN bf_record b ON b.rid = r.id WHERE b.n IS NULL LIMIT ?",
+                (batch,),
+            ).fetchall()
+            if not rows:
+                break
+            by_dataset: dict[str, list] = {}
+            for rid, dataset_id, fields, metadata in rows:
+                by_dataset.setdefault(dataset_id, []).append(
+                    (rid, json.loads(fields or "{}"), json.loads(metadata or "null") or {})
+                )
+            for dataset_id, items in by_dataset.items():
+                write_records(conn, dataset_id, items)
+            done += len(rows)
+            if log is not None:
+                log(f"search index: {done} records indexed")
+        conn.execute("PRAGMA optimize")
+        return done
+    finally:
+        conn.close()
