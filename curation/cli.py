@@ -40,7 +40,13 @@ def becpro(
 
 @app.command("stereoset")
 def stereoset(
-    lang: Annotated[str, typer.Option("--lang", help="target language (ISO code, e.g. fr)")] = "fr",
+    lang: Annotated[
+        str,
+        typer.Option(
+            "--lang", help="target language (ISO code, e.g. fr); the source's own: no translation"
+        ),
+    ] = "fr",
+    source_lang: Annotated[str, typer.Option(help="language of the source StereoSet")] = "en",
     out: Annotated[
         Path | None,
         typer.Option("--out", help="run directory to create (not needed with --dry-run)"),
@@ -95,7 +101,8 @@ def stereoset(
     limit: Annotated[int | None, typer.Option(min=0, help="only the first N source items")] = None,
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
 ) -> None:
-    """StereoSet in another language (StereoSet-fr): audit, DeepL + memory, structure, flags."""
+    """StereoSet in another language (StereoSet-fr): audit, DeepL + memory, structure, flags.
+    With --lang equal to --source-lang: the same checks on the source, nothing translated."""
     from biasforge.errors import BiasforgeError
     from curation.stereoset import Options, curate
     from curation.stereoset import dry_run as estimate
@@ -104,6 +111,7 @@ def stereoset(
 
     options = Options(
         lang=lang,
+        source_lang=source_lang,
         source=source or str(BUNDLED_SAMPLE),
         translator=translator,
         server_url=server_url,
@@ -136,12 +144,16 @@ def stereoset(
 def _stereoset_summary(stats: dict, out: Path) -> bool:
     """Print what the StereoSet run did; False when some items could not be translated."""
     t = stats["translation"]
+    sent = (
+        "no translation (source language)"
+        if stats["language"] == stats.get("source_language")
+        else f"translation: {t['characters_sent']} of {t['characters_total']} characters sent "
+        f"({t['cache_hits']} of {t['units']} texts from the memory, {t['requests']} requests)"
+    )
     typer.echo(
         f"stereoset {stats['language']}: {stats['kept']} items kept "
         f"({stats['needs_review']} flagged for review), {stats['rejected']} rejected; "
-        f"translation: {t['characters_sent']} of {t['characters_total']} characters sent "
-        f"({t['cache_hits']} of {t['units']} texts from the memory, {t['requests']} requests) "
-        f"-> {out}/candidates.parquet, report: {out}/report.md"
+        f"{sent} -> {out}/candidates.parquet, report: {out}/report.md"
     )
     if not stats["translation_failed"]:
         return True
@@ -180,7 +192,11 @@ def slguset(
         Path | None, typer.Option(help="folder with gender_pairs.tsv and word lists")
     ] = None,
     tagger: Annotated[
-        str, typer.Option(help="name-filter tokens: fast (segmentation) or posseg (jieba POS)")
+        str,
+        typer.Option(
+            help="name filter: fast (jieba segmentation + name model), posseg (jieba POS + "
+            "name model), thulac (fast, then THULAC on the sentences every rule kept: slow)"
+        ),
     ] = "fast",
     name_eval: Annotated[
         Path | None,

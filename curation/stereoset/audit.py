@@ -159,6 +159,17 @@ AUDIT_CHECKS = [
     Check("duplicate", _duplicate, "reject", "item is not a copy of an earlier one"),
 ]
 
+#: rules about what cannot carry over to another language: a same-language run skips them
+#: (an English "his/her" is a fine English test)
+TRANSLATION_ONLY = frozenset({"possessive_attribute"})
+
+
+def audit_checks(same_language: bool) -> list[Check]:
+    """The audit for a run: all rules, or (source language = target) the form rules only."""
+    if not same_language:
+        return AUDIT_CHECKS
+    return [c for c in AUDIT_CHECKS if c.name not in TRANSLATION_ONLY]
+
 
 def read_synonyms(path: str | Path) -> list[dict[str, str]]:
     """A TSV with columns ``attribute``, ``synonym`` and optionally ``target``.

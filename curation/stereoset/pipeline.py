@@ -8,7 +8,10 @@ send and cost without sending anything.
 
 Entry points: ``curate(Options(lang="fr"), out)`` and ``dry_run(Options(...))``. Both take an
 optional ready translator and memory; without them the translator is built from the options by
-:mod:`curation.translation.engines` and the memory opened at ``Options.memory``.
+:mod:`curation.translation.engines` and the memory opened at ``Options.memory``. When ``lang`` is
+the source language (``Options(lang="en")``), nothing is translated: the audit, structure checks
+and flags run on the source texts, with no engine, no key and no memory
+(:mod:`curation.stereoset.same_language`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from biasforge.translation_memory import TranslationMemory
 from curation.checks import CheckResult, CheckStats, run_checks
 from curation.stereoset import adapt, align, audit
 from curation.stereoset.report import render_report
+from curation.stereoset.same_language import PassThrough, pass_through
 from curation.stereoset.schema import COLUMNS, SCHEMA
 from curation.stereoset.source import BUNDLED_SAMPLE, load_source
 from curation.translation.base import Translator
@@ -46,6 +50,7 @@ from curation.translation.runner import (
 from curation.translation.runner import plan as plan_units
 
 FAMILY = "stereoset"
+#: StereoSet's own language, the default ``Options.source_lang``
 SOURCE_LANG = "en"
 
 
@@ -54,6 +59,8 @@ class Options:
     """Everything one StereoSet run depends on; ``lang`` is lower-cased on creation."""
 
     lang: str = "fr"
+    #: the source's language; equal to ``lang``, the run translates nothing
+    source_lang: str = SOURCE_LANG
     #: official JSON, flattened JSONL or a hub id; default: the bundled 205-item sample
     source: str = str(BUNDLED_SAMPLE)
     hf_split: str = "validation"
@@ -76,9 +83,15 @@ class Options:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lang", self.lang.lower())
+        object.__setattr__(self, "source_lang", self.source_lang.lower())
         check_translator_name(self.translator)
         if self.retry.attempts < 1:
             raise BiasforgeError("--retries must be at least 1")
+
+    @property
+    def same_language(self) -> bool:
+        """The target is the source language: curate without translating."""
+        return self.lang == self.source_lang
 
 
 def translator_for(options: Options) -> Translator:
@@ -148,6 +161,8 @@ class DryRun:
     price_per_million: float
     #: the account's usage vs what the run needs, when the engine can say (DeepL with a key)
     quota: str | None = None
+    #: the target is the source language: nothing to translate
+    same_language: bool = False
 
     @property
     def cost(self) -> float:
@@ -155,6 +170,11 @@ class DryRun:
 
     def summary(self) -> str:
         p = self.plan
+        if self.same_language:
+            return (
+                f"dry run: {self.items} items after the audit ({self.audited_out} rejected); "
+                "the target is the source language: nothing to translate, nothing to pay"
+            )
         saved = 100 * (1 - p.characters_to_send / p.characters_total) if p.characters_total else 0
         return (
             f"dry run: {self.items} items after the audit ({self.audited_out} rejected before "
@@ -171,16 +191,30 @@ def _translate_assemble(
     kept_en: pd.DataFrame,
     units: list[ItemUnits],
     outcomes: dict[Unit, Outcome],
-    memory: TranslationMemory,
+    memory: TranslationMemory | None,
     translator: Translator,
-    lang: str,
+    langs: tuple[str, str],
 ) -> pd.DataFrame:
-    """Build the translated candidate rows, with the private columns the checks read."""
+    """Build the translated candidate rows, with the private columns the checks read.
+
+    ``langs`` is (source, target); ``memory`` None (a same-language run) means no reviewer's
+    preferred translations and no ``translation`` record."""
+    source_lang, lang = langs
     source_texts = set()
     for row, u in zip(kept_en.itertuples(index=False), units, strict=True):
         source_texts.update([row.target, row.context, *u.source_sentences])
-    preferred = memory.preferred_many(source_texts, SOURCE_LANG, lang)
+    preferred = memory.preferred_many(source_texts, source_lang, lang) if memory else {}
     glossary = translator.options_key().get("glossary")
+    translation = (
+        {
+            "engine": translator.engine_id,
+            "source_lang": source_lang,
+            "target_lang": lang,
+            "glossary": glossary,
+        }
+        if memory
+        else None
+    )
     rows = []
     for row, u in zip(kept_en.itertuples(index=False), units, strict=True):
         got = {unit: outcomes.get(unit, Outcome(None, False, "not translated")) for unit in u.all()}
@@ -226,6 +260,9 @@ def _translate_assemble(
                     sentences_fr.append(align.fill(context, attrs[i]))
                 else:  # keep whatever came back, untagged, so a reviewer can fix it in place
                     sentences_fr.append(align.untag(got[unit].text) if got[unit].text else None)
+            if memory is None:  # same language: the source's texts verbatim (the official
+                # procedures read them as published, lower-cased sentences included)
+                context, sentences_fr = row.context, [s["sentence"] for s in row.sentences]
             if notes:
                 detail = f"{detail}; {'; '.join(notes)}"
             read = [align.read_tagged_sentence(got[s].text or "") for s in u.sentences]
@@ -236,7 +273,9 @@ def _translate_assemble(
                     "_structure_detail": detail,
                     "_frame_diffs": align.word_differences(frames) if len(set(frames)) > 1 else [],
                     "_word_before_slot": align.words_next_to_slot(context)[0] if context else "",
-                    "_unrelated_alone": got[u.unrelated_alone].text if u.unrelated_alone else None,
+                    "_unrelated_alone": got[u.unrelated_alone].text
+                    if u.unrelated_alone and memory
+                    else None,
                     "_unrelated_inside": attrs[2],
                     "_unrelated_en": u.attributes_en[2],
                 }
@@ -265,7 +304,7 @@ def _translate_assemble(
                 "family": FAMILY,
                 "language": lang,
                 "source_id": row.source_id,
-                "source_language": SOURCE_LANG,
+                "source_language": source_lang,
                 "source_text": row.context,
                 "split": row.split,
                 "bias_type": row.bias_type,
@@ -274,21 +313,16 @@ def _translate_assemble(
                 "sentences": sentences,
                 "source_sentences": u.source_sentences,
                 "variant": row.variant,
-                "translation": {
-                    "engine": translator.engine_id,
-                    "source_lang": SOURCE_LANG,
-                    "target_lang": lang,
-                    "cache_hit": cache_hit,
-                    "glossary": glossary,
-                },
+                "translation": {**translation, "cache_hit": cache_hit} if translation else None,
                 **private,
             }
         )
     return pd.DataFrame(rows)
 
 
-def _english_rows(rejected_en: pd.DataFrame, lang: str) -> pd.DataFrame:
-    """Items rejected by the audit, in the candidate columns (English texts, no translation)."""
+def _english_rows(rejected_en: pd.DataFrame, langs: tuple[str, str]) -> pd.DataFrame:
+    """Items rejected by the audit, in the candidate columns (source texts, no translation)."""
+    source_lang, lang = langs
     rows = []
     for row in rejected_en.itertuples(index=False):
         attrs = [
@@ -303,7 +337,7 @@ def _english_rows(rejected_en: pd.DataFrame, lang: str) -> pd.DataFrame:
                 "family": FAMILY,
                 "language": lang,
                 "source_id": row.source_id,
-                "source_language": SOURCE_LANG,
+                "source_language": source_lang,
                 "source_text": row.context,
                 "split": row.split,
                 "bias_type": row.bias_type,
@@ -354,7 +388,7 @@ def load_and_audit(options: Options) -> Audited:
         raise BiasforgeError(f"{options.source}: no StereoSet items found")
     _step(steps, "load_source", started, len(items))
     started = time.perf_counter()
-    audited = run_checks(items, audit.AUDIT_CHECKS)
+    audited = run_checks(items, audit.audit_checks(options.same_language))
     _step(steps, "audit", started, len(items))
     units = [item_units(row) for row in audited.kept.itertuples(index=False)]
     lexicon = adapt.read_no_exact_lexicon(options.lexicon, options.lang)
@@ -365,7 +399,13 @@ def load_and_audit(options: Options) -> Audited:
 def _engine(
     options: Options, translator: Translator | None, memory: TranslationMemory | None
 ) -> Iterator[tuple[Translator, TranslationMemory]]:
-    """The given translator and memory, or the ones ``options`` name (memory closed after)."""
+    """The given translator and memory, or the ones ``options`` name (memory closed after).
+
+    A same-language run gets the pass-through engine and no memory: nothing to pay for, and
+    the user's memory is neither read nor written."""
+    if options.same_language:
+        yield PassThrough(), None
+        return
     translator = translator or translator_for(options)
     if memory is not None:
         yield translator, memory
@@ -384,11 +424,16 @@ def dry_run(
     (with a DeepL key, the account's usage is read to say whether the run fits the quota)."""
     with _engine(options, translator, memory) as (translator, memory):
         audited = load_and_audit(options)
+        if memory is None:  # same language: nothing to send
+            units = list(dict.fromkeys(audited.all_units()))
+            estimate = Plan(units, {}, [], sum(len(u.text) for u in units), 0)
+            kept, rejected = len(audited.result.kept), len(audited.result.rejected)
+            return DryRun(estimate, kept, rejected, 0.0, same_language=True)
         estimate = plan_units(
             audited.all_units(),
             engine=translator.engine_id,
             options=translator.options_key(),
-            source=SOURCE_LANG,
+            source=options.source_lang,
             target=options.lang,
             memory=memory,
         )
@@ -413,26 +458,19 @@ def curate(
     with _engine(options, translator, memory) as (translator, memory):
         audited = load_and_audit(options)
         kept_en, steps = audited.result.kept, audited.steps
+        langs = (options.source_lang, options.lang)
         started = time.perf_counter()
-        outcomes, tstats = translate_units(
-            audited.all_units(),
-            translator,
-            memory,
-            source=SOURCE_LANG,
-            target=options.lang,
-            retry=options.retry,
-            progress=options.progress,
-        )
+        outcomes, tstats = _translate(audited.all_units(), options, translator, memory)
         _step(steps, "translate", started, len(kept_en))
         _stop_if_fatal(tstats)
         started = time.perf_counter()
         translated = _translate_assemble(
-            kept_en, audited.units, outcomes, memory, translator, options.lang
+            kept_en, audited.units, outcomes, memory, translator, langs
         )
         checks = adapt.post_translation_checks(options.lang, audited.lexicon)
         post = run_checks(translated, checks)
         _step(steps, "align_and_check", started, len(translated))
-    result = _combine(audited.result, post, options.lang)
+    result = _combine(audited.result, post, langs)
     config = _config(options, audited.kind, translator)
     stats = _stats(config, audited.items, result, tstats, steps)
     started = time.perf_counter()
@@ -453,6 +491,24 @@ def curate(
     return run
 
 
+def _translate(
+    units: list[Unit], options: Options, translator: Translator, memory: TranslationMemory | None
+) -> tuple[dict[Unit, Outcome], RunStats]:
+    """Every unit's translation: through the memory and the engine, or (no memory: a
+    same-language run) the source text itself."""
+    if memory is None:
+        return pass_through(units)
+    return translate_units(
+        units,
+        translator,
+        memory,
+        source=options.source_lang,
+        target=options.lang,
+        retry=options.retry,
+        progress=options.progress,
+    )
+
+
 def _stop_if_fatal(tstats: RunStats) -> None:
     """A rejected key or an exhausted quota ends the run before anything is written: a run
     whose items are all rejected for it would look like a result. What was translated before
@@ -470,7 +526,7 @@ def _stop_if_fatal(tstats: RunStats) -> None:
     )
 
 
-def _combine(audited: CheckResult, post: CheckResult, lang: str) -> CheckResult:
+def _combine(audited: CheckResult, post: CheckResult, langs: tuple[str, str]) -> CheckResult:
     """One result: translated items carry the audit's verdicts before their own; the rejected
     are the audit's (in English) followed by those rejected after translation."""
     kept_en = audited.kept
@@ -486,7 +542,7 @@ def _combine(audited: CheckResult, post: CheckResult, lang: str) -> CheckResult:
         frame["checks"] = [audit_checks[k] + c for k, c in zip(keys, frame["checks"], strict=True)]
         return frame
 
-    english = _english_rows(audited.rejected, lang)
+    english = _english_rows(audited.rejected, langs)
     rejected = pd.concat(
         [english, merge(post.rejected)[[*COLUMNS, "reasons"]]] if len(post.rejected) else [english],
         ignore_index=True,
@@ -506,6 +562,7 @@ def _config(options: Options, kind: str, translator: Translator) -> dict[str, An
     return {
         "family": FAMILY,
         "language": options.lang,
+        "source_language": options.source_lang,
         "source": options.source if kind == "hub" else _published(options.source),
         "source_kind": kind,
         "engine": translator.engine_id,
