@@ -19,6 +19,17 @@ DataDir = Annotated[
 Workspace = Annotated[str | None, typer.Option("--workspace", help="Argilla workspace")]
 
 
+def _dataset_name(name: str) -> str:
+    from annotation.errors import check_dataset_name
+
+    return check_dataset_name(name)
+
+
+DatasetName = Annotated[
+    str, typer.Option("--dataset", help="Argilla dataset name", callback=_dataset_name)
+]
+
+
 class Policy(StrEnum):
     """How the answers of several annotators combine (see ``annotation.pull``)."""
 
@@ -94,6 +105,7 @@ def users(
     """Add annotators to the workspace, change roles, reset a password; generated passwords
     are shown once, here."""
     from annotation.connection import find_server
+    from annotation.errors import server_errors
     from annotation.users import add_users, read_users_csv
     from annotation.users import reset_password as reset
     from biasforge.errors import BiasforgeError
@@ -104,23 +116,24 @@ def users(
     if not wanted and not reset_password:
         raise BiasforgeError("give usernames, --csv FILE or --reset-password NAME")
     connection = find_server(data_dir, workspace)
-    done = add_users(connection, wanted) if wanted else []
-    if reset_password:
-        done.append(reset(connection, reset_password))
-    for user in done:
-        secret = user.password if user.password else f"({user.status})"
-        note = f"\t({user.status})" if user.password and user.status != "created" else ""
-        typer.echo(f"{user.username}\t{user.role}\t{user.workspace}\t{secret}{note}")
-    typer.echo(
-        f"Annotators log in at {connection.url} ; passwords above are not stored anywhere.",
-        err=True,
-    )
+    with server_errors(connection.url):
+        done = add_users(connection, wanted) if wanted else []
+        if reset_password:
+            done.append(reset(connection, reset_password))
+        for user in done:
+            secret = user.password if user.password else f"({user.status})"
+            note = f"\t({user.status})" if user.password and user.status != "created" else ""
+            typer.echo(f"{user.username}\t{user.role}\t{user.workspace}\t{secret}{note}")
+        typer.echo(
+            f"Annotators log in at {connection.url} ; passwords above are not stored anywhere.",
+            err=True,
+        )
 
 
 @app.command()
 def push(
     run: Annotated[Path, typer.Argument(help="curation run directory")],
-    dataset: Annotated[str, typer.Option("--dataset", help="Argilla dataset name")],
+    dataset: DatasetName,
     min_submitted: Annotated[
         int, typer.Option(min=1, help="answers per record (submitted or discarded)")
     ] = 3,
@@ -137,23 +150,27 @@ def push(
 ) -> None:
     """Push a run's candidates (idempotent: only missing ids are created)."""
     from annotation.connection import find_server
+    from annotation.errors import server_errors
     from annotation.push import push_run
     from annotation.registry import remember_run
     from biasforge.contract.rundir import read_run
 
     read_run(run)  # a bad run is reported before looking for a server
     connection = find_server(data_dir, workspace)
-    result = push_run(run, dataset, connection, min_submitted=min_submitted, suggest=suggest_labels)
-    remember_run(connection.url, connection.workspace, dataset, run)
-    typer.echo(
-        f"{dataset}: {result.created} records created, {result.already_present} already there "
-        f"({result.total} candidates) -> {connection.url}/dataset/{result.dataset_id}/annotation-mode"
-    )
+    with server_errors(connection.url):
+        result = push_run(
+            run, dataset, connection, min_submitted=min_submitted, suggest=suggest_labels
+        )
+        remember_run(connection.url, connection.workspace, dataset, run)
+        typer.echo(
+            f"{dataset}: {result.created} records created, {result.already_present} already there "
+            f"({result.total} candidates) -> {connection.url}/dataset/{result.dataset_id}/annotation-mode"
+        )
 
 
 @app.command()
 def pull(
-    dataset: Annotated[str, typer.Option("--dataset", help="Argilla dataset name")],
+    dataset: DatasetName,
     out: Annotated[Path, typer.Option("--out", help="reviewed-records folder to write")],
     policy: Annotated[Policy, typer.Option(help="how answers combine")] = Policy.unanimous,
     run: Annotated[
@@ -172,25 +189,27 @@ def pull(
 ) -> None:
     """Collect answers, compute agreement, decide, and write reviewed records."""
     from annotation.connection import find_server
+    from annotation.errors import server_errors
     from annotation.pull import pull as run_pull
 
     connection = find_server(data_dir, workspace)
-    named = [n.strip() for n in (adjudicators or "").split(",") if n.strip()]
-    manifest = run_pull(
-        dataset, out, connection, policy=policy.value, run_dir=run, adjudicators=named
-    )
-    counts = ", ".join(f"{k}: {v}" for k, v in sorted(manifest["decisions"].items()))
-    adjudication = manifest["adjudication"]
-    typer.echo(
-        f"{dataset}: {counts}; {adjudication['sent']} sent to adjudication, "
-        f"{adjudication['waiting']} waiting there, {adjudication['merged']} adjudicated "
-        f"-> {out}/reviewed.parquet (report: {out}/report.md)"
-    )
+    with server_errors(connection.url):
+        named = [n.strip() for n in (adjudicators or "").split(",") if n.strip()]
+        manifest = run_pull(
+            dataset, out, connection, policy=policy.value, run_dir=run, adjudicators=named
+        )
+        counts = ", ".join(f"{k}: {v}" for k, v in sorted(manifest["decisions"].items()))
+        adjudication = manifest["adjudication"]
+        typer.echo(
+            f"{dataset}: {counts}; {adjudication['sent']} sent to adjudication, "
+            f"{adjudication['waiting']} waiting there, {adjudication['merged']} adjudicated "
+            f"-> {out}/reviewed.parquet (report: {out}/report.md)"
+        )
 
 
 @app.command()
 def agreement(
-    dataset: Annotated[str, typer.Option("--dataset", help="Argilla dataset name")],
+    dataset: DatasetName,
     workspace: Workspace = None,
     data_dir: DataDir = None,
 ) -> None:
@@ -199,26 +218,28 @@ def agreement(
 
     from annotation.agreement import agreement_report
     from annotation.connection import find_server
+    from annotation.errors import server_errors
     from annotation.pull import _dataset, collect
     from biasforge.errors import BiasforgeError
 
     connection = find_server(data_dir, workspace)
-    target = _dataset(connection, dataset)
-    if target is None:
-        raise BiasforgeError(f"no dataset {dataset!r} in workspace {connection.workspace!r}")
-    long = collect(connection, str(target.id)).long
-    answers = long[long["status"] == "submitted"].rename(columns={"id": "item"})
-    questions = [q.name for q in target.settings.questions if isinstance(q, rg.LabelQuestion)]
+    with server_errors(connection.url):
+        target = _dataset(connection, dataset)
+        if target is None:
+            raise BiasforgeError(f"no dataset {dataset!r} in workspace {connection.workspace!r}")
+        long = collect(connection, str(target.id)).long
+        answers = long[long["status"] == "submitted"].rename(columns={"id": "item"})
+        questions = [q.name for q in target.settings.questions if isinstance(q, rg.LabelQuestion)]
 
-    def figure(value: float | None) -> str:
-        return "undefined" if value is None else f"{value:.3f}"
+        def figure(value: float | None) -> str:
+            return "undefined" if value is None else f"{value:.3f}"
 
-    for question, figures in agreement_report(answers, questions).items():
-        unanimous = figures["percent_unanimous"]
-        line = (
-            f"{question}: alpha={figure(figures['krippendorff_alpha'])} "
-            f"kappa={figure(figures['fleiss_kappa'])} "
-            f"unanimous%={'–' if unanimous is None else f'{unanimous:.1f}'} items={figures['items']}"
-        )
-        notes = "; ".join(figures["notes"])
-        typer.echo(line + (f"  ({notes})" if notes else ""))
+        for question, figures in agreement_report(answers, questions).items():
+            unanimous = figures["percent_unanimous"]
+            line = (
+                f"{question}: alpha={figure(figures['krippendorff_alpha'])} "
+                f"kappa={figure(figures['fleiss_kappa'])} "
+                f"unanimous%={'–' if unanimous is None else f'{unanimous:.1f}'} items={figures['items']}"
+            )
+            notes = "; ".join(figures["notes"])
+            typer.echo(line + (f"  ({notes})" if notes else ""))

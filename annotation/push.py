@@ -14,6 +14,7 @@ times faster than ``dataset.records.log``.
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,8 @@ from biasforge.families import Family, family_of
 AGENT = "biasforge"
 BATCH = 500
 
+DRAFT_WAIT_S = 30  # how long a dataset may stay a draft while another push publishes it
+
 
 @dataclass
 class PushResult:
@@ -42,36 +45,57 @@ class PushResult:
 
 def ensure_workspace(rg_client, name: str):
     import argilla as rg
+    from argilla._exceptions import ConflictError
 
     workspace = rg_client.workspaces(name)
     if workspace is None:
-        workspace = rg.Workspace(name=name, client=rg_client).create()
+        try:
+            workspace = rg.Workspace(name=name, client=rg_client).create()
+        except ConflictError:  # another push created it meanwhile
+            workspace = rg_client.workspaces(name)
     return workspace
 
 
+def _existing(rg_client, connection: Connection, name: str):
+    """The published dataset called ``name``, or None; waits for one being created right now
+    by another push, and removes a draft left behind by a creation that failed long ago."""
+    for _ in range(DRAFT_WAIT_S * 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "dataset not found" is expected on a first push
+            dataset = rg_client.datasets(name=name, workspace=connection.workspace)
+        if dataset is None:
+            return None
+        with http(connection) as api:
+            if check(api.get(f"/api/v1/datasets/{dataset.id}")).get("status") != "draft":
+                return dataset
+        time.sleep(0.5)
+    with http(connection) as api:  # still a draft: no settings, no records, nobody finishing it
+        check(api.delete(f"/api/v1/datasets/{dataset.id}"))
+    return None
+
+
 def ensure_dataset(connection: Connection, name: str, family: Family, min_submitted: int):
-    """The dataset, created with the family's settings if missing; refuse a foreign one."""
+    """The dataset, created with the family's settings if missing; refuse a foreign one.
+
+    Two pushes starting at once may both find no dataset: the one whose creation conflicts
+    waits for the other's and uses it.
+    """
     import argilla as rg
+    from argilla._exceptions import ConflictError
 
     rg_client = client(connection)
     ensure_workspace(rg_client, connection.workspace)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "dataset not found" is expected on a first push
-        dataset = rg_client.datasets(name=name, workspace=connection.workspace)
-    if dataset is not None:
-        with http(connection) as api:
-            if check(api.get(f"/api/v1/datasets/{dataset.id}")).get("status") == "draft":
-                # left behind by a creation that failed half-way (no settings, no records)
-                check(api.delete(f"/api/v1/datasets/{dataset.id}"))
-                dataset = None
+    dataset = _existing(rg_client, connection, name)
     if dataset is None:
-        dataset = rg.Dataset(
-            name=name,
-            workspace=connection.workspace,
-            settings=family.review.settings(min_submitted=min_submitted),
-            client=rg_client,
-        ).create()
-        return dataset
+        settings = family.review.settings(min_submitted=min_submitted)
+        try:
+            return rg.Dataset(
+                name=name, workspace=connection.workspace, settings=settings, client=rg_client
+            ).create()
+        except ConflictError:
+            dataset = _existing(rg_client, connection, name)
+            if dataset is None:
+                raise
     with http(connection) as api:
         names = {q["name"] for q in questions(api, str(dataset.id))}
     expected = family.review.question_names

@@ -800,7 +800,7 @@ SCORE = [
         "model",
     ),
     Case("score-cuda-on-cpu", lambda d, g: _score(d, g, "--device", "cuda"), "cuda"),
-    Case("score-unknown-dtype", lambda d, g: _score(d, g, "--dtype", "float8"), "float8"),
+    Case("score-unknown-dtype", lambda d, g: _score(d, g, "--dtype", "float8"), "--dtype"),
     Case("score-unknown-kind", lambda d, g: _score(d, g, "--kind", "telepathic"), "telepathic"),
     Case("score-negative-limit", lambda d, g: _score(d, g, "--limit", "-5"), "--limit"),
     Case(
