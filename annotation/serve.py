@@ -29,7 +29,7 @@ from typing import Any
 from annotation.paths import default_data_dir, server_code_dir
 from annotation.server_env import ensure_server_venv
 from biasforge.errors import BiasforgeError
-from biasforge.files import write_text_atomic
+from biasforge.files import pid_alive, write_text_atomic
 
 STATE_FILE = "server.json"
 CREDENTIALS_FILE = "credentials.json"
@@ -68,16 +68,6 @@ def free_port() -> int:
 def _port_in_use(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _die_with_parent() -> None:

@@ -73,7 +73,8 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
     write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one we may not signal still counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -93,7 +94,7 @@ def clean_leftovers(final: Path) -> list[Path]:
     for path in final.parent.glob(f".{glob.escape(final.name)}.*-*-*"):
         kind, _, rest = path.name[len(final.name) + 2 :].partition("-")
         pid = rest.partition("-")[0]
-        if kind in ("partial", "old") and pid.isdigit() and not _pid_alive(int(pid)):
+        if kind in ("partial", "old") and pid.isdigit() and not pid_alive(int(pid)):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
