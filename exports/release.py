@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,86 @@ def _concat(inputs: list[ReleaseInput]) -> pa.Table:
         raise BiasforgeError(f"the inputs' columns do not agree in type: {exc}") from exc
 
 
+@dataclass
+class Plan:
+    """Everything a release writes, decided before anything is written."""
+
+    name: str
+    version: str
+    family: Family
+    configs: dict[str, pa.Table]
+    inputs: list[ReleaseInput]
+    skipped: list[dict[str, str]]
+    previous: str | None
+    old: dict
+    new: dict
+    license: str | None
+    hub_repo: str | None
+
+    @cached_property
+    def diff(self):
+        return diff_records(self.old, self.new)
+
+
+def _read_inputs(sources: list[str | Path], unreviewed: bool) -> list[ReleaseInput]:
+    if not sources:
+        raise BiasforgeError("give at least one input folder (reviewed records or a run)")
+    with tqdm(sources, desc="reading inputs", leave=False) as bar:  # closed before an error
+        inputs = [read_input(s, unreviewed=unreviewed) for s in bar]
+    if all(item.table.num_rows == 0 for item in inputs):
+        raise BiasforgeError(
+            "nothing to release: the inputs hold no accepted records "
+            + "; ".join(f"{item.path}: {item.decisions or 'no rows'}" for item in inputs)
+        )
+    return inputs
+
+
+def _plan(inputs: list[ReleaseInput], name_dir: Path, parsed, skip_invalid: bool, **kw) -> Plan:
+    """Validate the inputs, group them into configs and diff them against the last version."""
+    family = _family(inputs)
+    skipped = _validate(inputs, family, skip_invalid)
+    table = _concat(inputs)
+    if table.num_rows == 0:
+        raise BiasforgeError("nothing to release: the inputs hold no accepted records")
+    configs = split_configs(table, family)
+    prev = previous_version(name_dir, parsed)
+    new = {
+        str(record["id"]): (config, record)
+        for config, t in configs.items()
+        for record in t.to_pylist()
+    }
+    return Plan(
+        name=name_dir.name,
+        version=str(parsed),
+        family=family,
+        configs=configs,
+        inputs=inputs,
+        skipped=skipped,
+        previous=str(prev[0]) if prev else None,
+        old=release_records(prev[1]) if prev else {},
+        new=new,
+        **kw,
+    )
+
+
+def _write(plan: Plan, final: Path) -> None:
+    """Write the release into a staging folder that becomes ``final`` only when complete."""
+    diff = plan.diff
+    with staged_directory(final) as stage:
+        for config, t in plan.configs.items():
+            (stage / config).mkdir()
+            pq.write_table(t, stage / config / f"{SPLIT}.parquet")
+        card = build_card(
+            plan.name, plan.version, plan.family, plan.configs, plan.inputs,
+            previous=plan.previous, license=plan.license,
+            skipped=len({s["record"] for s in plan.skipped}), hub_repo=plan.hub_repo,
+        )  # fmt: skip
+        write_text_atomic(stage / "README.md", card)
+        changelog = changelog_md(plan.name, plan.version, plan.previous, diff, plan.old, plan.new)
+        write_text_atomic(stage / "CHANGELOG.md", changelog)
+        _write_manifest(stage, plan, diff.summary())
+
+
 def make_release(
     sources: list[str | Path],
     *,
@@ -129,84 +210,25 @@ def make_release(
     _check_name(name)
     parsed = parse_version(version)
     version = str(parsed)
-    name_dir = Path(out) / name
-    final = name_dir / version
+    final = Path(out) / name / version
     if final.exists() and not exist_ok:
         raise OutputExistsError(
             f"release {name} {version} already exists at {final}; releases are immutable: "
             "choose a new version (e.g. bump PATCH for corrections)"
         )
-    if not sources:
-        raise BiasforgeError("give at least one input folder (reviewed records or a run)")
-    with tqdm(sources, desc="reading inputs", leave=False) as bar:  # closed before an error
-        inputs = [read_input(s, unreviewed=unreviewed) for s in bar]
-    if all(item.table.num_rows == 0 for item in inputs):
-        raise BiasforgeError(
-            "nothing to release: the inputs hold no accepted records "
-            + "; ".join(f"{item.path}: {item.decisions or 'no rows'}" for item in inputs)
-        )
-    family = _family(inputs)
-    skipped = _validate(inputs, family, skip_invalid)
-    table = _concat(inputs)
-    if table.num_rows == 0:
-        raise BiasforgeError("nothing to release: the inputs hold no accepted records")
-    configs = split_configs(table, family)
-
-    prev = previous_version(name_dir, parsed)
-    old = release_records(prev[1]) if prev else {}
-    new = {
-        str(record["id"]): (config, record)
-        for config, t in configs.items()
-        for record in t.to_pylist()
-    }
-    diff = diff_records(old, new)
-    previous = str(prev[0]) if prev else None
+    inputs = _read_inputs(sources, unreviewed)
+    plan = _plan(inputs, final.parent, parsed, skip_invalid, license=license, hub_repo=hub_repo)
     if final.exists():  # only reached with exist_ok
-        return _same_as_existing(final, name, version, configs, new)
-
-    with staged_directory(final) as stage:
-        for config, t in configs.items():
-            (stage / config).mkdir()
-            pq.write_table(t, stage / config / f"{SPLIT}.parquet")
-        write_text_atomic(
-            stage / "README.md",
-            build_card(
-                name,
-                version,
-                family,
-                configs,
-                inputs,
-                previous=previous,
-                license=license,
-                skipped=len({s["record"] for s in skipped}),
-                hub_repo=hub_repo,
-            ),
-        )
-        write_text_atomic(
-            stage / "CHANGELOG.md", changelog_md(name, version, previous, diff, old, new)
-        )
-        _write_manifest(
-            stage,
-            name,
-            version,
-            family,
-            configs,
-            inputs,
-            previous,
-            diff.summary(),
-            skipped,
-            license,
-        )
-        if final.exists():  # another process released this version meanwhile: keep theirs
-            raise OutputExistsError(f"release {name} {version} appeared at {final} meanwhile")
+        return _same_as_existing(final, name, version, plan.configs, plan.new)
+    _write(plan, final)
     return ReleaseResult(
         path=final,
         name=name,
         version=version,
-        previous=previous,
-        configs={c: t.num_rows for c, t in configs.items()},
-        changes=diff.summary(),
-        skipped=skipped,
+        previous=plan.previous,
+        configs={c: t.num_rows for c, t in plan.configs.items()},
+        changes=plan.diff.summary(),
+        skipped=plan.skipped,
     )
 
 
@@ -233,34 +255,23 @@ def _same_as_existing(
     )
 
 
-def _write_manifest(
-    stage: Path,
-    name: str,
-    version: str,
-    family: Family,
-    configs: dict[str, pa.Table],
-    inputs: list[ReleaseInput],
-    previous: str | None,
-    changes: dict[str, int],
-    skipped: list[dict[str, str]],
-    license: str | None,
-) -> dict[str, Any]:
+def _write_manifest(stage: Path, plan: Plan, changes: dict[str, int]) -> dict[str, Any]:
     return write_manifest(
         stage,
         "release",
         packages=("biasforge", "pyarrow", "datasets", "huggingface_hub"),
-        name=name,
-        version=version,
-        family=family.name,
-        license=license or family.card.license,
-        previous_version=previous,
+        name=plan.name,
+        version=plan.version,
+        family=plan.family.name,
+        license=plan.license or plan.family.card.license,
+        previous_version=plan.previous,
         configs={
             c: {"split": SPLIT, "file": f"{c}/{SPLIT}.parquet", "rows": t.num_rows}
-            for c, t in configs.items()
+            for c, t in plan.configs.items()
         },
         changes=changes,
-        skipped=skipped,
-        inputs=[item.provenance() for item in inputs],
+        skipped=plan.skipped,
+        inputs=[item.provenance() for item in plan.inputs],
     )
 
 
