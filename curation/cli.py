@@ -7,7 +7,10 @@ from typing import Annotated
 
 import typer
 
+from curation.crowspairs.cli import crowspairs
+
 app = typer.Typer(help="Build candidate test items into a run directory.", no_args_is_help=True)
+app.command("crowspairs")(crowspairs)
 
 
 @app.command("becpro")

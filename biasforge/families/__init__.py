@@ -65,9 +65,9 @@ def family_of(values: Iterable[object], where: str) -> Family:
 
 
 def _register_builtins() -> None:
-    from biasforge.families import becpro, slguset, stereoset
+    from biasforge.families import becpro, crowspairs, slguset, stereoset
 
-    for module in (becpro, slguset, stereoset):
+    for module in (becpro, slguset, stereoset, crowspairs):
         register(module.FAMILY)
 
 

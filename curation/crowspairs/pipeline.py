@@ -1,0 +1,334 @@
+"""``biasforge curate crowspairs``: CSV → audit → translation (memory first) → alignment →
+flags → run directory.
+
+The same translation layer as StereoSet (:mod:`curation.translation`: DeepL, the translation
+memory, retries, per-item failures) translates both sentences of each pair with their
+differing words tagged, so the pair can be checked to differ only there afterwards
+(:mod:`curation.crowspairs.align`). With ``lang`` equal to the source language nothing is
+translated: no engine, no key, no memory — the English baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from biasforge.contract.rundir import RunResult, input_entry, write_run
+from biasforge.errors import BiasforgeError
+from biasforge.families.crowspairs import SCHEMA, as_spans, differing_spans
+from biasforge.files import stable_id
+from biasforge.translation_memory import TranslationMemory
+from curation.checks import CheckResult, run_checks
+from curation.crowspairs import align, audit
+from curation.crowspairs.checks import post_translation_checks
+from curation.crowspairs.report import render_report
+from curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
+from curation.stereoset.same_language import PassThrough, pass_through
+from curation.translation.base import Translator
+from curation.translation.engines import check_translator_name, make_translator
+from curation.translation.runner import Outcome, RetryPolicy, RunStats, Unit, translate_units
+
+FAMILY = "crowspairs"
+COLUMNS = SCHEMA.names
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything one CrowS-Pairs run depends on; languages are lower-cased on creation."""
+
+    lang: str = "fr"
+    source_lang: str = "en"
+    #: a CrowS-Pairs CSV/TSV (original or revised layout); default: the bundled 100-pair sample
+    source: str = str(BUNDLED_SAMPLE)
+    limit: int | None = None
+    #: TSV ``bias_type<TAB>words`` of group words; None: the bundled one
+    group_words: Path | None = None
+    translator: str = "deepl"
+    server_url: str | None = None
+    formality: str | None = None
+    glossary: Path | None = None
+    memory: Path | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lang", self.lang.lower())
+        object.__setattr__(self, "source_lang", self.source_lang.lower())
+        check_translator_name(self.translator)
+
+    @property
+    def same_language(self) -> bool:
+        return self.lang == self.source_lang
+
+
+@contextmanager
+def _engine(
+    options: Options, translator: Translator | None, memory: TranslationMemory | None
+) -> Iterator[tuple[Translator, TranslationMemory | None]]:
+    """Pass-through and no memory for a same-language run; else the given or named ones."""
+    if options.same_language:
+        yield PassThrough(), None
+        return
+    translator = translator or make_translator(
+        options.translator,
+        server_url=options.server_url,
+        formality=options.formality,
+        glossary=options.glossary,
+    )
+    if memory is not None:
+        yield translator, memory
+        return
+    with TranslationMemory(options.memory) as own:
+        yield translator, own
+
+
+def _units(kept: pd.DataFrame) -> list[tuple[Unit, Unit, int, int]]:
+    """Per pair: the two tagged sentences to translate and how many tags each holds."""
+    out = []
+    for more, less in zip(kept["sent_more"], kept["sent_less"], strict=True):
+        spans_more, spans_less = differing_spans(more, less)
+        out.append(
+            (
+                Unit(align.tagged(more, spans_more), xml=True),
+                Unit(align.tagged(less, spans_less), xml=True),
+                len(spans_more),
+                len(spans_less),
+            )
+        )
+    return out
+
+
+def _pair(row: Any, got: tuple[Outcome, Outcome], tags: tuple[int, int], preferred: dict) -> dict:
+    """The translated pair of ``row`` with its private check columns."""
+    errors = [o.error for o in got if o.error]
+    if errors:
+        return {"_error": "; ".join(dict.fromkeys(errors)), "_status": "broken",
+                "_detail": "not translated", "sent_more": "", "sent_less": ""}  # fmt: skip
+    result = align.align_pair(got[0].text, got[1].text, *tags)
+    more, less, status, detail = result.sent_more, result.sent_less, result.status, result.detail
+    if row.sent_more in preferred or row.sent_less in preferred:
+        more = preferred[row.sent_more].text if row.sent_more in preferred else more
+        less = preferred[row.sent_less].text if row.sent_less in preferred else less
+        status, detail = "identical", f"{detail}; reviewer's preferred translation used"
+    return {"_error": None, "_status": status, "_detail": detail,
+            "sent_more": more, "sent_less": less}  # fmt: skip
+
+
+def _rows(
+    kept: pd.DataFrame,
+    outcomes: dict[Unit, Outcome],
+    units: list[tuple[Unit, Unit, int, int]],
+    preferred: dict,
+    translation: dict | None,
+    langs: tuple[str, str],
+) -> pd.DataFrame:
+    """Candidate rows (translated, or the source itself when ``translation`` is None)."""
+    source_lang, lang = langs
+    rows = []
+    for row, (u_more, u_less, n_more, n_less) in zip(
+        kept.itertuples(index=False), units, strict=True
+    ):
+        got = (outcomes[u_more], outcomes[u_less])
+        if translation is None:
+            pair = {"_error": None, "_status": "n/a", "_detail": "source language",
+                    "sent_more": row.sent_more, "sent_less": row.sent_less}  # fmt: skip
+        else:
+            pair = _pair(row, got, (n_more, n_less), preferred)
+        spans_more, spans_less = differing_spans(pair["sent_more"], pair["sent_less"])
+        rows.append(
+            {
+                "id": stable_id(FAMILY, lang, row.source_id),
+                "family": FAMILY,
+                "language": lang,
+                "source_id": row.source_id,
+                "source_language": source_lang,
+                "source_text": row.sent_more,
+                "stereo_antistereo": row.stereo_antistereo,
+                "bias_type": row.bias_type,
+                "more_spans": as_spans(spans_more),
+                "less_spans": as_spans(spans_less),
+                "source_sent_more": row.sent_more if translation else None,
+                "source_sent_less": row.sent_less if translation else None,
+                "translation": {**translation, "cache_hit": all(o.cache_hit for o in got)}
+                if translation
+                else None,
+                **pair,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _source_rows(rejected: pd.DataFrame, langs: tuple[str, str]) -> pd.DataFrame:
+    """Pairs the audit rejected, in the candidate columns (source texts)."""
+    source_lang, lang = langs
+    rows = []
+    for row in rejected.itertuples(index=False):
+        spans_more, spans_less = differing_spans(row.sent_more, row.sent_less)
+        rows.append(
+            {
+                "id": stable_id(FAMILY, lang, row.source_id),
+                "family": FAMILY,
+                "language": lang,
+                "source_id": row.source_id,
+                "source_language": source_lang,
+                "source_text": row.sent_more,
+                "sent_more": row.sent_more,
+                "sent_less": row.sent_less,
+                "stereo_antistereo": row.stereo_antistereo,
+                "bias_type": row.bias_type,
+                "more_spans": as_spans(spans_more),
+                "less_spans": as_spans(spans_less),
+                "checks": row.checks,
+                "needs_review": row.needs_review,
+                "review_reasons": row.review_reasons,
+                "source_sent_more": None,
+                "source_sent_less": None,
+                "translation": None,
+                "reasons": row.reasons,
+            }
+        )
+    return pd.DataFrame(rows, columns=[*COLUMNS, "reasons"])
+
+
+def _translate(
+    units: list[Unit], options: Options, translator: Translator, memory: TranslationMemory | None
+) -> tuple[dict[Unit, Outcome], RunStats]:
+    if memory is None:
+        return pass_through(units)
+    return translate_units(
+        units,
+        translator,
+        memory,
+        source=options.source_lang,
+        target=options.lang,
+        retry=options.retry,
+        progress=options.progress,
+    )
+
+
+def curate(
+    options: Options,
+    out: str | Path,
+    *,
+    overwrite: bool = False,
+    translator: Translator | None = None,
+    memory: TranslationMemory | None = None,
+) -> RunResult:
+    """Curate CrowS-Pairs in ``options.lang`` into the run directory ``out``."""
+    pairs = read_pairs(options.source)
+    if options.limit is not None:
+        pairs = pairs.head(options.limit)
+    words = audit.read_group_words(options.group_words)
+    audited = run_checks(pairs, audit.audit_checks(words))
+    langs = (options.source_lang, options.lang)
+    with _engine(options, translator, memory) as (translator, memory):
+        units = _units(audited.kept)
+        outcomes, tstats = _translate(
+            [u for four in units for u in four[:2]], options, translator, memory
+        )
+        if tstats.fatal:
+            raise BiasforgeError(f"{tstats.fatal.splitlines()[0]}; no run was written")
+        sources = [*audited.kept["sent_more"], *audited.kept["sent_less"]]
+        preferred = memory.preferred_many(sources, *langs) if memory else {}
+        translation = (
+            {
+                "engine": translator.engine_id,
+                "source_lang": langs[0],
+                "target_lang": langs[1],
+                "glossary": translator.options_key().get("glossary"),
+            }
+            if memory
+            else None
+        )
+        rows = _rows(audited.kept, outcomes, units, preferred, translation, langs)
+    post = run_checks(rows, post_translation_checks()) if len(rows) else None
+    result = _combine(audited, post, langs)
+    config = _config(options, translator)
+    stats = _stats(config, pairs, result, tstats)
+    return write_run(
+        out,
+        candidates=result.kept[COLUMNS] if len(result.kept) else pd.DataFrame(columns=COLUMNS),
+        rejected=result.rejected,
+        schema=SCHEMA,
+        stats=stats,
+        report_md=render_report(config, stats, result),
+        inputs=_inputs(options),
+        config=config,
+        overwrite=overwrite,
+    )
+
+
+def _combine(audited: CheckResult, post: CheckResult | None, langs: tuple[str, str]) -> CheckResult:
+    """Translated pairs carry the audit's verdicts before their own."""
+    source = _source_rows(audited.rejected, langs)
+    if post is None:
+        return CheckResult(audited.kept.iloc[0:0], source, audited.stats)
+    before = dict(zip(audited.kept["source_id"], audited.kept["checks"], strict=True))
+    reasons = dict(zip(audited.kept["source_id"], audited.kept["review_reasons"], strict=True))
+
+    def merge(frame: pd.DataFrame) -> pd.DataFrame:
+        frame = frame.copy()
+        frame["checks"] = [
+            before[i] + list(c) for i, c in zip(frame["source_id"], frame["checks"], strict=True)
+        ]
+        frame["review_reasons"] = [
+            list(reasons[i]) + list(r)
+            for i, r in zip(frame["source_id"], frame["review_reasons"], strict=True)
+        ]
+        frame["needs_review"] = frame["review_reasons"].map(bool)
+        return frame
+
+    rejected = merge(post.rejected)
+    frames = [source, rejected[[*COLUMNS, "reasons"]]] if len(rejected) else [source]
+    return CheckResult(
+        merge(post.kept), pd.concat(frames, ignore_index=True), [*audited.stats, *post.stats]
+    )
+
+
+def _config(options: Options, translator: Translator) -> dict[str, Any]:
+    from biasforge.contract.redact import public_path
+
+    return {
+        "family": FAMILY,
+        "language": options.lang,
+        "source_language": options.source_lang,
+        "source": public_path(options.source),
+        "engine": translator.engine_id,
+        "translator_options": translator.options_key(),
+        "group_words": public_path(options.group_words or audit.DEFAULT_GROUP_WORDS),
+        "limit": options.limit,
+    }
+
+
+def _inputs(options: Options) -> list[dict[str, Any]]:
+    inputs = [
+        input_entry(options.source, "crowspairs source"),
+        input_entry(options.group_words or audit.DEFAULT_GROUP_WORDS, "group words"),
+    ]
+    if options.glossary and not options.same_language:
+        inputs.append(input_entry(options.glossary, "glossary"))
+    return inputs
+
+
+def _stats(config: dict, pairs: pd.DataFrame, result: CheckResult, tstats: RunStats) -> dict:
+    kept = result.kept
+    return {
+        **config,
+        "pairs": len(pairs),
+        "kept": len(kept),
+        "rejected": len(result.rejected),
+        "needs_review": int(kept["needs_review"].sum()) if len(kept) else 0,
+        "structure": {k: int(v) for k, v in kept["_status"].value_counts().items()}
+        if len(kept)
+        else {},
+        "bias_types": {k: int(v) for k, v in kept["bias_type"].value_counts().items()}
+        if len(kept)
+        else {},
+        "translation": tstats.as_dict(),
+        "rules": [s.as_dict() for s in result.stats],
+    }
