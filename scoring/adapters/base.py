@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
+
 from biasforge.errors import BiasforgeError
 from scoring.interface import Capability, LanguageModel, NSPTraining
 
@@ -32,10 +34,28 @@ class ModelOptions:
 
     kind: str = "auto"
     device: str = "cpu"
-    dtype: str = "float32"
+    dtype: str = "float32"  # or "auto": bfloat16 on a GPU that supports it, else float32
     batch_tokens: int = 4096
     max_batch: int = 256
     progress: bool = True
+    device_map: str | None = None  # accelerate's placement ("auto", "balanced", …) or None
+    max_memory: tuple[tuple[str, str], ...] = ()  # (device, limit) pairs for ``device_map``
+
+
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+def resolve_dtype(name: str, device: str) -> str:
+    """``auto`` made concrete: bfloat16 on a CUDA device that supports it, else float32."""
+    if name != "auto":
+        torch_dtype(name)  # unknown names fail here
+        return name
+    import torch
+
+    kind = torch.device(device).type
+    if kind == "cuda" and torch.cuda.is_available() and torch.cuda.is_bf16_supported():
+        return "bfloat16"
+    return "float32"
 
 
 def torch_dtype(name: str) -> torch.dtype:
@@ -44,8 +64,35 @@ def torch_dtype(name: str) -> torch.dtype:
 
     table = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
     if name not in table:
-        raise BiasforgeError(f"unknown dtype {name!r}; choose one of {', '.join(table)}")
+        raise BiasforgeError(f"unknown dtype {name!r}; choose one of {', '.join(DTYPES)}")
     return table[name]
+
+
+def parse_max_memory(text: str) -> tuple[tuple[str, str], ...]:
+    """``"0=10GiB,cpu=30GiB"`` -> (("0", "10GiB"), ("cpu", "30GiB")) for ``--max-memory``."""
+    pairs = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        device, sep, limit = part.partition("=")
+        if not sep or not device.strip() or not limit.strip():
+            raise BiasforgeError(f"--max-memory: {part!r} is not DEVICE=LIMIT (e.g. 0=10GiB)")
+        pairs.append((device.strip(), limit.strip()))
+    return tuple(pairs)
+
+
+def max_memory_map(pairs: Sequence[tuple[str, str]]) -> dict[int | str, str] | None:
+    """accelerate's ``max_memory`` dict (GPU indices as ints) from ``ModelOptions.max_memory``."""
+    if not pairs:
+        return None
+    return {(int(d) if d.isdigit() else d): limit for d, limit in pairs}
+
+
+def head_tolerance(dtype: torch.dtype) -> float:
+    """Relative tolerance of the cheap head's self-check for weights of ``dtype``: 1e-3 in
+    float32; a few units of the format's rounding step in bfloat16 / float16 (the same maths
+    on differently shaped kernels rounds differently there)."""
+    import torch
+
+    return max(1e-3, 16 * torch.finfo(dtype).eps) if dtype.is_floating_point else 1e-3
 
 
 def length_batches(
@@ -65,16 +112,24 @@ def length_batches(
 
 
 def pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-padded ids and the attention mask of ``rows``."""
+    """Right-padded ids and the attention mask of ``rows`` (one vectorised scatter)."""
     import torch
 
-    width = max(len(r) for r in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, row in enumerate(rows):
-        ids[i, : len(row)] = torch.tensor(list(row), dtype=torch.long)
-        mask[i, : len(row)] = 1
-    return ids, mask
+    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+    width = int(lengths.max()) if len(rows) else 0
+    mask = np.arange(width)[None, :] < lengths[:, None]
+    ids = np.full((len(rows), width), pad_id, dtype=np.int64)
+    if width:
+        ids[mask] = np.fromiter(
+            (x for r in rows for x in r), dtype=np.int64, count=int(lengths.sum())
+        )
+    return torch.from_numpy(ids), torch.from_numpy(mask.astype(np.int64))
+
+
+def log_softmax_chunk(vocab: int, budget: int = 1 << 24) -> int:
+    """Positions per log-softmax chunk so one chunk holds at most ``budget`` float32 values
+    (64 positions of Gemma's 262k vocabulary, 512 of BERT's 30k)."""
+    return max(1, min(4096, budget // max(1, vocab)))
 
 
 def max_positions(config: Any) -> int:
@@ -85,6 +140,15 @@ def max_positions(config: Any) -> int:
             return value
     text = getattr(config, "text_config", None)
     return max_positions(text) if text is not None else 1 << 16
+
+
+def input_device(model: Any, options: ModelOptions) -> torch.device:
+    """Where inputs go: ``--device``, or with a ``device_map`` the input embeddings' device."""
+    import torch
+
+    if options.device_map and getattr(model, "hf_device_map", None):
+        return model.get_input_embeddings().weight.device
+    return torch.device(options.device)
 
 
 NSP_FINETUNE = (
@@ -100,14 +164,13 @@ class TransformersLM(LanguageModel):
     def __init__(
         self, name: str, model: Any, tokenizer: Any, options: ModelOptions, path: str = ""
     ) -> None:
-        import torch
 
         super().__init__(name)
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.options = options
         self.path = path  # where the checkpoint came from (the NSP head is loaded from it)
-        self.device = torch.device(options.device)
+        self.device = input_device(model, options)
         self.max_length = int(
             min(getattr(tokenizer, "model_max_length", 512) or 512, max_positions(model.config))
         )
@@ -145,7 +208,10 @@ class TransformersLM(LanguageModel):
 
     @cached_property
     def _verified_head(self) -> Callable | None:
-        """``_output_head`` if it reproduces the model's own logits on a probe text, else None."""
+        """``_output_head`` if it reproduces the model's own logits on a probe text, else None.
+
+        The tolerance follows the weights' dtype (``head_tolerance``), relative to the logits'
+        scale, so bfloat16 / float16 models keep the cheap head too."""
         import torch
 
         head = self._output_head()
@@ -159,24 +225,67 @@ class TransformersLM(LanguageModel):
                 reference = self.model(input_ids=ids).logits.float()
         except Exception:
             return None
-        same = mine.shape == reference.shape and torch.allclose(
-            mine, reference, atol=1e-3, rtol=1e-3
-        )
-        return head if same else None
+        if mine.shape != reference.shape:
+            return None
+        tol = head_tolerance(self.weight_dtype)
+        scale = float(reference.abs().max()) or 1.0
+        return head if bool(((mine - reference).abs() <= tol * scale).all()) else None
+
+    @cached_property
+    def weight_dtype(self) -> torch.dtype:
+        """The dtype of the model's floating-point weights."""
+        import torch
+
+        for p in self.model.parameters():
+            if p.is_floating_point():
+                return p.dtype
+        return torch.float32
+
+    def to_device(self, tensor: torch.Tensor) -> torch.Tensor:
+        """``tensor`` on the model's input device: pinned and copied without blocking on CUDA."""
+        if self.device.type == "cuda":
+            return tensor.pin_memory().to(self.device, non_blocking=True)
+        return tensor.to(self.device)
+
+    def index(self, values: Sequence[int]) -> torch.Tensor:
+        """A long tensor of host integers on the device (empty lists stay integer)."""
+        import torch
+
+        return self.to_device(torch.from_numpy(np.asarray(values, dtype=np.int64)))
+
+    def batch_inputs(
+        self, rows: Sequence[Sequence[int]], pad_id: int
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Padded ids on the device, and the attention mask — None when no row is padded (the
+        mask is decided on the host), so attention can take its unmasked fast kernels."""
+        ids, mask = pad(rows, pad_id)
+        uniform = len({len(r) for r in rows}) <= 1
+        return self.to_device(ids), None if uniform else self.to_device(mask)
+
+    @cached_property
+    def _vocab_size(self) -> int:
+        head = self.model.get_output_embeddings()
+        weight = getattr(head, "weight", None)
+        return int(weight.shape[0]) if weight is not None else len(self.tokenizer)
 
     def logprobs_at(
         self,
         ids: torch.Tensor,
-        mask: torch.Tensor,
+        mask: torch.Tensor | None,
         rows: torch.Tensor,
         cols: torch.Tensor,
         extra: dict | None = None,
         targets: torch.Tensor | None = None,
+        target_rows: np.ndarray | None = None,
     ) -> torch.Tensor:
-        """Log-softmax (float32) at (rows, cols), through the cheap head when it is verified.
+        """Log-softmax (float32) at (rows, cols), through the cheap head when it is verified;
+        the result stays on the device.
 
-        With ``targets`` (one token id per position) only those log-probabilities are returned,
-        so a 262k-token vocabulary never materialises for more than a chunk of positions.
+        With ``targets`` only those log-probabilities are returned: one per position, or, with
+        ``target_rows`` (ascending position indices, on the host), ``logp[target_rows[j],
+        targets[j]]`` — several tokens read at one position cost one projection. The
+        vocabulary is projected a chunk of positions at a time (``log_softmax_chunk``), so a
+        262k-token vocabulary never materialises for a whole batch.
         """
         import torch
 
@@ -184,17 +293,28 @@ class TransformersLM(LanguageModel):
         head = self._verified_head
         if head is None:
             logits = self.model(input_ids=ids, attention_mask=mask, **extra).logits
-            logp = torch.log_softmax(logits[rows, cols].float(), dim=-1)
-            return logp if targets is None else logp.gather(1, targets[:, None])[:, 0]
-        hidden = self.model.base_model(input_ids=ids, attention_mask=mask, **extra)[0]
-        picked = hidden[rows, cols]
+            picked, project = logits[rows, cols], None
+        else:
+            hidden = self.model.base_model(input_ids=ids, attention_mask=mask, **extra)[0]
+            picked, project = hidden[rows, cols], head
+        step = log_softmax_chunk(self._vocab_size)
+        if target_rows is not None:
+            target_rows = np.asarray(target_rows, dtype=np.int64)
+            on_device = self.to_device(torch.from_numpy(target_rows))
+            bounds = np.searchsorted(target_rows, np.arange(0, picked.shape[0] + step, step))
         chunks = []
-        for i in range(0, picked.shape[0], 256):
-            logp = torch.log_softmax(head(picked[i : i + 256]).float(), dim=-1)
-            if targets is not None:
-                logp = logp.gather(1, targets[i : i + 256, None])[:, 0]
+        for c, i in enumerate(range(0, picked.shape[0], step)):
+            part = picked[i : i + step]
+            logp = torch.log_softmax((part if project is None else project(part)).float(), dim=-1)
+            if target_rows is not None:
+                a, b = int(bounds[c]), int(bounds[c + 1])
+                logp = logp[on_device[a:b] - i, targets[a:b]]
+            elif targets is not None:
+                logp = logp.gather(1, targets[i : i + step, None])[:, 0]
             chunks.append(logp)
-        return torch.cat(chunks) if chunks else picked.new_zeros((0,)).float()
+        if not chunks:
+            return picked.new_zeros((0,) if targets is not None else (0, self._vocab_size)).float()
+        return torch.cat(chunks)
 
     # -- next-sentence prediction --------------------------------------------------------------
     def _pair_representation(

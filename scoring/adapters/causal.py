@@ -19,7 +19,7 @@ import numpy as np
 
 from biasforge.errors import BiasforgeError
 from scoring.adapters.base import ModelOptions, TransformersLM, pad
-from scoring.interface import Capability, FilledSentence
+from scoring.interface import Capability, FilledSentence, MinimalPair
 
 if TYPE_CHECKING:
     import torch
@@ -41,6 +41,8 @@ class CausalLM(TransformersLM):
         Capability.SCORE_SENTENCE: "token probabilities, the first given the start token "
         "(official StereoSet)",
         Capability.SCORE_CONTINUATION: "token probabilities of the continuation after the context",
+        Capability.SCORE_PAIR: "each sentence's log-likelihood: the sum of its token "
+        "log-probabilities after the start token, in one pass (lm-evaluation-harness)",
     }
 
     def __init__(
@@ -72,14 +74,14 @@ class CausalLM(TransformersLM):
         return self.start_id
 
     @cached_property
-    def _start_logprobs(self) -> torch.Tensor:
+    def _start_logprobs(self) -> np.ndarray:
         """log P(first token | start token) (the official ``initial_token_probabilities``)."""
         import torch
 
         with torch.inference_mode():
             ids = torch.tensor([[self._start()]], device=self.device)
             logits = self.model(input_ids=ids).logits[0, -1].float()
-        return torch.log_softmax(logits, dim=-1).cpu()
+        return torch.log_softmax(logits, dim=-1).double().cpu().numpy()
 
     # -- requests --------------------------------------------------------------------------------
     def sentence_logprobs(self, requests: Sequence[FilledSentence]) -> list[np.ndarray]:
@@ -90,6 +92,22 @@ class CausalLM(TransformersLM):
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
         """The continuation read as running text after the context, one space between."""
         return self._token_logprobs([(context, " " + text) for context, text in pairs])
+
+    def pair_logprobs(self, requests: Sequence[MinimalPair]) -> list[tuple[float, float]]:
+        """Each sentence's log-likelihood as lm-evaluation-harness scores CrowS-Pairs
+        (``loglikelihood`` with an empty context): the start token, then the sentence, read in
+        one pass; the sum of the sentence tokens' log-probabilities."""
+        plans = []
+        for text in (t for r in requests for t in (r.first, r.second)):
+            seq = (self._start(), *self.encode(text))[-self.max_length :]
+            plans.append((seq, len(seq) - 1))
+        needed: dict[tuple[int, ...], int] = {}
+        for seq, n in plans:
+            if n > 0:
+                needed[seq] = max(needed.get(seq, 0), n)
+        read = self._read_positions(needed) if needed else {}
+        sums = [float(np.sum(read[seq][needed[seq] - n :])) if n > 0 else 0.0 for seq, n in plans]
+        return [(sums[2 * i], sums[2 * i + 1]) for i in range(len(requests))]
 
     # -- token log-probabilities -----------------------------------------------------------------
     def _token_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
@@ -111,12 +129,14 @@ class CausalLM(TransformersLM):
     def _plans(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[tuple[int, ...], int, bool]]:
         """Per pair: the token sequence, how many final positions are read from it, and
         whether the first continuation token is read from the start token instead."""
-        cache: dict[str, list[int]] = {}
+        distinct = list(dict.fromkeys(t for pair in pairs for t in pair if t))
+        encoded = (
+            self.tokenizer(distinct, add_special_tokens=False)["input_ids"] if distinct else []
+        )
+        cache: dict[str, list[int]] = dict(zip(distinct, encoded, strict=True))
 
         def enc(text: str) -> list[int]:
-            if text not in cache:
-                cache[text] = self.encode(text) if text else []
-            return cache[text]
+            return cache[text] if text else []
 
         plans = []
         for context, continuation in pairs:
@@ -133,32 +153,41 @@ class CausalLM(TransformersLM):
         return plans
 
     def _read_positions(self, needed: dict[tuple[int, ...], int]) -> dict[tuple, np.ndarray]:
-        """Per sequence, log P of its last ``needed[seq]`` tokens, each distinct prefix once."""
+        """Per sequence, log P of its last ``needed[seq]`` tokens, each distinct prefix once.
+
+        Values stay on the device until every batch has run: the memo maps a prefix to its
+        place in the results, and one copy to the host ends the call."""
         import torch
 
         rows_list = list(needed)
-        memo: dict[tuple, float] = {}
-        results: dict[tuple, np.ndarray] = {}
+        memo: dict[tuple, int] = {}  # prefix -> index into the concatenated results
+        places: dict[tuple, np.ndarray] = {}
+        parts, count = [], 0
         with torch.inference_mode():
             for batch in self.batches([len(r) for r in rows_list], "tokens"):
-                ids, att = pad([rows_list[u] for u in batch], self.pad_id)
                 keys = self._new_prefixes(
                     [(rows_list[u], needed[rows_list[u]]) for u in batch], memo
                 )
                 if keys:
-                    memo.update(self._prefix_logprobs(ids, att, keys))
+                    ids, att = self.batch_inputs([rows_list[u] for u in batch], self.pad_id)
+                    parts.append(self._prefix_logprobs(ids, att, keys))
+                    for j, (_, key) in enumerate(keys):
+                        memo[key] = count + j
+                    count += len(keys)
                 for u in batch:
                     row = rows_list[u]
-                    results[row] = np.array(
-                        [memo[row[: p + 1]] for p in range(len(row) - needed[row], len(row))]
+                    places[row] = np.fromiter(
+                        (memo[row[: p + 1]] for p in range(len(row) - needed[row], len(row))),
+                        dtype=np.int64,
                     )
                 if len(memo) > _MEMO_LIMIT:
                     memo.clear()
-        return results
+            flat = torch.cat(parts).double().cpu().numpy() if parts else np.zeros(0)
+        return {row: flat[where] for row, where in places.items()}
 
     @staticmethod
     def _new_prefixes(
-        rows: list[tuple[tuple[int, ...], int]], memo: dict[tuple, float]
+        rows: list[tuple[tuple[int, ...], int]], memo: Mapping[tuple, Any]
     ) -> list[tuple[int, tuple]]:
         """(batch row, prefix) for each prefix of the batch not computed yet, first row wins."""
         keys, seen = [], set()
@@ -171,18 +200,14 @@ class CausalLM(TransformersLM):
         return keys
 
     def _prefix_logprobs(
-        self, ids: torch.Tensor, att: torch.Tensor, keys: list[tuple[int, tuple]]
-    ) -> dict[tuple, float]:
-        """log P(last token of each prefix | the tokens before it), read in this batch."""
-        import torch
+        self, ids: torch.Tensor, att: torch.Tensor | None, keys: list[tuple[int, tuple]]
+    ) -> torch.Tensor:
+        """log P(last token of each prefix | the tokens before it), on the device."""
 
-        rows = torch.tensor([r for r, _ in keys], device=self.device)
-        cols = torch.tensor([len(key) - 2 for _, key in keys], device=self.device)
-        targets = torch.tensor([key[-1] for _, key in keys], device=self.device)
-        picked = self.logprobs_at(
-            ids.to(self.device), att.to(self.device), rows, cols, targets=targets
-        )
-        return dict(zip([key for _, key in keys], picked.cpu().double().tolist(), strict=True))
+        rows = self.index([r for r, _ in keys])
+        cols = self.index([len(key) - 2 for _, key in keys])
+        targets = self.index([key[-1] for _, key in keys])
+        return self.logprobs_at(ids, att, rows, cols, targets=targets)
 
     # -- next-sentence prediction ----------------------------------------------------------------
     def _pair_representation(
@@ -192,7 +217,7 @@ class CausalLM(TransformersLM):
         prefix = [self._start()] if self.adds_bos else []
         rows = [[*prefix, *self.encode(f"{a} {b}")][:max_length] for a, b in pairs]
         ids, att = pad(rows, self.pad_id)
-        ids, att = ids.to(self.device), att.to(self.device)
+        ids, att = self.to_device(ids), self.to_device(att)
         hidden = model.base_model(input_ids=ids, attention_mask=att)[0]
         weights = att.unsqueeze(-1).to(hidden.dtype)
         return (hidden * weights).sum(1) / weights.sum(1)

@@ -15,7 +15,7 @@ import numpy as np
 
 from biasforge.errors import BiasforgeError
 from scoring.adapters.base import ModelOptions, TransformersLM, pad, torch_dtype
-from scoring.interface import Capability, MaskedPair, SlotFill, SlotRule
+from scoring.interface import Capability, MaskedPair, MinimalPair, SlotFill, SlotRule
 
 if TYPE_CHECKING:
     import torch
@@ -62,6 +62,8 @@ class MaskedLM(TransformersLM):
         Capability.READ_MASKED_PAIR: "Bartl et al.'s reading: one mask per hidden span, inputs "
         "cut or padded to a fixed width with the mask token (attended), the sentence's token "
         "read at the prior's first mask",
+        Capability.SCORE_PAIR: "CrowS-Pairs' metric.py: the tokens the two sentences share, "
+        "masked one at a time, log-probabilities summed (first and last shared tokens skipped)",
     }
 
     def __init__(
@@ -78,9 +80,19 @@ class MaskedLM(TransformersLM):
         others = [m for _, m in self.model.named_children() if m is not base]
         return others[0] if len(others) == 1 else None
 
+    def _encode_many(self, texts: Sequence[str]) -> dict[str, list[int]]:
+        """Token ids (no special tokens) of each distinct text, in one batched call."""
+        distinct = list(dict.fromkeys(texts))
+        if not distinct:
+            return {}
+        ids = self.tokenizer(distinct, add_special_tokens=False)["input_ids"]
+        return dict(zip(distinct, (list(x) for x in ids), strict=True))
+
     # -- SlotFill -> masked variants -> log-probabilities --------------------------------------
     def slot_logprobs(self, requests: Sequence[SlotFill]) -> list[tuple[float, ...]]:
-        plans = [[self._variants(r, filler) for filler in r.fillers] for r in requests]
+        stereoset = [f for r in requests if r.rule is SlotRule.STEREOSET for f in r.fillers]
+        ids = self._encode_many(stereoset)
+        plans = [[self._variants(r, filler, ids) for filler in r.fillers] for r in requests]
         values = iter(self._mask_logprobs([v for per in plans for plan in per for v in plan]))
         out = []
         for request, per in zip(requests, plans, strict=True):
@@ -88,21 +100,28 @@ class MaskedLM(TransformersLM):
             out.append(tuple(_combine(request.rule, r) for r in read))
         return out
 
-    def _variants(self, request: SlotFill, filler: str) -> list[Variant]:
+    def _variants(
+        self, request: SlotFill, filler: str, encoded: Mapping[str, list[int]]
+    ) -> list[Variant]:
         if request.rule is SlotRule.STEREOSET:
-            return self._incremental_variants(request, filler)
+            return self._incremental_variants(request, filler, encoded.get(filler))
         return [self._joint_variant(request, filler)]
 
-    def _incremental_variants(self, request: SlotFill, filler: str) -> list[Variant]:
+    def _incremental_variants(
+        self, request: SlotFill, filler: str, tokens: list[int] | None = None
+    ) -> list[Variant]:
         """The official StereoSet ``IntrasentenceLoader``: for each sub-token i of the filler
         (tokenised on its own), the decoded sub-tokens before i and one mask fill every
         occurrence of the slot; P(sub-token i) is read at the first mask."""
-        tokens = self.encode(filler)
+        tokens = self.encode(filler) if tokens is None else tokens
         if not tokens:
             raise BiasforgeError(f"{self.name}: the filler {filler!r} has no tokens")
         slot = request.slot
         return [
-            (slot.filled(f"{self.tokenizer.decode(tokens[:i])}{self.mask_token}"), [tokens[i]])
+            (
+                slot.filled(f"{self.tokenizer.decode(tokens[:i]) if i else ''}{self.mask_token}"),
+                [tokens[i]],
+            )
             for i in range(len(tokens))
         ]
 
@@ -149,7 +168,10 @@ class MaskedLM(TransformersLM):
     def _read_masks(
         self, texts: list[str], needs: list[dict[int, set[int]]], wanted: list[int]
     ) -> dict[tuple[int, int, int], float]:
-        """(text index, mask index, token id) -> log-probability, in length-sorted batches."""
+        """(text index, mask index, token id) -> log-probability, in length-sorted batches.
+
+        One batched tokenizer call; per batch, every (mask, token) read is gathered on the
+        device; one copy to the host at the end."""
         import torch
 
         encoded = self.tokenizer(
@@ -159,23 +181,37 @@ class MaskedLM(TransformersLM):
         positions = [
             self._mask_positions(ids, wanted[u], texts[u]) for u, ids in enumerate(ids_list)
         ]
-        values: dict[tuple[int, int, int], float] = {}
+        order: list[tuple[int, int, int]] = []
+        parts = []
         with torch.inference_mode():
             for batch in self.batches([len(x) for x in ids_list], "masks"):
-                ids, att = pad([ids_list[u] for u in batch], self.pad_id)
+                ids, att = self.batch_inputs([ids_list[u] for u in batch], self.pad_id)
                 extra = {}
                 if types_list is not None:
-                    extra["token_type_ids"] = pad([types_list[u] for u in batch], 0)[0]
-                keys = [(r, u, k) for r, u in enumerate(batch) for k in needs[u]]
-                rows = torch.tensor([r for r, _, _ in keys], device=self.device)
-                cols = torch.tensor([positions[u][k] for _, u, k in keys], device=self.device)
-                extra = {name: v.to(self.device) for name, v in extra.items()}
-                logp = self.logprobs_at(ids.to(self.device), att.to(self.device), rows, cols, extra)
-                logp = logp.cpu()
-                for j, (_, u, k) in enumerate(keys):
-                    for t in needs[u][k]:
-                        values[(u, k, t)] = float(logp[j, t])
-        return values
+                    types = pad([types_list[u] for u in batch], 0)[0]
+                    extra["token_type_ids"] = self.to_device(types)
+                rows, cols, target_rows, targets = [], [], [], []
+                for r, u in enumerate(batch):
+                    for k, tokens in needs[u].items():
+                        for t in sorted(tokens):
+                            target_rows.append(len(rows))
+                            targets.append(t)
+                            order.append((u, k, t))
+                        rows.append(r)
+                        cols.append(positions[u][k])
+                parts.append(
+                    self.logprobs_at(
+                        ids,
+                        att,
+                        self.index(rows),
+                        self.index(cols),
+                        extra,
+                        targets=self.index(targets),
+                        target_rows=np.array(target_rows, dtype=np.int64),
+                    )
+                )
+            flat = torch.cat(parts).double().cpu().tolist() if parts else []
+        return dict(zip(order, flat, strict=True))
 
     # -- MaskedPair: Bartl et al.'s published reading -------------------------------------------
     def masked_pair_logprobs(self, requests: Sequence[MaskedPair]) -> list[tuple[float, float]]:
@@ -219,21 +255,24 @@ class MaskedLM(TransformersLM):
         """(row index, position, token) -> log P, every id but 0 attended (utils.py l.57-64)."""
         import torch
 
-        values: dict[tuple[int, int, int], float] = {}
+        order: list[tuple[int, int, int]] = []
+        parts = []
         with torch.inference_mode():
             for batch in self.batches([len(r) for r in rows], "Bartl masks"):
-                ids = torch.tensor([rows[u] for u in batch], device=self.device)
+                ids = self.index([rows[u] for u in batch])
                 keys = [(r, u, pos, tok) for r, u in enumerate(batch) for pos, tok in wanted[u]]
-                picked = self.logprobs_at(
-                    ids,
-                    (ids > 0).long(),
-                    torch.tensor([k[0] for k in keys], device=self.device),
-                    torch.tensor([k[2] for k in keys], device=self.device),
-                    targets=torch.tensor([k[3] for k in keys], device=self.device),
+                order += [(u, pos, tok) for _, u, pos, tok in keys]
+                parts.append(
+                    self.logprobs_at(
+                        ids,
+                        (ids > 0).long(),
+                        self.index([k[0] for k in keys]),
+                        self.index([k[2] for k in keys]),
+                        targets=self.index([k[3] for k in keys]),
+                    )
                 )
-                for (_, u, pos, tok), value in zip(keys, picked.cpu().tolist(), strict=True):
-                    values[(u, pos, tok)] = float(value)
-        return values
+            flat = torch.cat(parts).double().cpu().tolist() if parts else []
+        return dict(zip(order, flat, strict=True))
 
     # -- next-sentence prediction ----------------------------------------------------------------
     def _pair_representation(
@@ -275,23 +314,74 @@ class MaskedLM(TransformersLM):
         nsp = self._nsp_model
         if nsp is None:
             return None
-        encoded = [
-            self.tokenizer(a, b, truncation=True, max_length=self.max_length) for a, b in pairs
-        ]
-        scores = [0.0] * len(pairs)
+        encoded = self.tokenizer(
+            [a for a, _ in pairs],
+            [b for _, b in pairs],
+            truncation=True,
+            max_length=self.max_length,
+        )
+        ids_list = encoded["input_ids"]
+        types_list = encoded.get("token_type_ids") or [[0] * len(x) for x in ids_list]
+        order: list[int] = []
+        parts = []
         with torch.inference_mode():
-            for batch in self.batches([len(e["input_ids"]) for e in encoded], "NSP"):
-                ids, att = pad([encoded[i]["input_ids"] for i in batch], self.pad_id)
-                types = pad([encoded[i].get("token_type_ids", [0]) for i in batch], 0)[0]
+            for batch in self.batches([len(x) for x in ids_list], "NSP"):
+                ids, att = pad([ids_list[i] for i in batch], self.pad_id)
+                types = pad([types_list[i] for i in batch], 0)[0]
                 logits = nsp(
-                    input_ids=ids.to(self.device),
-                    attention_mask=att.to(self.device),
-                    token_type_ids=types[:, : ids.shape[1]].to(self.device),
+                    input_ids=self.to_device(ids),
+                    attention_mask=self.to_device(att),
+                    token_type_ids=self.to_device(types),
                 ).logits
-                probs = torch.softmax(logits.float(), dim=-1)[:, 0].cpu()
-                for j, i in enumerate(batch):
-                    scores[i] = float(probs[j])
+                parts.append(torch.softmax(logits.float(), dim=-1)[:, 0])
+                order += batch
+            flat = torch.cat(parts).double().cpu().tolist() if parts else []
+        scores = [0.0] * len(pairs)
+        for i, value in zip(order, flat, strict=True):
+            scores[i] = float(value)
         return scores
+
+    # -- MinimalPair: CrowS-Pairs' pseudo-log-likelihood ----------------------------------------
+    def pair_logprobs(self, requests: Sequence[MinimalPair]) -> list[tuple[float, float]]:
+        """CrowS-Pairs' ``metric.py`` (``mask_unigram``): the two sentences are tokenised with
+        the special tokens, their shared tokens found by ``difflib`` on the token ids, and each
+        shared token but the first and last (the special tokens) masked alone in its sentence;
+        a sentence's score is the sum of those log-probabilities. Lower-casing is left to the
+        tokenizer (metric.py lower-cases for uncased checkpoints, whose tokenizers do too)."""
+        import torch
+
+        variants: list[tuple[int, int, tuple[int, ...], int]] = []  # (request, side, ids, pos)
+        for r, request in enumerate(requests):
+            ids = [self._pair_ids(request.first), self._pair_ids(request.second)]
+            shared = _shared_positions(ids[0], ids[1])
+            for first, second in shared[1:-1]:
+                variants += [(r, 0, ids[0], first), (r, 1, ids[1], second)]
+        sums = np.zeros((len(requests), 2))
+        lengths = [len(v[2]) for v in variants]
+        with torch.inference_mode():
+            for batch in self.batches(lengths, "pair masks"):
+                rows = [list(variants[u][2]) for u in batch]
+                targets = [row[variants[u][3]] for row, u in zip(rows, batch, strict=True)]
+                for row, u in zip(rows, batch, strict=True):
+                    row[variants[u][3]] = self.mask_id
+                ids, att = pad(rows, self.pad_id)
+                logp = self.logprobs_at(
+                    ids.to(self.device),
+                    att.to(self.device),
+                    torch.arange(len(batch), device=self.device),
+                    torch.tensor([variants[u][3] for u in batch], device=self.device),
+                    None,
+                    targets=torch.tensor(targets, device=self.device),
+                ).cpu()
+                for j, u in enumerate(batch):
+                    sums[variants[u][0], variants[u][1]] += float(logp[j])
+        return [(float(a), float(b)) for a, b in sums]
+
+    def _pair_ids(self, text: str) -> tuple[int, ...]:
+        encoded = self.tokenizer(
+            text, add_special_tokens=True, truncation=True, max_length=self.max_length
+        )
+        return tuple(int(i) for i in encoded["input_ids"])
 
 
 def _combine(rule: SlotRule, read: list[list[float | None]]) -> float:
@@ -299,3 +389,15 @@ def _combine(rule: SlotRule, read: list[list[float | None]]) -> float:
     if rule is SlotRule.STEREOSET:
         return float(np.log(np.mean([np.exp(values[0]) for values in read])))
     return float(sum(v for v in read[0] if v is not None))
+
+
+def _shared_positions(a: Sequence[int], b: Sequence[int]) -> list[tuple[int, int]]:
+    """Positions of the tokens two sequences share, in order (metric.py's ``get_span``)."""
+    import difflib
+
+    matcher = difflib.SequenceMatcher(None, [str(x) for x in a], [str(x) for x in b])
+    shared = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            shared += list(zip(range(i1, i2), range(j1, j2), strict=True))
+    return shared

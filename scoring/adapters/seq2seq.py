@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from scoring.adapters.base import ModelOptions, TransformersLM, pad
+from scoring.adapters.base import ModelOptions, TransformersLM, log_softmax_chunk, pad
 from scoring.interface import Capability, FilledSentence
 
 if TYPE_CHECKING:
@@ -65,22 +65,32 @@ class Seq2SeqLM(TransformersLM):
         ]
         out: list[np.ndarray] = [np.zeros(0)] * len(pairs)
         lengths = [len(s) + len(t) for s, t in zip(sources, targets, strict=True)]
+        order: list[int] = []
+        parts = []
         with torch.inference_mode():
             for batch in self.batches(lengths, "targets"):
                 src, src_att = pad([sources[i] for i in batch], self.pad_id)
                 dec, dec_att = pad(
                     [[self.decoder_start_id, *targets[i][:-1]] for i in batch], self.pad_id
                 )
+                gold = pad([targets[i] for i in batch], self.pad_id)[0]
                 logits = self.model(
-                    input_ids=src.to(self.device),
-                    attention_mask=src_att.to(self.device),
-                    decoder_input_ids=dec.to(self.device),
-                    decoder_attention_mask=dec_att.to(self.device),
+                    input_ids=self.to_device(src),
+                    attention_mask=self.to_device(src_att),
+                    decoder_input_ids=self.to_device(dec),
+                    decoder_attention_mask=self.to_device(dec_att),
                 ).logits
-                logp = torch.log_softmax(logits.float(), dim=-1).cpu()
-                for r, i in enumerate(batch):
-                    tgt = torch.tensor(targets[i])
-                    out[i] = logp[r, torch.arange(len(tgt)), tgt].numpy().astype(np.float64)
+                # log-softmax a few rows at a time: batch x length x vocab never in float32
+                step = max(1, log_softmax_chunk(logits.shape[-1] * logits.shape[1]))
+                gold = self.to_device(gold)
+                for i in range(0, logits.shape[0], step):
+                    logp = torch.log_softmax(logits[i : i + step].float(), dim=-1)
+                    parts.append(logp.gather(2, gold[i : i + step, :, None])[..., 0])
+                order += batch
+            flat = [p.double().cpu().numpy() for p in parts]
+        rows = (row for part in flat for row in part)
+        for i, row in zip(order, rows, strict=True):
+            out[i] = row[: len(targets[i])]
         return out
 
     def _pair_representation(
