@@ -26,7 +26,24 @@ Models = Annotated[
 Out = Annotated[Path, typer.Option("--out", "-o", help="Output folder (must not exist).")]
 Kind = Annotated[str, typer.Option(help="auto | masked | causal | seq2seq")]
 Device = Annotated[str, typer.Option(help="torch device, e.g. cpu, cuda, cuda:1, mps")]
-Dtype = Annotated[str, typer.Option(help="float32 | bfloat16 | float16")]
+Dtype = Annotated[
+    str,
+    typer.Option(
+        help="auto (bfloat16 on a GPU that supports it, else float32) | float32 | "
+        "bfloat16 | float16"
+    ),
+]
+DeviceMap = Annotated[
+    str | None,
+    typer.Option(
+        help="Split the model over devices with accelerate (auto | balanced | sequential); "
+        "inputs go where the embeddings are."
+    ),
+]
+MaxMemory = Annotated[
+    str | None,
+    typer.Option(help="Per-device limits for --device-map, e.g. 0=10GiB,1=20GiB,cpu=40GiB."),
+]
 BatchTokens = Annotated[int, typer.Option(help="Max padded tokens per batch.")]
 Limit = Annotated[int | None, typer.Option(min=0, help="Score only the first N items (per split).")]
 Overwrite = Annotated[bool, typer.Option(help="Replace an existing output folder.")]
@@ -54,15 +71,26 @@ def _options(
     overwrite: bool,
     bootstrap: int,
     seed: int,
+    device_map: str | None = None,
+    max_memory: str | None = None,
 ):
+    from scoring.adapters.base import DTYPES, parse_max_memory
     from scoring.commands import RunOptions
     from scoring.models import ModelOptions
     from scoring.uncertainty import Resampling
 
     _quiet_transformers()
     _check_device(device)
+    if dtype not in DTYPES:
+        raise typer.BadParameter(f"--dtype must be one of {', '.join(DTYPES)}")
     model = ModelOptions(
-        kind=kind, device=device, dtype=dtype, batch_tokens=batch_tokens, progress=progress
+        kind=kind,
+        device=device,
+        dtype=dtype,
+        batch_tokens=batch_tokens,
+        progress=progress,
+        device_map=device_map or None,
+        max_memory=parse_max_memory(max_memory or ""),
     )
     return RunOptions(model, Resampling(bootstrap, seed), limit, overwrite)
 
@@ -135,7 +163,9 @@ def stereoset(
     ] = None,
     kind: Kind = "auto",
     device: Device = "cpu",
-    dtype: Dtype = "float32",
+    dtype: Dtype = "auto",
+    device_map: DeviceMap = None,
+    max_memory: MaxMemory = None,
     batch_tokens: BatchTokens = 4096,
     limit: Limit = None,
     bootstrap: Bootstrap = 1000,
@@ -155,7 +185,17 @@ def stereoset(
     if nsp_train == "finetune" and (nsp_corpus is None or nsp_head is not None):
         raise typer.BadParameter("--nsp-train finetune needs --nsp-corpus (and no --nsp-head)")
     options = _options(
-        kind, device, dtype, batch_tokens, progress, limit, overwrite, bootstrap, seed
+        kind,
+        device,
+        dtype,
+        batch_tokens,
+        progress,
+        limit,
+        overwrite,
+        bootstrap,
+        seed,
+        device_map,
+        max_memory,
     )
     training = NSPTraining(
         steps=nsp_steps, batch_size=nsp_batch, core_lr=nsp_lr, head_lr=nsp_head_lr, seed=seed
@@ -173,7 +213,9 @@ def slguset(
     top_k: Annotated[int, typer.Option(help="Topic words per group.")] = 5,
     kind: Kind = "auto",
     device: Device = "cpu",
-    dtype: Dtype = "float32",
+    dtype: Dtype = "auto",
+    device_map: DeviceMap = None,
+    max_memory: MaxMemory = None,
     batch_tokens: BatchTokens = 4096,
     limit: Limit = None,
     bootstrap: Bootstrap = 1000,
@@ -186,7 +228,17 @@ def slguset(
     from scoring.commands import run_slguset
 
     options = _options(
-        kind, device, dtype, batch_tokens, progress, limit, overwrite, bootstrap, seed
+        kind,
+        device,
+        dtype,
+        batch_tokens,
+        progress,
+        limit,
+        overwrite,
+        bootstrap,
+        seed,
+        device_map,
+        max_memory,
     )
     run_slguset(dataset, model, out, options, top_k)
     typer.echo(f"wrote {out}/report.md and {out}/report.html")
@@ -206,7 +258,9 @@ def becpro(
     ] = "spans",
     kind: Kind = "auto",
     device: Device = "cpu",
-    dtype: Dtype = "float32",
+    dtype: Dtype = "auto",
+    device_map: DeviceMap = None,
+    max_memory: MaxMemory = None,
     batch_tokens: BatchTokens = 4096,
     limit: Limit = None,
     bootstrap: Bootstrap = 1000,
@@ -222,7 +276,17 @@ def becpro(
     if procedure not in PROCEDURES:
         raise typer.BadParameter(f"--procedure must be one of {', '.join(PROCEDURES)}")
     options = _options(
-        kind, device, dtype, batch_tokens, progress, limit, overwrite, bootstrap, seed
+        kind,
+        device,
+        dtype,
+        batch_tokens,
+        progress,
+        limit,
+        overwrite,
+        bootstrap,
+        seed,
+        device_map,
+        max_memory,
     )
     run_becpro(dataset, model, out, options, procedure)
     typer.echo(f"wrote {out}/report.md and {out}/report.html")
@@ -248,3 +312,30 @@ def prepare_gemma() -> None:
 
     _quiet_transformers()
     typer.echo(str(ensure_gemma()))
+
+
+@app.command()
+def crowspairs(
+    dataset: Dataset,
+    model: Models,
+    out: Out,
+    kind: Kind = "auto",
+    device: Device = "cpu",
+    dtype: Dtype = "float32",
+    batch_tokens: BatchTokens = 4096,
+    limit: Limit = None,
+    bootstrap: Bootstrap = 1000,
+    seed: Seed = 0,
+    overwrite: Overwrite = False,
+    progress: Progress = True,
+) -> None:
+    """Percent of pairs where the model prefers the more-stereotypical sentence, per bias type
+    with bootstrap intervals (masked LMs: metric.py's shared-token pseudo-log-likelihood;
+    causal LMs: sentence log-likelihood)."""
+    from scoring.commands.crowspairs import run_crowspairs
+
+    options = _options(
+        kind, device, dtype, batch_tokens, progress, limit, overwrite, bootstrap, seed
+    )
+    run_crowspairs(dataset, model, out, options)
+    typer.echo(f"wrote {out}/report.md and {out}/report.html")

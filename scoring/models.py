@@ -7,12 +7,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from biasforge.errors import BiasforgeError
-from scoring.adapters.base import ModelOptions, TransformersLM, torch_dtype
+from scoring.adapters.base import (
+    ModelOptions,
+    TransformersLM,
+    max_memory_map,
+    resolve_dtype,
+    torch_dtype,
+)
 from scoring.adapters.causal import CausalLM
 from scoring.adapters.masked import MaskedLM
 from scoring.adapters.seq2seq import Seq2SeqLM
@@ -81,6 +87,8 @@ def load_model(
     from scoring import gemma
 
     options = options or ModelOptions()
+    if options.dtype == "auto":
+        options = replace(options, dtype=resolve_dtype(options.dtype, options.device))
     path = gemma.resolve(spec)
     try:
         config = transformers.AutoConfig.from_pretrained(path)
@@ -92,14 +100,35 @@ def load_model(
         raise BiasforgeError(f"unknown model kind {kind!r}; choose one of {', '.join(KINDS)}")
     entry, dtype = REGISTRY[kind], torch_dtype(options.dtype)
     try:
-        model = getattr(transformers, entry.auto_class).from_pretrained(path, dtype=dtype)
+        model = getattr(transformers, entry.auto_class).from_pretrained(
+            path, dtype=dtype, **placement(options)
+        )
     except Exception as exc:  # corrupt weights raise the loader's own types (SafetensorError…)
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BiasforgeError(f"cannot load model {spec!r} as a {kind} model: {reason}") from exc
-    model.to(options.device)
+    if not options.device_map:
+        model.to(options.device)
     adapter = entry.adapter(name or model_name(spec), model, tokenizer, options, path)
     adapter.identity = model_identity(spec, adapter, config)
     return adapter
+
+
+def placement(options: ModelOptions) -> dict[str, Any]:
+    """``from_pretrained`` keywords for ``--device-map`` / ``--max-memory`` (accelerate splits
+    the layers over the devices, within each device's limit); none without a device map."""
+    if not options.device_map:
+        if options.max_memory:
+            raise BiasforgeError("--max-memory needs --device-map (e.g. --device-map auto)")
+        return {}
+    import importlib.util
+
+    if importlib.util.find_spec("accelerate") is None:
+        raise BiasforgeError("--device-map needs accelerate: pip install accelerate")
+    kwargs: dict[str, Any] = {"device_map": options.device_map}
+    memory = max_memory_map(options.max_memory)
+    if memory:
+        kwargs["max_memory"] = memory
+    return kwargs
 
 
 def model_identity(spec: str, lm: TransformersLM, config: Any) -> ModelIdentity:
