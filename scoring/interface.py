@@ -16,6 +16,9 @@ tokens, start tokens, decoder targets, slot tokens and sub-token rules belong to
   encoder-decoder: decoder tokens given the template with its slot masked).
 - ``continuation_logprobs([(context, continuation)])`` — per-token log-probabilities of the
   next sentence after a context.
+- ``pair_logprobs([MinimalPair])`` — one score per sentence of a minimal pair (CrowS-Pairs):
+  masked LMs, the pseudo-log-likelihood of the tokens the two sentences share (``metric.py``);
+  causal LMs, each sentence's log-likelihood (lm-evaluation-harness).
 - ``masked_pair_logprobs([MaskedPair])`` — Bartl et al.'s reading of a sentence in two masked
   variants (BEC-Pro's published procedure, with its fixed-width padding; see ``MaskedPair``).
 - ``pair_features`` / ``native_nsp`` — what a next-sentence-prediction head reads, or the
@@ -53,6 +56,7 @@ class Capability(enum.Enum):
     SCORE_SENTENCE = "score a sentence"
     SCORE_CONTINUATION = "score a continuation after a context"
     FINETUNE_NSP = "be fine-tuned for next-sentence prediction"
+    SCORE_PAIR = "score the two sentences of a minimal pair"
 
 
 # what a model must be to answer each request (for the refusal message)
@@ -62,6 +66,7 @@ _NEEDS = {
     Capability.SCORE_SENTENCE: "a causal or encoder-decoder language model",
     Capability.SCORE_CONTINUATION: "a causal or encoder-decoder language model",
     Capability.FINETUNE_NSP: "a trainable transformers model",
+    Capability.SCORE_PAIR: "a masked or causal language model",
 }
 # the request method that answers each capability
 _ANSWERED_BY = {
@@ -70,6 +75,7 @@ _ANSWERED_BY = {
     Capability.SCORE_SENTENCE: "sentence_logprobs",
     Capability.SCORE_CONTINUATION: "continuation_logprobs",
     Capability.FINETUNE_NSP: "finetune_nsp",
+    Capability.SCORE_PAIR: "pair_logprobs",
 }
 
 
@@ -161,6 +167,15 @@ class MaskedPair:
     def __post_init__(self) -> None:
         if self.width < 1:
             raise ValueError(f"width must be positive, not {self.width}")
+
+
+@dataclass(frozen=True)
+class MinimalPair:
+    """Two sentences that differ in a few words (CrowS-Pairs); the answer is one log-score per
+    sentence, comparable between the two (see ``LanguageModel.pair_logprobs``)."""
+
+    first: str
+    second: str
 
 
 @dataclass(frozen=True)
@@ -268,6 +283,12 @@ class LanguageModel(abc.ABC):
     def masked_pair_logprobs(self, requests: Sequence[MaskedPair]) -> list[tuple[float, float]]:
         """Per request, (log P in the target, log P in the prior) (see ``MaskedPair``)."""
         raise self.refusal(Capability.READ_MASKED_PAIR)
+
+    def pair_logprobs(self, requests: Sequence[MinimalPair]) -> list[tuple[float, float]]:
+        """Per request, (score of ``first``, score of ``second``): masked LMs, the summed
+        log-probabilities of the shared tokens masked one at a time (CrowS-Pairs' metric.py);
+        causal LMs, each sentence's log-likelihood."""
+        raise self.refusal(Capability.SCORE_PAIR)
 
     def finetune_nsp(
         self, pairs: Sequence[tuple[str, str, int]], training: NSPTraining

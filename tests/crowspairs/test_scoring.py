@@ -1,0 +1,90 @@
+"""Scoring CrowS-Pairs: the masked scorer against a port of metric.py, the causal one against
+a plain per-sentence sum of token log-probabilities, and the command end to end."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
+from scoring.crowspairs import results, score_pairs
+from scoring.interface import Capability, MinimalPair
+from scoring.models import ModelOptions, load_model
+from scoring.uncertainty import Resampling
+from tests.conftest import run_cli
+from tests.crowspairs.metric_reference import mask_unigram
+from tests.scoring.conftest import tiny_models  # noqa: F401  (fixture)
+
+SAMPLE = read_pairs(BUNDLED_SAMPLE).head(24)
+PAIRS = [MinimalPair(m, n) for m, n in SAMPLE[["sent_more", "sent_less"]].itertuples(index=False)]
+
+
+def test_masked_equals_metric_py(tiny_models):  # noqa: F811
+    lm = load_model(tiny_models["masked"], ModelOptions(progress=False, batch_tokens=300))
+    pairs = PAIRS
+    fast = lm.pair_logprobs(pairs)
+    for pair, got in zip(pairs, fast, strict=True):
+        want = mask_unigram(lm.model, lm.tokenizer, pair.first, pair.second, uncased=True)
+        assert abs(got[0] - want[0]) < 1e-6 and abs(got[1] - want[1]) < 1e-6
+    assert "metric.py" in lm.how(Capability.SCORE_PAIR)
+
+
+def test_causal_is_the_sum_of_token_logprobs(tiny_models):  # noqa: F811
+    import torch
+
+    lm = load_model(tiny_models["causal"], ModelOptions(progress=False, batch_tokens=300))
+    model, tokenizer = lm.model, lm.tokenizer
+    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+
+    def plain(text: str) -> float:
+        tokens = tokenizer.encode(text, add_special_tokens=False)
+        with torch.no_grad():
+            logits = model(torch.tensor([[start, *tokens]])).logits[0]
+        logp = torch.log_softmax(logits.float(), dim=-1)
+        return float(sum(logp[i, t] for i, t in enumerate(tokens)))
+
+    pairs = PAIRS
+    for pair, got in zip(pairs, lm.pair_logprobs(pairs), strict=True):
+        assert abs(got[0] - plain(pair.first)) < 1e-4 and abs(got[1] - plain(pair.second)) < 1e-4
+
+
+def test_percent_per_bias_type_with_intervals(tiny_models):  # noqa: F811
+    lm = load_model(tiny_models["masked"], ModelOptions(progress=False))
+    items = SAMPLE.assign(id=SAMPLE["source_id"])
+    scored = score_pairs(lm, items)
+    table = results(scored, Resampling(200, seed=1)).set_index("bias_type")
+    won = np.round(scored["sent_more_score"], 3) > np.round(scored["sent_less_score"], 3)
+    assert table.loc["overall", "percent"] == 100 * won.mean()
+    for bias, group in scored.groupby("bias_type"):
+        assert table.loc[bias, "percent"] == 100 * group["stereotypical"].mean()
+        assert table.loc[bias, "pairs"] == len(group)
+    spread = table[table["pairs"] > 1]
+    assert (spread["low"] <= spread["percent"]).all() and (
+        spread["percent"] <= spread["high"]
+    ).all()
+
+
+def test_command_on_the_english_release(tiny_models, tmp_path):  # noqa: F811
+    run_cli("curate", "crowspairs", "--lang", "en", "--out", tmp_path / "run")
+    run_cli(
+        "export", "release", tmp_path / "run", "--name", "crowspairs-en", "--version", "0.1.0",
+        "--out", tmp_path / "releases", "--unreviewed",
+    )  # fmt: skip
+    out = tmp_path / "scores"
+    run_cli(
+        "score", "crowspairs", "--dataset", tmp_path / "releases" / "crowspairs-en" / "0.1.0",
+        "--model", tiny_models["masked"], "--model", tiny_models["causal"], "--out", out,
+        "--no-progress", "--bootstrap", "100",
+    )  # fmt: skip
+    table = pd.read_csv(out / "results.csv")
+    assert set(table["model"]) == {"tiny-bert", "tiny-gpt2"}
+    overall = table[table["bias_type"] == "overall"].set_index("model")
+    pairs = pd.read_csv(out / "pairs.csv")
+    for model, group in pairs.groupby("model"):
+        assert len(group) == 100
+        assert overall.loc[model, "percent"] == 100 * group["stereotypical"].mean()
+    report = (out / "report.md").read_text()
+    assert "Percent stereotypical by bias type" in report and "metric.py" in report
+    assert json.loads((out / "manifest.json").read_text())["models"]
