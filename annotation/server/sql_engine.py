@@ -150,7 +150,8 @@ class _Query:
 
     def __init__(self, dataset_id: str) -> None:
         self.params: dict[str, Any] = {"ds": dataset_id}
-        self.where: list[str] = ["r.dataset_id = :ds"]
+        self.where: list[str] = ["b.dataset_id = :ds"]
+        self.needs_records = False  # a filter or sort on a column bf_record does not copy
         self.order: list[str] = []
         self._n = 0
 
@@ -178,7 +179,7 @@ class _Query:
             else:
                 test = self._range("nval", filter_)
             return (
-                "r.id IN (SELECT rid FROM bf_meta WHERE dataset_id = :ds "
+                "b.rid IN (SELECT rid FROM bf_meta WHERE dataset_id = :ds "
                 f"AND name = {name} AND {test})"
             )
         if isinstance(scope, SuggestionFilterScope):
@@ -192,7 +193,7 @@ class _Query:
             test = self._value_test(value, kind, filter_)
             joins = f"suggestions s, {source} j" if source else "suggestions s"
             return (
-                f"r.id IN (SELECT s.record_id FROM {joins} WHERE s.question_id = "
+                f"b.rid IN (SELECT s.record_id FROM {joins} WHERE s.question_id = "
                 f"(SELECT id FROM questions WHERE dataset_id = :ds AND name = {question}) "
                 f"AND {test})"
             )
@@ -207,8 +208,16 @@ class _Query:
             values = filter_.values
             if column == "id":
                 values = [_hex(v) for v in values]
-            return f"CAST(r.{column} AS TEXT) IN {self.in_list(str(v) for v in values)}"
+            return f"CAST({self.record_column(column)} AS TEXT) IN {self.in_list(map(str, values))}"
         raise ValueError(f"Cannot process request for search scope {scope}")
+
+    def record_column(self, column: str) -> str:
+        if column == "id":
+            return "b.rid"
+        if column in {"inserted_at", "status"}:
+            return f"b.{column}"
+        self.needs_records = True
+        return f"r.{column}"
 
     def _range(self, column: str, filter_: Any) -> str:
         if not isinstance(filter_, RangeFilter):
@@ -239,7 +248,7 @@ class _Query:
             path = self.param(f'$."{scope.question}".value')
             test = self._value_test("j.value", "j.type", filter_)
             return (
-                "r.id IN (SELECT resp.record_id FROM responses resp, "
+                "b.rid IN (SELECT resp.record_id FROM responses resp, "
                 f'json_each(resp."values", {path}) j WHERE 1{by_user} AND {test})'
             )
         if scope.property == "status" and isinstance(filter_, TermsFilter):
@@ -248,12 +257,12 @@ class _Query:
             answered = wanted - {ResponseStatusFilter.pending.value}
             if answered:
                 tests.append(
-                    "EXISTS (SELECT 1 FROM responses resp WHERE resp.record_id = r.id"
+                    "EXISTS (SELECT 1 FROM responses resp WHERE resp.record_id = b.rid"
                     f"{by_user} AND resp.status IN {self.in_list(sorted(answered))})"
                 )
             if ResponseStatusFilter.pending.value in wanted:
                 tests.append(
-                    "NOT EXISTS (SELECT 1 FROM responses resp WHERE resp.record_id = r.id"
+                    "NOT EXISTS (SELECT 1 FROM responses resp WHERE resp.record_id = b.rid"
                     f"{by_user})"
                 )
             return "(" + " OR ".join(tests) + ")" if tests else "0"
@@ -267,7 +276,7 @@ class _Query:
         if isinstance(scope, MetadataFilterScope):
             name = self.param(scope.metadata_property)
             first = (
-                "(SELECT {col} FROM bf_meta m WHERE m.rid = r.id AND m.name = "
+                "(SELECT {col} FROM bf_meta m WHERE m.rid = b.rid AND m.name = "
                 + name
                 + " ORDER BY m.pos LIMIT 1)"
             )
@@ -276,7 +285,8 @@ class _Query:
         if isinstance(scope, RecordFilterScope):
             if scope.property not in _RECORD_COLUMNS:
                 raise ValueError(f"Cannot process request for search scope {scope}")
-            self.order += [f"r.{scope.property} IS NULL", f"r.{scope.property} {direction}"]
+            column = self.record_column(scope.property)
+            self.order += [f"{column} IS NULL", f"{column} {direction}"]
             return
         if isinstance(scope, SuggestionFilterScope):
             question = self.param(scope.question)
@@ -291,7 +301,7 @@ class _Query:
                 else pick.format(column)
             )
             value = (
-                f"(SELECT {pick} FROM suggestions s WHERE s.record_id = r.id AND s.question_id = "
+                f"(SELECT {pick} FROM suggestions s WHERE s.record_id = b.rid AND s.question_id = "
                 f"(SELECT id FROM questions WHERE dataset_id = :ds AND name = {question}))"
             )
             number = f"(CASE WHEN typeof({value}) IN ('integer', 'real') THEN {value} END)"
@@ -308,7 +318,7 @@ class _Query:
             value = (
                 "(SELECT CASE WHEN count(v) = sum(typeof(v) IN ('integer', 'real')) "
                 "THEN avg(v) ELSE min(CAST(v AS TEXT)) END FROM (SELECT "
-                f"{inner} AS v FROM responses resp WHERE resp.record_id = r.id{by_user}) "
+                f"{inner} AS v FROM responses resp WHERE resp.record_id = b.rid{by_user}) "
                 "WHERE v IS NOT NULL)"
             )
             number = f"(CASE WHEN typeof({value}) IN ('integer', 'real') THEN {value} END)"
@@ -352,23 +362,38 @@ def _search(conn, query: _Query, terms, field, offset, limit, user_id):
             f"WHERE {' AND '.join(tests)}) h ON h.n = b.n "
         )
         score = "h.score"
-    if user_id is not None:
-        u = query.param(_user_hash(user_id))
-        base = [f"((((b.rk | {u}) - (b.rk & {u})) * 2654435761) % 2147483648)", "r.id"]
-    elif terms:
-        base = ["h.score DESC", "r.inserted_at", "r.id"]
-    else:
-        base = ["r.inserted_at", "r.id"]
-    needs_key = user_id is not None or terms
-    source = "records r " + ("JOIN bf_record b ON b.rid = r.id " + text_join if needs_key else "")
+    source = "bf_record b " + text_join
+    if query.needs_records:
+        source += "JOIN records r ON r.id = b.rid "
     where = " AND ".join(query.where)
-    total = conn.execute(f"SELECT count(*) FROM {source} WHERE {where}", query.params).fetchone()[0]
-    order = ", ".join(query.order + base)
-    rows = conn.execute(
-        f"SELECT r.id, {score} FROM {source} WHERE {where} ORDER BY {order} "
-        f"LIMIT {int(limit)} OFFSET {int(offset)}",
-        query.params,
-    ).fetchall()
+    params = query.params
+    total = conn.execute(f"SELECT count(*) FROM {source} WHERE {where}", params).fetchone()[0]
+
+    def page(extra_where: str, order: list[str], offset: int, limit: int) -> list:
+        return conn.execute(
+            f"SELECT b.rid, {score} FROM {source} WHERE {where}{extra_where} "
+            f"ORDER BY {', '.join(order)} LIMIT {int(limit)} OFFSET {int(offset)}",
+            params,
+        ).fetchall()
+
+    if user_id is None:
+        base = ["h.score DESC"] if terms else []
+        return page("", [*query.order, *base, "b.inserted_at", "b.rid"], offset, limit), total
+    # An annotator's queue: the records in rk order, starting at the user's point of the cycle
+    # (rk >= start first, then the rest). Without other sort keys it is read as two ranges of
+    # the (dataset, rk) index, so a page costs its offset, not the dataset's size.
+    start = query.param(_user_hash(user_id))
+    if query.order or terms or limit < 0:
+        order = [*query.order, f"b.rk < {start}", "b.rk", "b.rid"]
+        return page("", order, offset, limit), total
+    rows = page(f" AND b.rk >= {start}", ["b.rk", "b.rid"], offset, limit)
+    if len(rows) < limit:
+        before = conn.execute(
+            f"SELECT count(*) FROM {source} WHERE {where} AND b.rk >= {start}", params
+        ).fetchone()[0]
+        rows += page(
+            f" AND b.rk < {start}", ["b.rk", "b.rid"], max(0, offset - before), limit - len(rows)
+        )
     return rows, total
 
 
@@ -411,15 +436,23 @@ class SQLSearchEngine(SearchEngine):
 
     async def index_records(self, dataset: Dataset, records: Iterable[Record]) -> None:
         items = [
-            (record.id.hex, dict(record.fields or {}), dict(record.metadata_ or {}))
+            (
+                record.id.hex,
+                dict(record.fields or {}),
+                dict(record.metadata_ or {}),
+                record.inserted_at.strftime("%Y-%m-%d %H:%M:%S.%f"),
+                _value(record.status),
+            )
             for record in records
         ]
         await _run(sql_index.write_records, dataset.id.hex, items)
 
     async def partial_record_update(self, record: Record, **update) -> None:
-        if "metadata" in update or "metadata_" in update or "fields" in update:
+        # read back what the records table holds (committed before this hook is called)
+        if {"metadata", "metadata_", "fields"} & set(update):
             await _run(sql_index.reindex_from_table, [record.id.hex])
-        # status lives in the records table itself (indexed); nothing else is copied
+        elif "status" in update:
+            await _run(sql_index.update_status, record.id.hex)
 
     async def delete_records(self, dataset: Dataset, records: Iterable[Record]) -> None:
         await _run(sql_index.delete_records, [record.id.hex for record in records])

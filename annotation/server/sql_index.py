@@ -4,8 +4,11 @@ Argilla's own tables already hold records, responses and suggestions as rows wit
 ``record_id``/``user_id``/``question_id``; what they cannot answer quickly is text inside the
 ``fields`` JSON and values inside the ``metadata`` JSON. This module keeps, per record:
 
-``bf_record``  ``n`` (integer key), the record id, its dataset and ``rk``, a random 31-bit key
-               from which each annotator's stable pseudo-random queue order is derived.
+``bf_record``  ``n`` (integer key), the record id, its dataset, ``inserted_at`` and ``status``
+               (copied: the queue and the insertion order are read without touching the wide
+               ``records`` rows) and ``rk``, a random 31-bit key: an annotator's queue is the
+               records in ``rk`` order starting at a point of the cycle derived from the user,
+               so each user starts elsewhere and pages are stable and read from an index.
 ``bf_text``    FTS5 with the trigram tokenizer: one row (rowid ``n << 8``) with all fields
                joined, plus one row per field (``n << 8 | k``) when a record has several. Text is
                stored lower-cased by Python, so a query term is a plain case-insensitive
@@ -17,8 +20,7 @@ Argilla's own tables already hold records, responses and suggestions as rows wit
                ``str()`` (terms), its ``float()`` (ranges, never for booleans) and its number
                for sorting, indexed by (dataset, property, value).
 
-It also adds two indexes to Argilla's ``records`` table, (dataset, inserted_at, id) and
-(dataset, status), so queues page in order and progress is counted from the index.
+It also adds an index (dataset, status) to Argilla's ``records`` table, for progress counts.
 
 Only the standard library is used: the launcher, the engine (inside the server's event loop,
 through worker threads) and the benchmark all open the database with ``sqlite3`` directly.
@@ -34,7 +36,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SHIFT = 8  # bf_text rowid = n << SHIFT | field slot (0 = all fields joined)
 MAX_FIELD_SLOTS = (1 << SHIFT) - 1
 
@@ -44,9 +46,13 @@ CREATE TABLE IF NOT EXISTS bf_record (
     n INTEGER PRIMARY KEY,
     rid TEXT NOT NULL UNIQUE,
     dataset_id TEXT NOT NULL,
-    rk INTEGER NOT NULL
+    rk INTEGER NOT NULL,
+    inserted_at TEXT NOT NULL,
+    status TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS bf_record_dataset ON bf_record (dataset_id);
+CREATE INDEX IF NOT EXISTS bf_record_order ON bf_record (dataset_id, inserted_at, rid);
+CREATE INDEX IF NOT EXISTS bf_record_queue ON bf_record (dataset_id, rk, rid);
+CREATE INDEX IF NOT EXISTS bf_record_status ON bf_record (dataset_id, status, rk, rid);
 CREATE VIRTUAL TABLE IF NOT EXISTS bf_text USING fts5(
     body, field UNINDEXED, tokenize = 'trigram case_sensitive 1'
 );
@@ -62,9 +68,9 @@ CREATE TABLE IF NOT EXISTS bf_meta (
 CREATE INDEX IF NOT EXISTS bf_meta_terms ON bf_meta (dataset_id, name, sval, rid);
 CREATE INDEX IF NOT EXISTS bf_meta_range ON bf_meta (dataset_id, name, nval, rid);
 CREATE INDEX IF NOT EXISTS bf_meta_record ON bf_meta (rid, name, pos);
-CREATE INDEX IF NOT EXISTS bf_records_order ON records (dataset_id, inserted_at, id);
 CREATE INDEX IF NOT EXISTS bf_records_status ON records (dataset_id, status);
-CREATE INDEX IF NOT EXISTS bf_responses_user_record ON responses (user_id, record_id, status);
+DROP INDEX IF EXISTS bf_records_order;
+DROP INDEX IF EXISTS bf_responses_user_record;
 """
 
 
@@ -162,9 +168,10 @@ def meta_rows(rid: str, dataset_id: str, metadata: dict) -> list[tuple]:
 
 
 def write_records(
-    conn: sqlite3.Connection, dataset_id: str, records: Iterable[tuple[str, dict, dict]]
+    conn: sqlite3.Connection, dataset_id: str, records: Iterable[tuple[str, dict, dict, str, str]]
 ) -> None:
-    """(Re)index records given as (id hex, fields, metadata), in one transaction."""
+    """(Re)index records given as (id hex, fields, metadata, inserted_at, status), in one
+    transaction (``inserted_at`` as SQLAlchemy stores it in SQLite: ``%Y-%m-%d %H:%M:%S.%f``)."""
     records = list(records)
     if not records:
         return
@@ -180,11 +187,15 @@ def write_records(
 def _write(conn, dataset_id, records) -> None:
     rng = random.Random()
     conn.executemany(
-        "INSERT INTO bf_record (rid, dataset_id, rk) VALUES (?, ?, ?) ON CONFLICT (rid) DO NOTHING",
-        [(rid, dataset_id, rng.getrandbits(31)) for rid, _, _ in records],
+        "INSERT INTO bf_record (rid, dataset_id, rk, inserted_at, status) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT (rid) DO UPDATE SET status = excluded.status",
+        [
+            (rid, dataset_id, rng.getrandbits(31), inserted_at, status)
+            for rid, _, _, inserted_at, status in records
+        ],
     )
     numbers = {}
-    rids = [rid for rid, _, _ in records]
+    rids = [record[0] for record in records]
     for start in range(0, len(rids), 500):
         chunk = rids[start : start + 500]
         marks = ",".join("?" * len(chunk))
@@ -192,7 +203,7 @@ def _write(conn, dataset_id, records) -> None:
             conn.execute(f"SELECT rid, n FROM bf_record WHERE rid IN ({marks})", chunk).fetchall()
         )
     texts, metas = [], []
-    for rid, fields, metadata in records:
+    for rid, fields, metadata, _, _ in records:
         n = numbers[rid]
         conn.execute(
             "DELETE FROM bf_text WHERE rowid BETWEEN ? AND ?",
@@ -245,14 +256,44 @@ def reindex_from_table(conn: sqlite3.Connection, rids: Iterable[str]) -> None:
     by_dataset: dict[str, list] = {}
     for rid in rids:
         row = conn.execute(
-            "SELECT dataset_id, fields, metadata FROM records WHERE id = ?", (rid,)
+            "SELECT dataset_id, fields, metadata, inserted_at, status FROM records WHERE id = ?",
+            (rid,),
         ).fetchone()
         if row is not None:
-            by_dataset.setdefault(row[0], []).append(
-                (rid, json.loads(row[1] or "{}"), json.loads(row[2] or "null") or {})
-            )
+            by_dataset.setdefault(row[0], []).append(_from_table(rid, *row[1:]))
     for dataset_id, items in by_dataset.items():
         write_records(conn, dataset_id, items)
+
+
+def update_status(conn: sqlite3.Connection, rid: str) -> None:
+    conn.execute(
+        "UPDATE bf_record SET status = (SELECT status FROM records WHERE id = ?) WHERE rid = ?",
+        (rid, rid),
+    )
+
+
+def _from_table(rid, fields, metadata, inserted_at, status) -> tuple:
+    return (
+        rid,
+        json.loads(fields or "{}"),
+        json.loads(metadata or "null") or {},
+        str(inserted_at),
+        str(status),
+    )
+
+
+def _drop_outdated(conn: sqlite3.Connection) -> None:
+    """Drop an index written by another schema version (it is rebuilt from the tables)."""
+    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'bf_index_info'").fetchone()
+    if not exists:
+        version = None
+    else:
+        row = conn.execute("SELECT value FROM bf_index_info WHERE key = 'schema'").fetchone()
+        version = row[0] if row else None
+    if version == str(SCHEMA_VERSION):
+        return
+    for table in ("bf_text", "bf_meta", "bf_record", "bf_index_info"):
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
 
 
 def migrate(path: str | None = None, batch: int = 5000, log=None) -> int:
@@ -262,8 +303,8 @@ def migrate(path: str | None = None, batch: int = 5000, log=None) -> int:
     conn = connect(path)
     try:
         conn.execute("PRAGMA journal_mode = WAL")
+        _drop_outdated(conn)
         ensure_schema(conn)
-        conn.execute("DELETE FROM bf_meta WHERE rid NOT IN (SELECT id FROM records)")
         stale = [
             rid
             for (rid,) in conn.execute(
@@ -274,17 +315,16 @@ def migrate(path: str | None = None, batch: int = 5000, log=None) -> int:
         done = 0
         while True:
             rows = conn.execute(
-                "SELECT r.id, r.dataset_id, r.fields, r.metadata FROM records r "
+                "SELECT r.id, r.dataset_id, r.fields, r.metadata, r.inserted_at, r.status "
+                "FROM records r "
                 "LEFT JOIN bf_record b ON b.rid = r.id WHERE b.n IS NULL LIMIT ?",
                 (batch,),
             ).fetchall()
             if not rows:
                 break
             by_dataset: dict[str, list] = {}
-            for rid, dataset_id, fields, metadata in rows:
-                by_dataset.setdefault(dataset_id, []).append(
-                    (rid, json.loads(fields or "{}"), json.loads(metadata or "null") or {})
-                )
+            for rid, dataset_id, *rest in rows:
+                by_dataset.setdefault(dataset_id, []).append(_from_table(rid, *rest))
             for dataset_id, items in by_dataset.items():
                 write_records(conn, dataset_id, items)
             done += len(rows)

@@ -169,3 +169,217 @@ def test_similarity_search(engine_dataset):
     )
     # cosines with [1, 0, 0]: r1 1, r2 0.994, r5 0.707, r3 0, r4 0 → reversed
     assert set(least[:2]) == {"r3", "r4"} and least[2:] == ["r5", "r2", "r1"]
+
+
+# -- the index: multilingual text, combined filters, sort keys, updates, queues ----------------
+# id: (text, topic, lang)
+MULTI = {
+    "m1": ("母亲喜欢踢足球", "home", "zh"),
+    "m2": ("父亲在医院工作", "work", "zh"),
+    "m3": ("足球场很大", "sport", "zh"),
+    "m4": ("El Médico llegó tarde", "work", "es"),
+    "m5": ("le médecin est là, la mère aussi", "work", "fr"),
+    "m6": ("el medico sin tilde", "home", "es"),
+    "m7": ("Medikua etxera joan da", "work", "eu"),
+    "m8": ("the engineer likes football", "sport", "en"),
+}
+LOGGED_IN_TURN = ("m1", "m4", "m8")  # logged one call each, in this order, after the others
+
+
+@pytest.fixture(scope="module")
+def multi(server):
+    import argilla as rg
+
+    connection = find_server(server.data_dir)
+    rg_client = client(connection)
+    settings = rg.Settings(
+        fields=[rg.TextField(name="text"), rg.TextField(name="note", required=False)],
+        questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
+        metadata=[rg.TermsMetadataProperty(name="topic"), rg.TermsMetadataProperty(name="lang")],
+        distribution=rg.TaskDistribution(min_submitted=1),
+    )
+    from annotation.push import ensure_workspace
+
+    ensure_workspace(rg_client, connection.workspace)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dataset = rg.Dataset(
+            name="engine-multi", workspace=connection.workspace, settings=settings, client=rg_client
+        ).create()
+
+        def record(rid):
+            text, topic, lang = MULTI[rid]
+            return rg.Record(
+                id=rid,
+                fields={"text": text, "note": f"note {rid}"},
+                metadata={"topic": topic, "lang": lang},
+            )
+
+        dataset.records.log([record(rid) for rid in MULTI if rid not in LOGGED_IN_TURN])
+        for rid in LOGGED_IN_TURN:
+            dataset.records.log([record(rid)])
+    api = httpx.Client(
+        base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=60
+    )
+    ids = {
+        r["external_id"]: r["id"]
+        for r in api.get(f"/api/v1/datasets/{dataset.id}/records", params={"limit": 100}).json()[
+            "items"
+        ]
+    }
+    for rid in ("m2", "m5"):  # the owner answers two
+        api.post(
+            f"/api/v1/records/{ids[rid]}/responses",
+            json={"values": {"ok": {"value": "yes"}}, "status": "submitted"},
+        ).raise_for_status()
+    return api, str(dataset.id), ids
+
+
+def text(q: str, field: str | None = None) -> dict:
+    return {"query": {"text": {"q": q, **({"field": field} if field else {})}}}
+
+
+def test_chinese_substrings_of_any_length(multi):
+    assert sorted(search(multi, text("足球"))) == ["m1", "m3"]  # 2 chars: no trigram, still found
+    assert search(multi, text("踢足球")) == ["m1"]  # 3 chars: through the trigram index
+    assert sorted(search(multi, text("球"))) == ["m1", "m3"]
+    assert search(multi, text("母亲 足球")) == ["m1"]  # every term
+    assert search(multi, text("医院工")) == ["m2"]
+
+
+def test_accents_are_kept_case_is_not(multi):
+    """As Argilla's Elasticsearch mapping (standard analyzer: lower-cased, no ASCII folding):
+    an accented query finds the accented word in any case, and only it."""
+    assert search(multi, text("médico")) == ["m4"]
+    assert search(multi, text("MÉDICO")) == ["m4"]
+    assert search(multi, text("medico")) == ["m6"]
+    assert search(multi, text("là")) == ["m5"]
+    assert search(multi, text("medikua")) == ["m7"]  # Basque, capitalised in the record
+    assert search(multi, text("note m7", field="note")) == ["m7"]
+    assert search(multi, text("note", field="text")) == []
+
+
+def test_text_metadata_and_status_filters_combine(multi):
+    def body(q, topics, statuses):  # text field only: every record's note holds an "m"
+        return {
+            **text(q, field="text"),
+            "filters": {
+                "and": [
+                    {
+                        "type": "terms",
+                        "scope": {"entity": "metadata", "metadata_property": "topic"},
+                        "values": topics,
+                    },
+                    {
+                        "type": "terms",
+                        "scope": {"entity": "response", "property": "status"},
+                        "values": statuses,
+                    },
+                ]
+            },
+        }
+
+    assert sorted(search(multi, body("m", ["work"], ["pending"]))) == ["m4", "m7"]
+    assert search(multi, body("m", ["work"], ["submitted"])) == ["m5"]
+    assert sorted(search(multi, body("m", ["work", "home"], ["submitted", "pending"]))) == [
+        "m4",
+        "m5",
+        "m6",
+        "m7",
+    ]
+    assert search(multi, body("足球", ["sport"], ["pending"])) == ["m3"]
+    # the annotator queue (/me): the same filters, per-user order
+    api, dataset_id, ids = multi
+    back = {v: k for k, v in ids.items()}
+    result = api.post(
+        f"/api/v1/me/datasets/{dataset_id}/records/search", json=body("e", ["work"], ["pending"])
+    )
+    assert result.status_code == 200, result.text
+    assert sorted(back[i["record"]["id"]] for i in result.json()["items"]) == ["m4", "m7"]
+
+
+def test_sort_by_inserted_at_and_text_relevance(multi):
+    def by(order):
+        return {
+            "sort": [{"scope": {"entity": "record", "property": "inserted_at"}, "order": order}]
+        }
+
+    ascending = search(multi, by("asc"))
+    assert ascending[-3:] == list(LOGGED_IN_TURN)
+    assert search(multi, by("desc"))[:3] == list(reversed(LOGGED_IN_TURN))
+    assert search(multi, {}) == ascending  # no sort: insertion order
+    # relevance: more occurrences first ("m" twice in m5's text: médecin, mère; once in m4)
+    ranked = search(multi, text("m", field="text"))
+    assert ranked.index("m5") < ranked.index("m4")
+
+
+def test_queue_pages_are_stable_disjoint_and_complete(multi):
+    api, dataset_id, ids = multi
+    back = {v: k for k, v in ids.items()}
+    body = terms({"entity": "response", "property": "status"}, ["pending"])
+
+    def page(offset):
+        result = api.post(
+            f"/api/v1/me/datasets/{dataset_id}/records/search",
+            json=body,
+            params={"offset": offset, "limit": 3},
+        )
+        assert result.status_code == 200, result.text
+        assert result.json()["total"] == 6
+        return [back[i["record"]["id"]] for i in result.json()["items"]]
+
+    pages = [page(0), page(3), page(6)]
+    assert pages == [page(0), page(3), page(6)]  # stable
+    flat = [rid for p in pages for rid in p]
+    assert sorted(flat) == sorted(set(MULTI) - {"m2", "m5"})
+    assert flat != sorted(flat, key=lambda rid: list(MULTI).index(rid))  # not insertion order
+
+
+def test_the_index_follows_updates_and_deletions(server):
+    import argilla as rg
+
+    connection = find_server(server.data_dir)
+    rg_client = client(connection)
+    settings = rg.Settings(
+        fields=[rg.TextField(name="text")],
+        questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
+        metadata=[rg.TermsMetadataProperty(name="topic")],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dataset = rg.Dataset(
+            name="engine-updates", workspace=connection.workspace, settings=settings,
+            client=rg_client,
+        ).create()  # fmt: skip
+        dataset.records.log(
+            [
+                rg.Record(id="u1", fields={"text": "alpha beta"}, metadata={"topic": "a"}),
+                rg.Record(id="u2", fields={"text": "gamma delta"}, metadata={"topic": "a"}),
+            ]
+        )
+        # upsert: new text and metadata for u1
+        dataset.records.log(
+            [rg.Record(id="u1", fields={"text": "epsilon zeta"}, metadata={"topic": "b"})]
+        )
+    api = httpx.Client(
+        base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=60
+    )
+    engine = (api, str(dataset.id), {
+        r["external_id"]: r["id"]
+        for r in api.get(f"/api/v1/datasets/{dataset.id}/records").json()["items"]
+    })  # fmt: skip
+    topic = {"entity": "metadata", "metadata_property": "topic"}
+    assert search(engine, text("alpha")) == []
+    assert search(engine, text("epsilon")) == ["u1"]
+    assert search(engine, terms(topic, ["b"])) == ["u1"]
+    # PATCH one record's metadata
+    api.patch(
+        f"/api/v1/records/{engine[2]['u2']}", json={"metadata": {"topic": "b"}}
+    ).raise_for_status()
+    assert sorted(search(engine, terms(topic, ["b"]))) == ["u1", "u2"]
+    # delete one record
+    api.delete(
+        f"/api/v1/datasets/{dataset.id}/records", params={"ids": engine[2]["u1"]}
+    ).raise_for_status()
+    assert search(engine, text("epsilon")) == []
+    assert search(engine, terms(topic, ["b"])) == ["u2"]

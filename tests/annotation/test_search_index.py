@@ -1,0 +1,151 @@
+"""The SQL engine's index on servers of their own: a data folder made before the index existed
+is indexed when the server starts (migration), and paging goes past Elasticsearch's 10,000."""
+
+from __future__ import annotations
+
+import sqlite3
+import warnings
+
+import httpx
+import pytest
+
+from annotation.connection import client, find_server
+from annotation.push import ensure_workspace
+from annotation.serve import free_port
+from tests.annotation.conftest import ServerProcess
+
+N_PAGING = 10_050
+
+
+def owner_api(data_dir) -> tuple[httpx.Client, object]:
+    connection = find_server(data_dir)
+    api = httpx.Client(
+        base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=300
+    )
+    return api, connection
+
+
+def new_dataset(connection, name: str):
+    import argilla as rg
+
+    rg_client = client(connection)
+    ensure_workspace(rg_client, connection.workspace)
+    settings = rg.Settings(
+        fields=[rg.TextField(name="text")],
+        questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
+        metadata=[rg.TermsMetadataProperty(name="topic"), rg.IntegerMetadataProperty(name="n")],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rg.Dataset(
+            name=name, workspace=connection.workspace, settings=settings, client=rg_client
+        ).create()
+
+
+@pytest.fixture(scope="module")
+def own_server(biasforge_home, tmp_path_factory):
+    proc = ServerProcess(tmp_path_factory.mktemp("index-server") / "data", free_port())
+    proc.data_dir.mkdir(parents=True)
+    proc.start()
+    yield proc
+    if proc.proc is not None and proc.proc.poll() is None:
+        proc.stop()
+
+
+def test_paging_beyond_ten_thousand(own_server):
+    api, connection = owner_api(own_server.data_dir)
+    dataset = new_dataset(connection, "paging")
+    for start in range(0, N_PAGING, 500):
+        items = [
+            {
+                "external_id": f"p{i:05d}",
+                "fields": {"text": f"item number {i:05d}"},
+                "metadata": {"topic": "even" if i % 2 == 0 else "odd", "n": i},
+            }
+            for i in range(start, min(start + 500, N_PAGING))
+        ]
+        api.post(
+            f"/api/v1/datasets/{dataset.id}/records/bulk", json={"items": items}
+        ).raise_for_status()
+
+    def page(body, offset, limit=50):
+        result = api.post(
+            f"/api/v1/datasets/{dataset.id}/records/search",
+            json=body,
+            params={"offset": offset, "limit": limit},
+        )
+        assert result.status_code == 200, result.text
+        data = result.json()
+        return data["total"], [item["record"]["external_id"] for item in data["items"]]
+
+    total, ids = page({}, 10_000)
+    assert total == N_PAGING
+    assert ids == [f"p{i:05d}" for i in range(10_000, N_PAGING)]
+    even = {
+        "filters": {
+            "and": [
+                {
+                    "type": "terms",
+                    "scope": {"entity": "metadata", "metadata_property": "topic"},
+                    "values": ["even"],
+                }
+            ]
+        },
+        "sort": [{"scope": {"entity": "metadata", "metadata_property": "n"}, "order": "desc"}],
+    }
+    total, ids = page(even, 5_000, limit=10)
+    assert total == (N_PAGING + 1) // 2
+    evens = sorted((i for i in range(N_PAGING) if i % 2 == 0), reverse=True)
+    assert ids == [f"p{i:05d}" for i in evens[5_000:5_010]]
+    total, ids = page({"query": {"text": {"q": '"number 1004"'}}}, 0)
+    assert total == 10 and sorted(ids) == [f"p1004{d}" for d in range(10)]
+    props = {
+        p["name"]: p["id"]
+        for p in api.get(f"/api/v1/me/datasets/{dataset.id}/metadata-properties").json()["items"]
+    }
+    n = api.get(f"/api/v1/metadata-properties/{props['n']}/metrics").json()
+    assert (n["min"], n["max"]) == (0, N_PAGING - 1)
+
+
+def test_a_data_folder_without_index_is_indexed_at_start(own_server):
+    api, connection = owner_api(own_server.data_dir)
+    dataset = new_dataset(connection, "before-index")
+    items = [
+        {"external_id": f"b{i}", "fields": {"text": text}, "metadata": {"topic": topic, "n": i}}
+        for i, (text, topic) in enumerate(
+            [("la mère et l'enfant", "fr"), ("母亲喜欢足球", "zh"), ("aita etxean", "eu")]
+        )
+    ]
+    api.post(
+        f"/api/v1/datasets/{dataset.id}/records/bulk", json={"items": items}
+    ).raise_for_status()
+    own_server.stop()
+    # what a data folder from before the index looks like: Argilla's tables only
+    db = sqlite3.connect(own_server.data_dir / "argilla.db")
+    for (name,) in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'bf_%'"
+    ).fetchall():
+        db.execute(f'DROP INDEX IF EXISTS "{name}"')
+    for table in ("bf_text", "bf_meta", "bf_record", "bf_index_info"):
+        db.execute(f"DROP TABLE IF EXISTS {table}")
+    db.commit()
+    assert not db.execute("SELECT name FROM sqlite_master WHERE name LIKE 'bf_%'").fetchall()
+    db.close()
+
+    own_server.start()
+    api, connection = owner_api(own_server.data_dir)
+
+    def found(q):
+        result = api.post(
+            f"/api/v1/datasets/{dataset.id}/records/search",
+            json={"query": {"text": {"q": q}}},
+        )
+        assert result.status_code == 200, result.text
+        return [item["record"]["external_id"] for item in result.json()["items"]]
+
+    assert found("mère") == ["b0"]
+    assert found("足球") == ["b1"]
+    assert found("etxe") == ["b2"]
+    db = sqlite3.connect(own_server.data_dir / "argilla.db")
+    assert db.execute("SELECT count(*) FROM bf_record").fetchone()[0] >= 3
+    db.close()
