@@ -339,3 +339,16 @@ def crowspairs(
     )
     run_crowspairs(dataset, model, out, options)
     typer.echo(f"wrote {out}/report.md and {out}/report.html")
+
+
+@app.command("compare")
+def compare(
+    stereoset: Annotated[Path, typer.Option(help="a 'score stereoset' output folder")],
+    crowspairs: Annotated[Path, typer.Option(help="a 'score crowspairs' output folder")],
+    seed: Seed = 0,
+) -> None:
+    """The StereoSet-fr paper's control (§4.3): per model |SS − 50| and |CrowS − 50|, their
+    ranks, Spearman ρ with a permutation p-value, and why the two are not comparable."""
+    from scoring.compare import distances, report
+
+    typer.echo(report(distances(stereoset, crowspairs), seed))
