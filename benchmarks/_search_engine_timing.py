@@ -27,6 +27,7 @@ from argilla_server.models import Dataset, User  # noqa: E402
 from argilla_server.search_engine.base import (  # noqa: E402
     AndFilter,
     MetadataFilterScope,
+    RecordFilterScope,
     ResponseFilterScope,
     TermsFilter,
     TextQuery,
@@ -47,6 +48,10 @@ def build(spec: dict, user) -> dict:
             TermsFilter(
                 scope=ResponseFilterScope(property="status", user=user), values=[spec["status"]]
             )
+        )
+    if "record_status" in spec:
+        filters.append(
+            TermsFilter(scope=RecordFilterScope(property="status"), values=[spec["record_status"]])
         )
     params: dict = {}
     if "q" in spec:

@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -64,6 +65,11 @@ QUERIES = {
     "text '母亲' (2 CJK chars)": {"q": "母亲"},
     "metadata topic = t07": {"topic": "t07"},
     "queue: status pending (/me)": {"status": "pending", "me": True},
+    "UI queue: + record status pending (/me)": {
+        "status": "pending",
+        "record_status": "pending",
+        "me": True,
+    },
     "text + metadata + pending (/me)": {
         "q": "football",
         "topic": "t03",
@@ -110,6 +116,14 @@ def http_body(spec: dict) -> dict:
                 "type": "terms",
                 "scope": {"entity": "response", "property": "status"},
                 "values": [spec["status"]],
+            }
+        )
+    if "record_status" in spec:
+        filters.append(
+            {
+                "type": "terms",
+                "scope": {"entity": "record", "property": "status"},
+                "values": [spec["record_status"]],
             }
         )
     body: dict = {}
@@ -160,6 +174,7 @@ def main() -> None:
     parser.add_argument("--no-legacy", action="store_true", help="skip the first engine")
     parser.add_argument("--answers", type=int, default=300, help="records the owner answers")
     parser.add_argument("--repeat", type=int, default=3, help="HTTP timings: median of N")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary data folder")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
 
@@ -305,6 +320,8 @@ def main() -> None:
             print(f"{label:36s} {' '.join(cells)}  {same}", flush=True)
     finally:
         server.stop()
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
