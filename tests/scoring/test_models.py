@@ -13,6 +13,7 @@ from scoring.interface import (
     FilledSentence,
     LanguageModel,
     MaskedPair,
+    MinimalPair,
     NSPTraining,
     Slot,
     SlotFill,
@@ -80,6 +81,7 @@ REFUSED = {
         [FilledSentence(Slot.at_marker("a BLANK"), "a b")]
     ),
     Capability.SCORE_CONTINUATION: lambda lm: lm.continuation_logprobs([("a", "b")]),
+    Capability.SCORE_PAIR: lambda lm: lm.pair_logprobs([MinimalPair("a b c", "a d c")]),
     Capability.READ_MASKED_PAIR: lambda lm: lm.masked_pair_logprobs(
         [
             MaskedPair(
