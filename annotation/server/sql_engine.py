@@ -11,8 +11,10 @@ index them by record, user and question, so their hooks need no extra work.
 
 Query semantics are those of the first version of this engine (which filtered in Python): a
 text term is a case-insensitive substring (every term must occur; ``"quoted phrases"`` stay
-whole), "pending" means no response by that user, annotator queues have a per-user stable
-pseudo-random order, a text search without a user ranks by how often the terms occur, missing
+whole), "pending" means no response by that user, an annotator's queue is in a pseudo-random order
+that is stable for paging and starts at a different record for each user (the first engine
+sorted by a per-user hash; this one walks one random cycle from a per-user start, so a page is
+read from an index), a text search without a user ranks by how often the terms occur, missing
 sort values come last.
 
 This module runs inside the server's own virtualenv (argilla-server pins libraries the main
