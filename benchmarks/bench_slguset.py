@@ -1,21 +1,31 @@
-"""Throughput of the SlguSet corpus stages: raw characters/s per process, 1 → 2 processes.
+"""SlguSet at scale: throughput per process (1 vs 2 processes) and peak memory (small vs large
+corpus), each against a baseline measured in the same run.
 
-Builds a corpus of at least ``--mb`` MB (default 50) by repeating the bundled People's Daily
-sample. By default every copy is made *unique* (the copy number is written after each sentence
+Builds corpora by repeating the bundled People's Daily sample: ``--mb`` (default 50) and
+``--large-mb`` (default 200; the issue's target is 500 — pass ``--large-mb 500`` where the cores
+allow). By default every copy is made *unique* (the copy number is written after each sentence
 terminator), so duplicate removal cannot skip the jieba work of later copies: the figure is the
-cost of new text. ``--repeat`` measures plain repetition instead (later copies are duplicates,
-as a crawl with much boilerplate would be). Each configuration runs in its own subprocess (the
-same ``curate(Options(...), out)`` call the CLI makes, datatrove LocalPipelineExecutor
-underneath), so peak memory is that run's own: the parent process's RSS plus its largest
-datatrove worker.
+cost of new text. ``--repeat`` measures plain repetition instead.
 
-The machine has 2 cores shared with other work: run it when the machine is quiet (check
-``uptime``) and read the speed-up with that in mind.
+Each configuration runs in its own subprocess (the same ``curate(Options(...), out)`` call the
+CLI makes, datatrove's LocalPipelineExecutor underneath). Peak memory is the peak of the sum of
+the resident memory of that subprocess and every process below it (datatrove's workers and
+manager), sampled every 0.1 s with psutil, plus each process's own ``ru_maxrss``.
+
+* throughput: the ``--mb`` corpus with 1 and with 2 processes; raw characters per second per
+  process (wall clock of the mining) and per CPU-second of the mining tasks; the speed-up is
+  the 1-process run's mining time over the 2-process run's;
+* memory: the ``--mb`` and the ``--large-mb`` corpus with ``--mem-procs`` processes (default
+  2); the ratio is large over small.
+
+The machine has 2 cores shared with other work: the load average is printed before and after,
+and the CPU-second figures do not depend on it the way wall-clock figures do.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -57,7 +67,6 @@ def worker(corpus: Path, num_proc: int) -> dict:
         wall = time.perf_counter() - started
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    own = me.ru_maxrss
     # the pool workers and the manager are forked from this process and reaped by it: their
     # CPU time is in RUSAGE_CHILDREN
     cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
@@ -67,80 +76,120 @@ def worker(corpus: Path, num_proc: int) -> dict:
         "wall_s": round(wall, 2),
         "cpu_s": round(cpu, 2),
         "mining_s": stats["seconds"]["mining_wall"],
+        "merge_s": stats["seconds"]["merge"],
         "kept": stats["kept"],
         "rejected": stats["rejected"],
         "duplicates": stats["duplicates"],
         "task_cpu_s": stats["task_cpu_seconds"],
         "task_rss_mb": stats["task_peak_rss_mb"],
-        "parent_rss_mb": round(own / 1024, 1),
-        "largest_worker_rss_mb": max(stats["task_peak_rss_mb"].values(), default=0.0),
-        "peak_rss_mb": round(own / 1024 + sum(stats["task_peak_rss_mb"].values()), 1)
-        if num_proc > 1
-        else round(own / 1024, 1),
+        "parent_rss_mb": round(me.ru_maxrss / 1024, 1),
     }
+
+
+def measure(corpus: Path, num_proc: int) -> dict:
+    """Run :func:`worker` in a subprocess; sample the RSS of its process tree meanwhile."""
+    import psutil
+
+    command = subprocess.Popen(
+        [sys.executable, __file__, "--worker", str(corpus), "--num-proc", str(num_proc)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    root = psutil.Process(command.pid)
+    peak = 0
+    while command.poll() is None:
+        total = 0
+        try:
+            procs = [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            break
+        for proc in procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                total += proc.memory_info().rss
+        peak = max(peak, total)
+        time.sleep(0.1)
+    out, _ = command.communicate()
+    if command.returncode:
+        raise SystemExit(f"worker failed ({command.returncode})")
+    result = json.loads(out.strip().splitlines()[-1])
+    result["tree_peak_rss_mb"] = round(peak / (1 << 20), 1)
+    return result
+
+
+def describe(result: dict) -> str:
+    n = result["num_proc"]
+    per_proc = result["raw_chars"] / result["mining_s"] / n
+    task_cpu = sum(result["task_cpu_s"].values())
+    per_cpu = result["raw_chars"] / task_cpu if task_cpu else 0.0
+    return (
+        f"{n} process(es): {result['raw_chars']:,} raw chars in {result['mining_s']:.1f} s "
+        f"mining + {result['merge_s']:.1f} s merge = {per_proc:,.0f} raw chars/s per process "
+        f"(wall clock); {per_cpu:,.0f} raw chars per CPU-second of the mining tasks "
+        f"({task_cpu:.1f} CPU-s); peak memory of the process tree "
+        f"{result['tree_peak_rss_mb']} MB (ru_maxrss: parent {result['parent_rss_mb']} MB, "
+        f"tasks {result['task_rss_mb']} MB); kept {result['kept']}, rejected "
+        f"{result['rejected']}, duplicates {result['duplicates']}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--mb", type=float, default=50.0, help="corpus size in MB (>= 50)")
+    parser.add_argument("--mb", type=float, default=50.0, help="small corpus, MB")
+    parser.add_argument("--large-mb", type=float, default=200.0, help="large corpus, MB")
     parser.add_argument("--repeat", action="store_true", help="plain repetition (duplicates)")
-    parser.add_argument("--procs", default="1,2", help="process counts to compare")
+    parser.add_argument("--mem-procs", type=int, default=2, help="processes of the memory runs")
+    parser.add_argument("--skip", default="", help="throughput and/or memory, comma-separated")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--num-proc", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, args.num_proc)))
         return
-    load = os.getloadavg()[0]
+    skip = set(filter(None, args.skip.split(",")))
+    print(f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
-        corpus = Path(tmp) / "corpus.txt"
-        size = build_corpus(corpus, args.mb, unique=not args.repeat)
-        print(
-            f"corpus: {size / (1 << 20):.1f} MB ({'repeated copies' if args.repeat else 'unique copies'}"
-            f" of the bundled sample); cores: {os.cpu_count()}; load average before: {load:.2f}"
-        )
-        results = []
-        for n in [int(p) for p in args.procs.split(",")]:
-            out = subprocess.run(
-                [sys.executable, __file__, "--worker", str(corpus), "--num-proc", str(n)],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            result = json.loads(out.stdout.strip().splitlines()[-1])
-            results.append(result)
-            per_proc = result["raw_chars"] / result["mining_s"] / n
-            task_cpu = sum(result["task_cpu_s"].values())
-            per_cpu = result["raw_chars"] / task_cpu if task_cpu else 0.0
+        small = Path(tmp) / "small.txt"
+        size = build_corpus(small, args.mb, unique=not args.repeat)
+        kind = "repeated copies" if args.repeat else "unique copies"
+        print(f"small corpus: {size / (1 << 20):.1f} MB ({kind} of the bundled sample)")
+        runs: dict[tuple[str, int], dict] = {}
+        if "throughput" not in skip:
+            for n in (1, 2):
+                runs["small", n] = measure(small, n)
+                print(describe(runs["small", n]), flush=True)
+            one, two = runs["small", 1], runs["small", 2]
+            speedup = one["mining_s"] / two["mining_s"]
+            cpu_one = one["raw_chars"] / sum(one["task_cpu_s"].values())
+            cpu_two = two["raw_chars"] / sum(two["task_cpu_s"].values())
             print(
-                f"{n} process(es): {result['raw_chars']:,} raw chars in {result['mining_s']:.1f} s "
-                f"mining ({result['wall_s']:.1f} s with merge and write) = {per_proc:,.0f} raw "
-                f"chars/s per process (wall clock); {per_cpu:,.0f} raw chars per CPU-second of "
-                f"the mining tasks ({task_cpu:.1f} CPU-s; whole run {result['cpu_s']:.1f} CPU-s); "
-                f"peak memory {result['peak_rss_mb']} MB (parent {result['parent_rss_mb']} MB, "
-                f"tasks {result['task_rss_mb']} MB); kept {result['kept']}, rejected "
-                f"{result['rejected']}, duplicates {result['duplicates']}"
+                f"THROUGHPUT per process, 1 process (baseline): "
+                f"{one['raw_chars'] / one['mining_s']:,.0f} raw chars/s wall, "
+                f"{cpu_one:,.0f} per CPU-second; 2 processes: "
+                f"{two['raw_chars'] / two['mining_s'] / 2:,.0f} raw chars/s wall each, "
+                f"{cpu_two:,.0f} per CPU-second (ratio {cpu_two / cpu_one:.2f} of baseline)"
             )
-        if len(results) >= 2:
-            base, other = results[0], results[-1]
-            speedup = base["mining_s"] / other["mining_s"]
-            ideal = other["num_proc"] / base["num_proc"]
             print(
-                f"speed-up {base['num_proc']} -> {other['num_proc']} processes: {speedup:.2f}x "
-                f"(ideal {ideal:.0f}x, efficiency {speedup / ideal:.0%}); "
-                f"load average after: {os.getloadavg()[0]:.2f}"
+                f"SCALING 1 -> 2 processes: {speedup:.2f}x wall clock (target 1.8x); "
+                f"load average now {os.getloadavg()[0]:.2f}; same candidates: "
+                f"{(one['kept'], one['rejected']) == (two['kept'], two['rejected'])}"
             )
-            base_cpu = sum(base["task_cpu_s"].values())
-            other_cpu = sum(other["task_cpu_s"].values())
-            if base_cpu and other_cpu:
-                print(
-                    f"CPU time of the mining tasks: {base_cpu:.1f} s with {base['num_proc']}, "
-                    f"{other_cpu:.1f} s with {other['num_proc']} (ratio {base_cpu / other_cpu:.2f}; "
-                    "1.00 = the split adds no work, so the wall-clock speed-up is bounded only "
-                    "by free cores)"
-                )
-            same = base["kept"] == other["kept"] and base["rejected"] == other["rejected"]
-            print(f"same candidates with 1 and {other['num_proc']} processes: {same}")
+        if "memory" not in skip:
+            n = args.mem_procs
+            if ("small", n) not in runs:
+                runs["small", n] = measure(small, n)
+                print(describe(runs["small", n]), flush=True)
+            small.unlink()
+            large = Path(tmp) / "large.txt"
+            size = build_corpus(large, args.large_mb, unique=not args.repeat)
+            print(f"large corpus: {size / (1 << 20):.1f} MB", flush=True)
+            runs["large", n] = measure(large, n)
+            print(describe(runs["large", n]))
+            a, b = runs["small", n]["tree_peak_rss_mb"], runs["large", n]["tree_peak_rss_mb"]
+            print(
+                f"PEAK MEMORY with {n} process(es): {args.mb:g} MB corpus {a} MB (baseline), "
+                f"{args.large_mb:g} MB corpus {b} MB: ratio {b / a:.2f} (target <= 1.2)"
+            )
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -1,34 +1,48 @@
-"""Fit the SlguSet person-name model on the *tune* half of a gold file; write ``name_model.json``.
+"""Cross-validate, choose, fit and finally test the SlguSet person-name filter.
 
-A development script, not package code: it reproduces ``curation/data/slguset/name_model.json``
-(weights and thresholds, byte for byte, with scikit-learn 1.9.1 on the People's Daily dev file)
-and is needed only to retrain after a feature or word-list change. Its extra dependency is not
-in any extra of the project; install it beside the project, e.g.::
+A development script, not package code: it writes ``curation/data/slguset/name_model.json``
+(weights, thresholds and the evaluation below) and ``name_eval.md`` beside it. Its extra
+dependency is in no extra of the project; install it beside the project::
 
     pip install "scikit-learn==1.9.1"
-    python benchmarks/train_slguset_names.py ../shared/data/zh_news/peoples_daily_dev.jsonl \\
-        --out /tmp/name_model.json
+    python benchmarks/train_slguset_names.py ../shared/data/zh_news/peoples_daily_dev.jsonl
 
-Token labels: a candidate token is positive when it overlaps a gold name span. The weights come
-from scikit-learn's ``LogisticRegression``. The threshold is the highest score at which the
-*tune* half keeps sentence recall ≥ ``--target-recall`` (a margin above the 0.95 goal, since the
-held-out half is never looked at while fitting), measured on out-of-fold scores (4 folds). The
-default ``--C`` (3.0) was chosen on out-of-fold precision of the tune half as well (1, 3, 10
-compared). Tokens come from jieba's own dictionary (no extra words), as in
-:mod:`curation.slguset.name_eval`.
+Protocol (sentence level: positive = at least one gold name, flagged = the filter finds one):
+
+1. **Parts.** Every gold sentence goes to one of 5 parts by a salted hash of its id
+   (:func:`curation.slguset.name_eval.part_of`). Part 0 is the **held-out** part: nothing
+   here looks at it until step 4, and it is looked at once.
+2. **Cross-validation** over parts 1-4 (4 folds): for each fold, a model is fitted on the other
+   three, its threshold chosen on *their* out-of-fold scores (an inner 3-fold split) to reach
+   ``--target-recall``, and the fold is then predicted. The four folds' predictions are pooled:
+   precision and recall with Wilson 95 % intervals (statsmodels). Every configuration below is
+   compared on these pooled figures only.
+3. **Choice.** Configurations: the jieba-token logistic model (``fast`` tokens, with and
+   without its lexical features) at several recall targets, alone and followed by the THULAC
+   second stage (a sentence the model lets through is rejected when THULAC tags a person name
+   ``np``), and THULAC alone. The chosen one has the highest CV precision among those with CV
+   recall ≥ ``--min-recall``.
+4. **Final fit and test.** The chosen configuration is fitted on parts 1-4 (threshold from
+   their 4-fold out-of-fold scores) and measured once on part 0.
+
+THULAC's tags of the gold sentences are cached in ``--thulac-cache`` (it tags ~1k characters/s).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from curation.slguset.name_eval import read_gold, split_of
+from curation.slguset.lexicon import load_lexicon
+from curation.slguset.name_eval import HELDOUT_PART, PARTS, part_of, read_gold, wilson
 from curation.slguset.names import (
     FEATURES,
     MODEL_PATH,
@@ -37,103 +51,279 @@ from curation.slguset.names import (
     Tokenizer,
     load_name_words,
 )
+from curation.slguset.names.thulac_stage import ThulacNames
+
+LEXICAL = ("w=", "f=", "l=")
 
 
-def _rows(gold, tagger: str, tokenizer: Tokenizer, features: NameFeatures):
-    """Per sentence: (features of its candidate tokens, their labels)."""
-    out = []
+@dataclass
+class Data:
+    gold: list
+    X: list  # per sentence: candidate feature dicts
+    y: list  # per sentence: candidate labels
+    famous: np.ndarray  # sentence contains a well-known name (the gazetteer decides)
+    truth: np.ndarray
+    thulac: np.ndarray  # THULAC tags a person name
+    keyword: np.ndarray  # sentence contains a gender form (what the miner looks at)
+
+
+def featurize(gold, tagger: str, thulac_cache: Path) -> Data:
+    tokenizer, words = Tokenizer(), load_name_words()
+    features = NameFeatures(words, DictionaryPriors(tokenizer))
+    X, y = [], []
     for g in gold:
-        spans = set()
-        for a, b in g.names:
-            spans.update(range(a, b))
+        spans = {p for a, b in g.names for p in range(a, b)}
         tokens = tokenizer.tokens(g.text, tagger)
-        X, y = [], []
+        xs, ys = [], []
         for i, tok in enumerate(tokens):
             if features.is_candidate(tokens, i):
-                X.append(features.features(tokens, i))
-                y.append(int(any(p in spans for p in range(tok.start, tok.start + len(tok.word)))))
-        out.append((X, y))
-    return out
+                xs.append(features.features(tokens, i))
+                ys.append(int(any(p in spans for p in range(tok.start, tok.start + len(tok.word)))))
+        X.append(xs)
+        y.append(ys)
+    cache = json.loads(thulac_cache.read_text("utf-8")) if thulac_cache.is_file() else {}
+    missing = [g for g in gold if g.id not in cache]
+    if missing:
+        names, started = ThulacNames(), time.perf_counter()
+        for g in missing:
+            cache[g.id] = [w for w, _, _ in names.find(g.text)]
+        seconds = time.perf_counter() - started
+        chars = sum(len(g.text) for g in missing)
+        print(f"THULAC tagged {chars:,} characters in {seconds:.1f} s ({chars / seconds:,.0f}/s)")
+        thulac_cache.write_text(json.dumps(cache, ensure_ascii=False), "utf-8")
+    pattern = load_lexicon().pattern
+    return Data(
+        gold,
+        X,
+        y,
+        np.array([bool(words.famous.search(g.text)) for g in gold]),
+        np.array([bool(g.names) for g in gold]),
+        np.array([bool(cache[g.id]) for g in gold]),
+        np.array([pattern.search(g.text) is not None for g in gold]),
+    )
 
 
-def _train(rows, c: float):
+def _strip(x: dict, lexical: bool) -> dict:
+    return x if lexical else {k: v for k, v in x.items() if not k.startswith(LEXICAL)}
+
+
+def fit(data: Data, idx, c: float, lexical: bool):
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
 
+    rows = [_strip(x, lexical) for i in idx for x in data.X[i]]
+    labels = [v for i in idx for v in data.y[i]]
     vec = DictVectorizer()
     clf = LogisticRegression(C=c, max_iter=5000, fit_intercept=False)
-    clf.fit(vec.fit_transform([x for r in rows for x in r[0]]), [v for r in rows for v in r[1]])
+    clf.fit(vec.fit_transform(rows), labels)
     return vec, clf
 
 
-def _out_of_fold(tune, per_sentence, c: float, famous):
-    """Each tune sentence's best candidate score from a model that did not see it (4 folds);
-    scores of the model on sentences it was trained on are too confident."""
-    import numpy as np
-
-    folds = [hashlib.sha256(g.id.encode("utf-8")).digest()[1] % 4 for g in tune]
-    best = np.zeros(len(tune))
-    for fold in range(4):
-        vec, clf = _train([r for r, f in zip(per_sentence, folds, strict=True) if f != fold], c)
-        for k, (r, f) in enumerate(zip(per_sentence, folds, strict=True)):
-            if f == fold and r[0]:
-                best[k] = clf.predict_proba(vec.transform(r[0]))[:, 1].max()
-    for k, g in enumerate(tune):  # the gazetteer decides before the model
-        if famous.search(g.text):
-            best[k] = 1.0
-    return best
+def best_scores(data: Data, model, idx, lexical: bool) -> np.ndarray:
+    """Each sentence's highest candidate score (1.0 with a well-known name)."""
+    vec, clf = model
+    out = np.zeros(len(idx))
+    for k, i in enumerate(idx):
+        if data.famous[i]:
+            out[k] = 1.0
+        elif data.X[i]:
+            xs = vec.transform([_strip(x, lexical) for x in data.X[i]])
+            out[k] = clf.predict_proba(xs)[:, 1].max()
+    return out
 
 
-def _threshold(best, truth, target_recall: float) -> float:
-    import numpy as np
-
-    scores = sorted({float(v) for v in np.round(best[truth], 6) if v > 0}, reverse=True)
-    chosen = scores[-1]  # if the target cannot be reached, the lowest useful score
-    for thr in scores:
-        if (best[truth] >= thr).mean() >= target_recall:
-            chosen = thr
-            break
-    return max(chosen - 1e-6, 0.0)
+def threshold_for(best: np.ndarray, truth: np.ndarray, target: float) -> float:
+    """The highest threshold at which ``best`` keeps sentence recall ≥ ``target``."""
+    positives = np.sort(best[truth])[::-1]
+    if not len(positives):
+        return 0.5
+    k = min(len(positives) - 1, int(np.ceil(target * len(positives))) - 1)
+    return max(float(positives[k]) - 1e-9, 0.0)
 
 
-def fit(gold_path: Path, tagger: str, target_recall: float, c: float) -> dict:
-    import numpy as np
+def counts(flagged: np.ndarray, truth: np.ndarray, keyword: np.ndarray) -> dict:
+    tp = int((flagged & truth).sum())
+    passed = keyword & ~flagged  # sentences with a gender form the filter lets through
+    return {
+        "sentences": len(truth),
+        "positives": int(truth.sum()),
+        "flagged": int(flagged.sum()),
+        "true_positives": tp,
+        "keyword_sentences_passed": int(passed.sum()),
+        "keyword_sentences_passed_naming_a_person": int((passed & truth).sum()),
+    }
 
-    tokenizer, words = Tokenizer(), load_name_words()
-    features = NameFeatures(words, DictionaryPriors(tokenizer))
-    tune = [g for g in read_gold(gold_path) if split_of(g.id) == "tune"]
-    per_sentence = _rows(tune, tagger, tokenizer, features)
-    best = _out_of_fold(tune, per_sentence, c, words.famous)
-    vec, clf = _train(per_sentence, c)  # the shipped model: refitted on the whole tune half
+
+def summary(c: dict) -> dict:
+    p, r = c["true_positives"], c["positives"]
+    out = dict(c)
+    out["precision"] = round(p / c["flagged"], 4) if c["flagged"] else 0.0
+    out["precision_ci95"] = [round(v, 4) for v in wilson(p, c["flagged"])]
+    out["recall"] = round(p / r, 4) if r else 0.0
+    out["recall_ci95"] = [round(v, 4) for v in wilson(p, r)]
+    n, k = c["keyword_sentences_passed"], c["keyword_sentences_passed_naming_a_person"]
+    out["passed_naming_a_person_share"] = round(k / n, 4) if n else 0.0
+    out["passed_naming_a_person_ci95"] = [round(v, 4) for v in wilson(k, n)]
+    return out
+
+
+@dataclass
+class Scores:
+    """One token source and feature set, fitted once per fold: for each outer fold, the
+    inner out-of-fold scores of its training parts and the scores of the fold itself; for the
+    final fit, the out-of-fold scores of all CV parts and the scores of the held-out part."""
+
+    folds: list  # (train idx, inner OOF scores, test idx, test scores)
+    dev_oof: np.ndarray
+    heldout: np.ndarray
+    model: tuple
+
+
+def score_all(data: Data, dev, heldout, parts, c: float, lexical: bool) -> Scores:
+    def oof(idx):
+        best = np.zeros(len(idx))
+        for f in sorted(set(parts[idx])):
+            inner = parts[idx] == f
+            model = fit(data, idx[~inner], c, lexical)
+            best[inner] = best_scores(data, model, idx[inner], lexical)
+        return best
+
+    folds = []
+    for f in sorted(set(parts[dev])):
+        test, train = dev[parts[dev] == f], dev[parts[dev] != f]
+        model = fit(data, train, c, lexical)
+        folds.append((train, oof(train), test, best_scores(data, model, test, lexical)))
+    model = fit(data, dev, c, lexical)
+    return Scores(folds, oof(dev), best_scores(data, model, heldout, lexical), model)
+
+
+def evaluate(data: Data, scores: Scores, dev, heldout, target: float, thulac: bool):
+    """(pooled CV summary, held-out summary, final threshold) of one configuration."""
+    flagged = np.zeros(len(data.gold), dtype=bool)
+    for train, inner, test, outer in scores.folds:
+        flagged[test] = outer >= threshold_for(inner, data.truth[train], target)
+        if thulac:
+            flagged[test] |= data.thulac[test]
+    cv = summary(counts(flagged[dev], data.truth[dev], data.keyword[dev]))
+    thr = threshold_for(scores.dev_oof, data.truth[dev], target)
+    held = scores.heldout >= thr
+    if thulac:
+        held |= data.thulac[heldout]
+    return cv, summary(counts(held, data.truth[heldout], data.keyword[heldout])), thr
+
+
+def model_json(scores: Scores, thr: float, c: float) -> dict:
+    vec, clf = scores.model
     weights = {
         name: round(float(w), 5)
         for name, w in zip(vec.get_feature_names_out(), clf.coef_[0], strict=True)
         if abs(w) >= 1e-4
     }
-    truth = np.array([bool(g.names) for g in tune])
-    chosen = _threshold(best, truth, target_recall)
-    flagged = best >= chosen
-    print(
-        f"{tagger}: tune recall {(flagged & truth).sum() / truth.sum():.4f} "
-        f"precision {(flagged & truth).sum() / max(flagged.sum(), 1):.4f} threshold {chosen:.4f}"
-    )
-    return {"weights": dict(sorted(weights.items())), "threshold": round(chosen, 6), "C": c}
+    return {"weights": dict(sorted(weights.items())), "threshold": round(thr, 6), "C": c}
+
+
+# the shipped filters: name -> (token source, THULAC second stage?)
+FILTERS = {"fast": ("fast", False), "posseg": ("posseg", False), "thulac": ("fast", True)}
+
+
+def label(config: dict) -> str:
+    lex = "" if config["lexical"] else ", no lexical features"
+    text = f"{config['tokens']}-token model (target recall {config['target']}{lex})"
+    return text + (" → THULAC np" if config["thulac"] else "")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("gold", type=Path)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
-    parser.add_argument("--target-recall", type=float, default=0.96)
+    parser.add_argument("--thulac-cache", type=Path, default=Path("/tmp/slguset_thulac.json"))
     parser.add_argument("--C", type=float, default=3.0)
+    parser.add_argument("--min-recall", type=float, default=0.96)
+    parser.add_argument("--min-recall-thulac", type=float, default=0.965)
+    parser.add_argument("--targets", default="0.85,0.9,0.93,0.95,0.96,0.97,0.98")
     args = parser.parse_args(argv)
-    models = {t: fit(args.gold, t, args.target_recall, args.C) for t in ("fast", "posseg")}
+    gold = read_gold(args.gold)
+    parts = np.array([part_of(g.id) for g in gold])
+    heldout = np.flatnonzero(parts == HELDOUT_PART)
+    dev = np.flatnonzero(parts != HELDOUT_PART)
+    print(f"{len(gold)} sentences: {len(dev)} in the CV parts, {len(heldout)} held out")
+    targets = [float(t) for t in args.targets.split(",")]
+    scores: dict = {}
+    data: dict = {}
+    for tokens in ("fast", "posseg"):
+        data[tokens] = featurize(gold, tokens, args.thulac_cache)
+        for lexical in (True, False) if tokens == "fast" else (True,):
+            scores[tokens, lexical] = score_all(data[tokens], dev, heldout, parts, args.C, lexical)
+    fast = data["fast"]
+    thulac_alone = summary(counts(fast.thulac[dev], fast.truth[dev], fast.keyword[dev]))
+    print(f"THULAC np alone: CV P {thulac_alone['precision']} R {thulac_alone['recall']}")
+    results: dict = {}
+    models: dict = {}
+    for name, (tokens, thulac) in FILTERS.items():
+        minimum = args.min_recall_thulac if thulac else args.min_recall
+        table = []
+        for (source, lexical), sc in scores.items():
+            if source != tokens:
+                continue
+            for target in targets:
+                cv, held, thr = evaluate(data[tokens], sc, dev, heldout, target, thulac)
+                config = {
+                    "tokens": tokens,
+                    "lexical": lexical,
+                    "target": target,
+                    "thulac": thulac,
+                    "C": args.C,
+                }
+                row = {"config": config, "label": label(config), "cv": cv, "heldout": held}
+                table.append(dict(row, threshold=thr, scores=sc))
+                print(
+                    f"{name:6} {label(config):68} CV P {cv['precision']:.3f} "
+                    f"{cv['precision_ci95']} R {cv['recall']:.3f} {cv['recall_ci95']} "
+                    f"passed w/ name {cv['passed_naming_a_person_share']:.3f}",
+                    flush=True,
+                )
+        eligible = [t for t in table if t["cv"]["recall"] >= minimum] or table
+        chosen = max(eligible, key=lambda t: (t["cv"]["precision"], t["cv"]["recall"]))
+        held = chosen["heldout"]  # looked at once, for the chosen configuration only
+        print(
+            f"{name}: chosen {chosen['label']}; held-out P {held['precision']} "
+            f"{held['precision_ci95']} R {held['recall']} {held['recall_ci95']}; passed w/ name "
+            f"{held['passed_naming_a_person_share']}"
+        )
+        models[name] = dict(
+            model_json(chosen["scores"], chosen["threshold"], args.C),
+            tokens=tokens,
+            stage_two="thulac" if thulac else None,
+        )
+        results[name] = {
+            "chosen": chosen["label"],
+            "config": chosen["config"],
+            "cv": chosen["cv"],
+            "heldout": held,
+            "table": [{"label": t["label"], "cv": t["cv"]} for t in table],
+        }
+    results["thulac_alone_cv"] = thulac_alone
+    write(args, gold, parts, results, models)
+
+
+def write(args, gold, parts, results, models) -> None:
+    evaluation = {
+        "file": args.gold.name,
+        "protocol": "5 parts by salted hash of id; part 0 held out (looked at once, for the "
+        "chosen configuration); 4-fold CV over parts 1-4 with thresholds from inner "
+        "out-of-fold scores; final fit on parts 1-4, threshold from their out-of-fold scores",
+        "sentences": len(gold),
+        "cv_sentences": int((parts != HELDOUT_PART).sum()),
+        "heldout_sentences": int((parts == HELDOUT_PART).sum()),
+        "parts": PARTS,
+        **results,
+    }
     data = {
-        "about": "person-name scorer for curation.slguset.names; trained on the tune half of "
-        f"{args.gold.name} by benchmarks/train_slguset_names.py",
+        "about": "person-name scorer for curation.slguset.names; fitted on parts 1-4 of "
+        f"{args.gold.name} by benchmarks/train_slguset_names.py (part 0 held out)",
         "features": FEATURES,
-        "target_recall_on_tune": args.target_recall,
         "models": models,
+        "evaluation": evaluation,
     }
     args.out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

@@ -20,6 +20,7 @@ from curation.slguset.filters import (
     NonGenderWordFilter,
     PersonNameFilter,
     PreprocessFilter,
+    ThulacNameFilter,
 )
 from curation.slguset.flags import (
     BiologicalSexFlag,
@@ -29,6 +30,7 @@ from curation.slguset.flags import (
 )
 
 REJECT_RULES = (PreprocessFilter, NonGenderWordFilter, CollectiveFormFilter, PersonNameFilter)
+SECOND_STAGE = {"thulac": ThulacNameFilter}  # rules only some taggers run
 REVIEW_RULES = (OtherGenderTermFlag, BiologicalSexFlag, CounterpartSenseFlag, CollectiveKeywordFlag)
 KEYWORD_STEPS = ("keyword_prefilter (document)", "keyword_prefilter (sentence)")
 
@@ -78,6 +80,7 @@ def mined_counts(logging_dir: str | Path, tagger: str) -> dict[str, Any]:
         "sentences_without_keyword": _count(sentences, "dropped"),
         "duplicates": _count(steps.get(DuplicateFilter.name), "dropped"),
         "quote_repairs": _count(steps.get("quote repair"), "quote_repairs"),
+        "thulac_chars": _count(steps.get(ThulacNameFilter.rule), "chars"),
         "rules": [r.as_dict() for r in _rules(steps, tagger)],
         "seconds": {
             name: round(s.time_stats.total, 6) for name, s in steps.items() if s.time_stats.total
@@ -93,7 +96,8 @@ def _value(step: Stats | None, key: str) -> float:
 
 def _rules(steps: dict[str, Stats], tagger: str) -> list[CheckStats]:
     out = []
-    for rule in REJECT_RULES:
+    extra = (SECOND_STAGE[tagger],) if tagger in SECOND_STAGE else ()
+    for rule in (*REJECT_RULES, *extra):
         step = steps.get(rule.rule)
         description = rule.describe(tagger) if rule is PersonNameFilter else rule.description
         out.append(

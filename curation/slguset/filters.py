@@ -161,10 +161,36 @@ class PersonNameFilter(RuleFilter):
 
     @staticmethod
     def describe(tagger: str) -> str:
-        return f"sentence names a person (jieba tokens + name model, {tagger})"
+        mode = "fast" if tagger == "thulac" else tagger
+        return f"sentence names a person (jieba tokens + name model, {mode})"
 
     def verdict(self, doc: Document) -> tuple[bool, str]:
         hits = self.resources.finder.find(doc.metadata["tokens"])
         if not hits:
             return True, "no person name found"
         return False, "person names: " + "、".join(f"{h.text}({h.score:.2f})" for h in hits)
+
+
+class ThulacNameFilter(RuleFilter):
+    """``--tagger thulac``: THULAC, slow, reads only the sentences that passed every other
+    reject rule, and drops those where it tags a person name (``np``)."""
+
+    rule = "person_name_thulac"
+    description = "second stage: THULAC tags a person name (np) in a sentence every rule kept"
+
+    def __init__(
+        self, resources: TaskResources, exclusion_writer: DiskWriter | None = None
+    ) -> None:
+        super().__init__(exclusion_writer)
+        self.resources = resources
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        self.resources.thulac.load()  # ~7 s, not counted as the rule's time per sentence
+        yield from super().run(data, rank, world_size)
+
+    def verdict(self, doc: Document) -> tuple[bool, str]:
+        names = self.resources.thulac.find(doc.text)
+        self.stat_update("chars", value=len(doc.text))
+        if not names:
+            return True, "THULAC: no person name"
+        return False, "THULAC person names: " + "、".join(n for n, _, _ in names)

@@ -21,6 +21,7 @@ from curation.slguset.filters import (
     NonGenderWordFilter,
     PersonNameFilter,
     PreprocessFilter,
+    ThulacNameFilter,
 )
 from curation.slguset.flags import (
     BiologicalSexFlag,
@@ -57,6 +58,11 @@ def mining_steps(
         NonGenderWordFilter(exclusion_writer=excluded("non_gender_word")),
         CollectiveFormFilter(resources, exclusion_writer=excluded("collective_form")),
         PersonNameFilter(resources, exclusion_writer=excluded("person_name")),
+        *(
+            [ThulacNameFilter(resources, exclusion_writer=excluded(ThulacNameFilter.rule))]
+            if resources.tagger == "thulac"
+            else []
+        ),
         OtherGenderTermFlag(resources),
         BiologicalSexFlag(resources),
         CounterpartSenseFlag(resources),

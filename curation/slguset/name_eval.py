@@ -1,12 +1,13 @@
 """Sentence-level precision/recall of the name filter on gold-annotated sentences.
 
 The People's Daily dev file (``{"id", "text", "person_names": [{start, end, text}]}``) is cut
-into two fixed halves by a hash of each record's id (:func:`split_of`): ``tune`` (weights and
-threshold of the name model are fitted there) and ``heldout`` (reported, never fitted). The
-split depends only on the ids, so it is the same on every machine and for every file order.
-A sentence is *positive* when it has at least one gold name; the filter *flags* a sentence
-when it finds at least one name. Precision = flagged ∧ positive / flagged; recall = flagged ∧
-positive / positive.
+into :data:`PARTS` parts by a salted hash of each record's id (:func:`part_of`). Part
+:data:`HELDOUT_PART` is held out: ``benchmarks/train_slguset_names.py`` chooses and fits the
+name model by cross-validation over the other parts (``cv``) and measures the chosen model once
+on the held-out part. The parts depend only on the ids, so they are the same on every machine
+and for every file order. A sentence is *positive* when it has at least one gold name; the
+filter *flags* a sentence when it finds at least one name. Precision = flagged ∧ positive /
+flagged; recall = flagged ∧ positive / positive; intervals are Wilson 95 % intervals.
 """
 
 from __future__ import annotations
@@ -20,10 +21,30 @@ from typing import Any
 
 from biasforge.errors import InputError
 
+PARTS = 5
+HELDOUT_PART = 0
+SALT = b"slguset-names-cv:"
+
+
+def part_of(record_id: str) -> int:
+    """0 … PARTS-1: sha256(SALT + id), first byte, modulo PARTS."""
+    return hashlib.sha256(SALT + record_id.encode("utf-8")).digest()[0] % PARTS
+
 
 def split_of(record_id: str) -> str:
-    """``tune`` or ``heldout``: the parity of the first byte of sha256(id)."""
-    return "tune" if hashlib.sha256(record_id.encode("utf-8")).digest()[0] % 2 == 0 else "heldout"
+    """``heldout`` (part :data:`HELDOUT_PART`) or ``cv`` (the parts the model was chosen and
+    fitted on)."""
+    return "heldout" if part_of(record_id) == HELDOUT_PART else "cv"
+
+
+def wilson(successes: int, trials: int) -> tuple[float, float]:
+    """Wilson 95 % interval of a proportion (statsmodels); (0, 1) without trials."""
+    if not trials:
+        return (0.0, 1.0)
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(successes, trials, alpha=0.05, method="wilson")
+    return float(low), float(high)
 
 
 @dataclass(frozen=True)
@@ -85,7 +106,9 @@ class PR:
             "flagged": self.flagged,
             "true_positives": self.true_positives,
             "precision": round(self.precision, 4),
+            "precision_ci95": [round(v, 4) for v in wilson(self.true_positives, self.flagged)],
             "recall": round(self.recall, 4),
+            "recall_ci95": [round(v, 4) for v in wilson(self.true_positives, self.positives)],
         }
 
 
@@ -102,22 +125,41 @@ def sentence_pr(gold: Iterable[GoldSentence], has_name: Callable[[str], bool]) -
 
 
 def evaluate_name_filter(path: str | Path, tagger: str = "fast") -> dict[str, Any]:
-    """P/R of the shipped model (and of jieba ``nr`` alone) on each half and on the whole file,
-    with a tokenizer of its own (jieba's dictionary, no extra words)."""
-    from curation.slguset.names import NameFinder, Tokenizer, jieba_nr_names, load_models
+    """P/R of the shipped filter for ``tagger`` (with the THULAC second stage for
+    ``thulac``), and of jieba ``nr`` alone, on the held-out part, the CV parts (which the
+    shipped model was fitted on: optimistic) and the whole file, with a tokenizer of its own
+    (jieba's dictionary, no extra words); plus the cross-validated figures recorded when the
+    model was chosen (``name_model.json``)."""
+    from curation.slguset.names import (
+        MODEL_PATH,
+        NameFinder,
+        ThulacNames,
+        Tokenizer,
+        jieba_nr_names,
+        load_models,
+    )
 
     tokenizer = Tokenizer()
     finder = NameFinder(load_models()[tagger], tokenizer)
+    thulac = ThulacNames() if tagger == "thulac" else None
+
+    def flags(sentence: str) -> bool:
+        if finder.find_in(sentence):
+            return True
+        return bool(thulac is not None and thulac.find(sentence))
+
     gold = read_gold(path)
+    recorded = json.loads(MODEL_PATH.read_text(encoding="utf-8")).get("evaluation", {})
     result: dict[str, Any] = {
         "file": str(path),
         "tagger": tagger,
         "threshold": finder.model.threshold,
+        "cross_validated": recorded.get(tagger),
     }
-    for part in ("tune", "heldout", "all"):
+    for part in ("heldout", "cv", "all"):
         subset = [g for g in gold if part == "all" or split_of(g.id) == part]
         result[part] = {
-            "model": sentence_pr(subset, lambda s: bool(finder.find_in(s))).as_dict(),
+            "model": sentence_pr(subset, flags).as_dict(),
             "jieba_nr": sentence_pr(
                 subset, lambda s: bool(jieba_nr_names(tokenizer.tokens(s, "posseg")))
             ).as_dict(),

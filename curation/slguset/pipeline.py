@@ -52,7 +52,6 @@ from curation.slguset.lexicon import Lexicon, load_lexicon
 from curation.slguset.lifecycle import START_METHOD, children_die_with_parent, work_folder
 from curation.slguset.merge import stream_rows
 from curation.slguset.mine import mining_steps
-from curation.slguset.names import MODES
 from curation.slguset.output import Tally, write_streamed_run
 from curation.slguset.readers import (
     CorpusReader,
@@ -62,7 +61,7 @@ from curation.slguset.readers import (
     plan_units,
 )
 from curation.slguset.report import per_form, per_keyword, rejections, render_report
-from curation.slguset.resources import TaskResources
+from curation.slguset.resources import TAGGERS, TaskResources
 from curation.slguset.sample import BUNDLED_SAMPLE
 from curation.slguset.steps import TaskLogs
 
@@ -101,10 +100,8 @@ class Options:
             raise BiasforgeError("give at least one --corpus")
         if self.num_proc < 1:
             raise BiasforgeError("--num-proc must be at least 1")
-        if self.tagger not in MODES:
-            raise BiasforgeError(
-                f"unknown --tagger {self.tagger!r}: choose {', '.join(MODES[:-1])} or {MODES[-1]}"
-            )
+        if self.tagger not in TAGGERS:
+            raise BiasforgeError(f"unknown --tagger {self.tagger!r}: choose fast, posseg or thulac")
         if self.executor not in EXECUTORS:
             raise BiasforgeError(
                 f"unknown --executor {self.executor!r}: choose local, ray or slurm"
@@ -487,6 +484,7 @@ def _stats(
         "raw_chars_per_second": 0,
         "task_cpu_seconds": mined["task_cpu_seconds"],
         "task_peak_rss_mb": mined["task_peak_rss_mb"],
+        "thulac_chars": mined["thulac_chars"],
         "name_filter_eval": None,
     }
 

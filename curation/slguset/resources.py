@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from curation.slguset.lexicon import Lexicon, load_lexicon
-from curation.slguset.names import NameFinder, Tokenizer, load_models
+from curation.slguset.names import NameFinder, ThulacNames, Tokenizer, load_models
+
+TAGGERS = ("fast", "posseg", "thulac")  # thulac: fast, then THULAC on what passed every rule
 
 
 class TaskResources:
@@ -24,6 +26,7 @@ class TaskResources:
         self.include_collective = include_collective
         self._lexicon: Lexicon | None = None
         self._finder: NameFinder | None = None
+        self._thulac: ThulacNames | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {
@@ -47,12 +50,24 @@ class TaskResources:
         return self.lexicon.excluded(self.include_collective)
 
     @property
+    def token_mode(self) -> str:
+        """The jieba token source of the name model (``thulac``'s first stage: ``fast``)."""
+        return self.finder.model.tagger
+
+    @property
     def finder(self) -> NameFinder:
         """The name finder, over a tokenizer that keeps the lexicon's non-gender words whole."""
         if self._finder is None:
             tokenizer = Tokenizer(self.lexicon.jieba_words())
             self._finder = NameFinder(load_models()[self.tagger], tokenizer)
         return self._finder
+
+    @property
+    def thulac(self) -> ThulacNames:
+        """THULAC's person names (the second stage of ``--tagger thulac``)."""
+        if self._thulac is None:
+            self._thulac = ThulacNames()
+        return self._thulac
 
     @property
     def tokenizer(self) -> Tokenizer:

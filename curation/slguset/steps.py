@@ -107,7 +107,7 @@ class Segmenter(PipelineStep):
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         lexicon, tokenizer = self.resources.lexicon, self.resources.tokenizer
-        mode, excluded = self.resources.tagger, self.resources.excluded
+        mode, excluded = self.resources.token_mode, self.resources.excluded
         for doc in data:
             with self.track_time():
                 tokens = tokenizer.tokens(doc.text, mode)

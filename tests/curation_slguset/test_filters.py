@@ -104,3 +104,22 @@ def test_a_sentence_that_cannot_be_cleaned_is_rejected_with_its_problem(resource
     assert reasons_of(rejected, "他是NBA球员。") == ["preprocess: non_chinese_characters"]
     assert steps["quote repair"]["quote_repairs"].total == 1
     assert steps["preprocess"]["dropped_preprocess"].total == 1
+
+
+def test_thulac_second_stage_reads_only_what_every_rule_kept(tmp_path):
+    """``--tagger thulac``: the fast model (at its stricter threshold) lets 唐四清 through,
+    THULAC tags it ``np``; the sentence is rejected by the second stage with the reason, the
+    rule is counted and timed, and only the sentences every rule kept were read by THULAC."""
+    from curation.slguset.resources import TaskResources
+
+    resources = TaskResources(tagger="thulac")
+    missed = "女青年得救了，可唐四清却一头栽倒在坝沿上，大口大口地往外吐着水。"
+    clean = "他每天骑车上班。"
+    plural = "他们都走了。"  # rejected before: never reaches THULAC
+    kept, rejected, steps = mine(resources, tmp_path, missed, clean, plural)
+    assert list(kept["sentence"]) == [clean]
+    reason = reasons_of(rejected, missed)[0]
+    assert reason.startswith("person_name_thulac: THULAC person names: ") and "唐四清" in reason
+    stage = steps["person_name_thulac"]
+    assert stage["total"].total == 2 and stage["dropped"].total == 1
+    assert stage["chars"].total == len(missed) + len(clean)

@@ -20,6 +20,7 @@ from curation.slguset.names.features import FEATURES, NameFeatures
 from curation.slguset.names.finder import NameFinder, NameHit, jieba_nr_names
 from curation.slguset.names.model import MODEL_PATH, NameModel, load_models
 from curation.slguset.names.priors import DictionaryPriors
+from curation.slguset.names.thulac_stage import ThulacNames
 from curation.slguset.names.tokens import MODES, Token, Tokenizer
 from curation.slguset.names.words import NameWords, load_name_words
 
@@ -33,6 +34,7 @@ __all__ = [
     "NameHit",
     "NameModel",
     "NameWords",
+    "ThulacNames",
     "Token",
     "Tokenizer",
     "jieba_nr_names",
