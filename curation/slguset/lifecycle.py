@@ -115,3 +115,61 @@ def work_folder(out: Path) -> Iterator[Path]:
     finally:
         shutil.rmtree(work, ignore_errors=True)
         os.close(fd)
+
+
+def _watch(parent_pid: int, pipe: int, interval: float) -> None:
+    """The watchdog's loop (in its own process): note the parent's descendants every
+    ``interval`` s; when the pipe closes and the parent is gone, kill what was noted."""
+    import select
+
+    import psutil
+
+    me = os.getpid()
+    seen: dict[int, psutil.Process] = {}
+    try:
+        parent = psutil.Process(parent_pid)
+    except psutil.NoSuchProcess:
+        return
+    while True:
+        ready, _, _ = select.select([pipe], [], [], interval)
+        if ready and not os.read(pipe, 1):
+            break  # closed: the parent is done with it, or dead
+        try:
+            for child in parent.children(recursive=True):
+                if child.pid != me:
+                    seen.setdefault(child.pid, child)
+        except psutil.NoSuchProcess:
+            break
+    if parent.is_running() and parent.status() != psutil.STATUS_ZOMBIE:
+        return  # a normal exit: the parent cleaned up after itself
+    for process in seen.values():
+        with contextlib.suppress(psutil.Error):
+            if process.is_running():  # same pid *and* start time: not a reused pid
+                process.kill()
+
+
+@contextlib.contextmanager
+def descendants_die_with_parent(interval: float = 0.5) -> Iterator[None]:
+    """For processes this one starts by ``fork``+``exec`` (a local Ray cluster: its GCS server
+    and raylet, and what *they* start: agents, workers), which the at-fork hook of
+    :func:`children_die_with_parent` cannot reach: a watchdog process notes every descendant
+    twice a second, and if this process dies while the context is active, kills them all."""
+    if not LINUX:
+        yield
+        return
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the watchdog: nothing of the parent's but the pipe
+        try:
+            os.close(write_end)
+            os.closerange(3, read_end)
+            os.closerange(read_end + 1, 1 << 16)
+            _watch(os.getppid(), read_end, interval)
+        finally:
+            os._exit(0)
+    os.close(read_end)
+    try:
+        yield
+    finally:
+        os.close(write_end)
+        os.waitpid(pid, 0)

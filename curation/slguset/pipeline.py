@@ -49,7 +49,12 @@ from biasforge.errors import BiasforgeError, InputError
 from biasforge.families.slguset import SCHEMA
 from curation.slguset.counts import keyword_seconds, mined_counts
 from curation.slguset.lexicon import Lexicon, load_lexicon
-from curation.slguset.lifecycle import START_METHOD, children_die_with_parent, work_folder
+from curation.slguset.lifecycle import (
+    START_METHOD,
+    children_die_with_parent,
+    descendants_die_with_parent,
+    work_folder,
+)
 from curation.slguset.merge import stream_rows
 from curation.slguset.mine import mining_steps
 from curation.slguset.output import Tally, write_streamed_run
@@ -259,18 +264,24 @@ def ray_cluster(options: Options) -> Iterator[None]:
     }
     if options.ray_address:
         ray.init(address=options.ray_address, **settings)
-    else:
-        # a fresh local cluster even if RAY_ADDRESS points elsewhere: --ray-address joins one
+        try:
+            yield
+        finally:
+            ray.shutdown()
+        return
+    # a fresh local cluster even if RAY_ADDRESS points elsewhere (--ray-address joins one); its
+    # processes (GCS, raylet, agents, workers) die with this one: lifecycle's watchdog
+    with descendants_die_with_parent():
         env = os.environ.pop("RAY_ADDRESS", None)
         try:
             ray.init(num_cpus=options.num_proc, **settings)
         finally:
             if env is not None:
                 os.environ["RAY_ADDRESS"] = env
-    try:
-        yield
-    finally:
-        ray.shutdown()
+        try:
+            yield
+        finally:
+            ray.shutdown()
 
 
 def _ray_executor(options: Options, pipeline: list, tasks: int, logging_dir: Path):

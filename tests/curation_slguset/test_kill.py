@@ -125,3 +125,50 @@ def test_a_work_folder_in_use_is_never_removed_as_stale(tmp_path):
         assert remove_stale(out) == []  # the live one is locked
         assert work.is_dir()
     assert not work.exists()
+
+
+def test_sigkill_of_a_ray_run_leaves_no_ray_process(tmp_path):
+    """``--executor ray`` starts a local Ray cluster (GCS server, raylet, agents, workers —
+    started by fork+exec, out of reach of the at-fork hook): after SIGKILL of the run, the
+    watchdog kills every one of them; 5 s later none is alive."""
+    corpus = big_corpus(tmp_path / "corpus.txt")
+    biasforge = str(Path(sys.executable).with_name("biasforge"))
+    command = subprocess.Popen(
+        [biasforge, "curate", "slguset", "--corpus", str(corpus), "--out", str(tmp_path / "r"),
+         "--executor", "ray", "--num-proc", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    parent = psutil.Process(command.pid)
+    seen: dict[int, psutil.Process] = {}
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:  # until the Ray workers run the tasks
+            assert command.poll() is None, "the run ended before it could be killed"
+            for child in parent.children(recursive=True):
+                seen.setdefault(child.pid, child)
+            rows = [p for p in tmp_path.glob(".r.work-*/parts/kept/*.rows") if p.stat().st_size]
+            if len(rows) == 2:  # both tasks are writing, in Ray workers
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the Ray workers never started writing")
+        names = " ".join(_cmd(p) for p in seen.values())
+        assert "gcs_server" in names and "raylet" in names
+        os.kill(command.pid, signal.SIGKILL)
+        command.wait()
+        time.sleep(5)
+        survivors = [f"{p.pid} {_cmd(p)[:80]}" for p in seen.values() if alive(p)]
+        assert survivors == []
+    finally:
+        for process in seen.values():
+            if alive(process):
+                process.kill()
+
+
+def _cmd(process: psutil.Process) -> str:
+    try:
+        return " ".join(process.cmdline()) or process.name()
+    except psutil.Error:
+        return ""
