@@ -315,22 +315,25 @@ def migrate(path: str | None = None, batch: int = 5000, log=None) -> int:
         ]
         delete_records(conn, stale)
         done = 0
-        while True:
+        last = -1
+        while True:  # walk the records table once, in rowid order
             rows = conn.execute(
-                "SELECT r.id, r.dataset_id, r.fields, r.metadata, r.inserted_at, r.status "
-                "FROM records r "
-                "LEFT JOIN bf_record b ON b.rid = r.id WHERE b.n IS NULL LIMIT ?",
-                (batch,),
+                "SELECT r.rowid, r.id, r.dataset_id, r.fields, r.metadata, r.inserted_at, "
+                "r.status, b.n FROM records r LEFT JOIN bf_record b ON b.rid = r.id "
+                "WHERE r.rowid > ? ORDER BY r.rowid LIMIT ?",
+                (last, batch),
             ).fetchall()
             if not rows:
                 break
+            last = rows[-1][0]
+            rows = [row[1:-1] for row in rows if row[-1] is None]
             by_dataset: dict[str, list] = {}
             for rid, dataset_id, *rest in rows:
                 by_dataset.setdefault(dataset_id, []).append(_from_table(rid, *rest))
             for dataset_id, items in by_dataset.items():
                 write_records(conn, dataset_id, items)
             done += len(rows)
-            if log is not None:
+            if log is not None and rows:
                 log(f"search index: {done} records indexed")
         conn.execute("PRAGMA optimize")
         return done
