@@ -71,6 +71,6 @@ def test_an_unregistered_family_is_named_in_one_clear_error(tmp_path):
     finally:
         families.unregister(FAMILY.name)
     with pytest.raises(
-        BiasforgeError, match="unknown family 'toy'; known: becpro, slguset, stereoset"
+        BiasforgeError, match="unknown family 'toy'; known: becpro, crowspairs, slguset, stereoset"
     ):
         make_release([run], name="toy", version="1.0.0", out=tmp_path / "rel", unreviewed=True)
