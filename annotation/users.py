@@ -54,7 +54,11 @@ def _check_quotes(path: Path, text: str) -> None:
 
 def read_users_csv(path: Path) -> list[tuple[str, str | None]]:
     """(username, role or None) from a CSV with a ``username`` column and an optional ``role``."""
-    text = Path(path).read_text(encoding="utf-8")
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = Path(path).read_bytes()[: exc.start].count(b"\n") + 1
+        raise InputError(path, "not UTF-8 text", line=line) from exc
     _check_quotes(path, text)
     reader = csv.DictReader(io.StringIO(text), strict=True)
     columns = [c.strip() for c in reader.fieldnames or []]
