@@ -277,8 +277,10 @@ def slguset(
         )
         return
     stats = curate(options, out, overwrite=overwrite).stats
+    skipped = stats.get("bad_lines_skipped") or 0
     typer.echo(
         f"slguset: {stats['kept']} candidates kept ({stats['needs_review']} flagged for review), "
         f"{stats['rejected']} rejected, from {stats['raw_chars']:,} characters "
-        f"-> {out}/candidates.parquet, report: {out}/report.md"
+        + (f"({skipped:,} bad lines skipped) " if skipped else "")
+        + f"-> {out}/candidates.parquet, report: {out}/report.md"
     )
