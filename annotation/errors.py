@@ -34,9 +34,7 @@ def server_errors(url: str) -> Iterator[None]:
             f"{_first_line(exc)}); nothing is sent twice, so run the command again once it is up"
         ) from exc
     except ArgillaError as exc:
-        raise BiasforgeError(
-            f"the Argilla server at {url} refused: {_first_line(exc)}"
-        ) from exc
+        raise BiasforgeError(f"the Argilla server at {url} refused: {_first_line(exc)}") from exc
 
 
 def check_dataset_name(name: str) -> str:
