@@ -13,6 +13,29 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's chromium, headless, driven by Playwright (its own download is unreachable).
+
+    One per test session: Playwright's sync API runs its own event loop, so two instances
+    alive at once (a module's and a session's) refuse to start.
+    """
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+
+    from tests.annotation.helpers import CHROMIUM, CHROMIUM_FLAGS
+
+    if not shutil.which("chromium"):
+        pytest.fail(
+            "Debian chromium is required for the browser tests: apt-get install -y chromium"
+        )
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield instance
+        instance.close()
+
+
 @pytest.fixture(autouse=True)
 def biasforge_home(tmp_path_factory, monkeypatch) -> Path:
     """Per-test state folder, so no test reads or writes the developer's ~/.biasforge."""

@@ -191,22 +191,3 @@ def artifacts(tmp_path_factory) -> Path:
     folder = Path(chosen) if chosen else tmp_path_factory.getbasetemp() / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """Debian's chromium, headless, driven by Playwright (its own download is unreachable)."""
-    import shutil
-
-    from playwright.sync_api import sync_playwright
-
-    from tests.annotation.helpers import CHROMIUM, CHROMIUM_FLAGS
-
-    if not shutil.which("chromium"):
-        pytest.fail(
-            "Debian chromium is required for the browser tests: apt-get install -y chromium"
-        )
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield instance
-        instance.close()

@@ -4,7 +4,6 @@ renders, nothing is fetched from anywhere, and the numbers equal each model's re
 from __future__ import annotations
 
 import json
-import shutil
 
 import pandas as pd
 import pytest
@@ -14,21 +13,7 @@ from scoring.cli import app
 from tests.scoring.conftest import stereoset_items, write_release
 from tests.scoring.test_slguset_becpro import becpro_items, slguset_items
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 METRICS = {"LM Score": "LMS", "SS Score": "SS", "ICAT Score": "ICAT"}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not shutil.which("chromium"):
-        pytest.fail("Debian chromium is required for the browser test: apt-get install -y chromium")
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield instance
-        instance.close()
 
 
 def _score(*args: str) -> None:
