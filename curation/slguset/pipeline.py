@@ -44,6 +44,7 @@ from typing import Any
 
 from datatrove.pipeline.base import PipelineStep
 
+from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families.slguset import SCHEMA
@@ -471,7 +472,7 @@ def _stats(
     return {
         "family": "slguset",
         "language": "zh",
-        "corpus": list(options.corpus),
+        "corpus": [c if c.startswith("hf:") else public_path(c) for c in options.corpus],
         "num_proc": options.num_proc,
         "executor": options.executor,
         "tagger": options.tagger,
@@ -545,5 +546,5 @@ def _config(options: Options, lexicon: Lexicon) -> dict[str, Any]:
         "skip_bad_lines": options.skip_bad_lines,
         "tagger": options.tagger,
         "include_collective": options.include_collective,
-        "lexicon": str(lexicon.directory),
+        "lexicon": public_path(lexicon.directory),
     }
