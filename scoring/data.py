@@ -20,6 +20,7 @@ import pandas as pd
 import pyarrow as pa
 
 from biasforge import families
+from biasforge.contract.redact import public_path
 from biasforge.contract.schema import FamilySchema
 from biasforge.errors import InputError
 
@@ -127,7 +128,7 @@ def dataset_identity(spec: str) -> dict[str, object]:
         combined = hashlib.sha256(listing.encode()).hexdigest()
     release = _release_manifest(files[0])
     return {
-        "path": spec,
+        "path": public_path(spec),  # reports travel: no absolute path of this machine
         "source": "local",
         "name": release.get("name", ""),
         "version": release.get("version", ""),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from biasforge.contract.manifest import write_manifest as write_folder_manifest
 from biasforge.contract.markdown import fmt, frame_md
+from biasforge.contract.redact import public_path
 
 __all__ = ["fmt", "md_table", "write_manifest"]
 
@@ -21,6 +22,6 @@ def write_manifest(out: Path, command: str, dataset: str, models: list[str], opt
         packages=("biasforge", "torch", "transformers", "scipy", "pandas"),
         command=command,
         dataset=dataset,
-        models=models,
+        models=[public_path(m) if Path(m).exists() else m for m in models],
         options=options,
     )
