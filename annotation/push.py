@@ -45,14 +45,16 @@ class PushResult:
 
 def ensure_workspace(rg_client, name: str):
     import argilla as rg
-    from argilla._exceptions import ConflictError
+    from argilla._exceptions import ArgillaAPIError
 
     workspace = rg_client.workspaces(name)
     if workspace is None:
         try:
             workspace = rg.Workspace(name=name, client=rg_client).create()
-        except ConflictError:  # another push created it meanwhile
+        except ArgillaAPIError:  # another push created it meanwhile (or a real refusal)
             workspace = rg_client.workspaces(name)
+            if workspace is None:
+                raise
     return workspace
 
 
@@ -77,11 +79,11 @@ def _existing(rg_client, connection: Connection, name: str):
 def ensure_dataset(connection: Connection, name: str, family: Family, min_submitted: int):
     """The dataset, created with the family's settings if missing; refuse a foreign one.
 
-    Two pushes starting at once may both find no dataset: the one whose creation conflicts
-    waits for the other's and uses it.
+    Two pushes starting at once may both find no dataset: the one whose creation fails
+    (a 409, or the server's unique-name error) waits for the other's and uses it.
     """
     import argilla as rg
-    from argilla._exceptions import ConflictError
+    from argilla._exceptions import ArgillaAPIError
 
     rg_client = client(connection)
     ensure_workspace(rg_client, connection.workspace)
@@ -92,7 +94,7 @@ def ensure_dataset(connection: Connection, name: str, family: Family, min_submit
             return rg.Dataset(
                 name=name, workspace=connection.workspace, settings=settings, client=rg_client
             ).create()
-        except ConflictError:
+        except ArgillaAPIError:
             dataset = _existing(rg_client, connection, name)
             if dataset is None:
                 raise

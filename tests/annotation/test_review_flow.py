@@ -100,7 +100,11 @@ def test_each_annotator_gets_every_record_in_a_stable_own_order(reviewed):
     ids = {row["id"] for row in reviewed["rows"]}
     for order in queues.values():
         assert set(order) == ids and len(order) == N_RECORDS
-    assert len({tuple(order) for order in queues.values()}) == 3  # different shuffles
+    # one pseudo-random cycle, entered at a user-dependent point: every queue is a rotation
+    # of the same cycle (two users may happen to start at the same record)
+    cycle = next(iter(queues.values()))
+    rotations = {tuple(cycle[i:] + cycle[:i]) for i in range(len(cycle))}
+    assert all(tuple(order) in rotations for order in queues.values())
     # paging over the (now answered) records keeps one stable order
     api = reviewed["clients"]["ann3"]
     body = {
