@@ -20,6 +20,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.schema import FamilySchema
 
 YES_NO = {"yes": "Yes", "no": "No"}
@@ -384,6 +385,22 @@ class Card:
     citations: tuple[str, ...]
     statistics: Callable[[dict[str, pa.Table]], str]  # configs -> markdown tables
     task_ids: tuple[str, ...] = ()
+
+
+def per_config_crosstab(
+    configs: dict[str, pa.Table],
+    index: str,
+    columns: str,
+    caption: Callable[[str, int], str],
+    index_order: tuple[str, ...] = (),
+) -> str:
+    """A card's statistics: for each config, a caption and the ``index`` × ``columns`` counts."""
+    parts = []
+    for config, table in configs.items():
+        frame = table.select([index, columns]).to_pandas()
+        table_md = crosstab_md(frame, index, columns, index_order)
+        parts.append(f"{caption(config, len(frame))}\n\n{table_md}")
+    return "\n\n".join(parts)
 
 
 def single_config(table: pa.Table) -> list[str]:

@@ -13,7 +13,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.schema import GENDERS, SPAN, Column, FamilySchema, span_problem
 from biasforge.families.base import (
     YES_NO,
@@ -27,6 +26,7 @@ from biasforge.families.base import (
     follow_span,
     mark,
     marked,
+    per_config_crosstab,
     sentence_sources,
 )
 
@@ -233,14 +233,10 @@ def config_of(table: pa.Table) -> list[str]:
 
 
 def statistics(configs: dict[str, pa.Table]) -> str:
-    parts = []
-    for config, table in configs.items():
-        frame = table.select(["profession_group", "gender"]).to_pandas()
-        parts.append(
-            f"**{config}** ({len(frame)} items): profession group × person gender\n\n"
-            + crosstab_md(frame, "profession_group", "gender", GROUPS)
-        )
-    return "\n\n".join(parts)
+    return per_config_crosstab(
+        configs, "profession_group", "gender",
+        lambda config, n: f"**{config}** ({n} items): profession group × person gender", GROUPS,
+    )  # fmt: skip
 
 
 CARD = Card(

@@ -18,7 +18,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.schema import SPAN, Column, FamilySchema, span_problem
 from biasforge.families.base import (
     YES_NO,
@@ -32,6 +31,7 @@ from biasforge.families.base import (
     escape,
     html_table,
     marked,
+    per_config_crosstab,
 )
 from biasforge.families.stereoset import TRANSLATION
 
@@ -224,14 +224,11 @@ def config_of(table: pa.Table) -> list[str]:
 
 
 def statistics(configs: dict[str, pa.Table]) -> str:
-    parts = []
-    for config, table in configs.items():
-        frame = table.select(["bias_type", "stereo_antistereo"]).to_pandas()
-        parts.append(
-            f"**{config}** ({len(frame)} pairs): bias type × direction\n\n"
-            + crosstab_md(frame, "bias_type", "stereo_antistereo", DIRECTIONS)
-        )
-    return "\n\n".join(parts)
+    """Bias type × direction per language (every bias type a row; the directions are columns)."""
+    return per_config_crosstab(
+        configs, "bias_type", "stereo_antistereo",
+        lambda config, n: f"**{config}** ({n} pairs): bias type × direction",
+    )  # fmt: skip
 
 
 CARD = Card(

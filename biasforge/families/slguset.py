@@ -11,7 +11,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.schema import GENDERS, Column, FamilySchema, span_problem
 from biasforge.families.base import (
     YES_NO,
@@ -27,6 +26,7 @@ from biasforge.families.base import (
     marked,
     occurrence,
     ordinal,
+    per_config_crosstab,
 )
 
 
@@ -143,14 +143,12 @@ REVIEW = Review(
 
 
 def statistics(configs: dict[str, pa.Table]) -> str:
-    parts = []
-    for config, table in configs.items():
-        frame = table.select(["keyword", "gender"]).to_pandas()
-        parts.append(
-            f"**{config}**: sentences per gender keyword\n\n"
-            + crosstab_md(frame, "keyword", "gender")
-        )
-    return "\n\n".join(parts)
+    return per_config_crosstab(
+        configs,
+        "keyword",
+        "gender",
+        lambda config, n: f"**{config}**: sentences per gender keyword",
+    )
 
 
 CARD = Card(

@@ -76,3 +76,18 @@ def test_correction_recomputes_spans_and_decides_like_other_families():
     translated = {**row, "source_sent_more": "P.", "source_sent_less": "R."}
     after = review.apply_correction(translated, "Poor people are lazy.\nRich people are lazy.")
     assert review.corrected_sources(translated, after) == [("P.", "Poor people are lazy.")]
+
+
+def test_card_statistics_keep_every_bias_type_as_a_row():
+    import pyarrow as pa
+
+    from biasforge.families.crowspairs import statistics
+
+    table = pa.table(
+        {"bias_type": ["race-color", "gender", "gender"],
+         "stereo_antistereo": ["stereo", "antistereo", "stereo"]}
+    )  # fmt: skip
+    text = statistics({"fr": table})
+    assert "| gender | 1 | 1 | 2 |" in text
+    assert "| race-color | 0 | 1 | 1 |" in text
+    assert "| total | 1 | 2 | 3 |" in text
