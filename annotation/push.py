@@ -10,6 +10,11 @@ Records go through the bulk-create endpoint in batches of up to 500, built as pl
 the family's field/metadata/suggestion dicts; this skips the SDK's per-record model
 validation. With the embedded server's speed-ups (see ``server/speedups.py``) this is several
 times faster than ``dataset.records.log``.
+
+Because the whole push is idempotent, a connection the server drops mid-conversation (a reset
+under load, a keep-alive closed as a request goes out) is retried from the start a few times
+(tenacity) before it becomes the user's one-line error; a server that refuses connections
+(down, killed) is not retried.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ from biasforge.families import Family, family_of
 
 AGENT = "biasforge"
 BATCH = 500
+
+#: dropped connections (not refused ones): the server is there but closed this conversation
+TRANSIENT_ATTEMPTS = 4
 
 DRAFT_WAIT_S = 30  # how long a dataset may stay a draft while another push publishes it
 
@@ -158,12 +166,42 @@ def push_candidates(
     suggest: bool = False,
 ) -> PushResult:
     """Create the candidates missing from the dataset; see the module docstring."""
-    from tqdm import tqdm
+    import httpx
+    import tenacity
 
     if candidates["id"].duplicated().any():
         dup = candidates.loc[candidates["id"].duplicated(), "id"].iloc[0]
         raise BiasforgeError(f"candidate id {dup!r} appears twice; ids must be unique")
     family = family_of(candidates["family"].unique() if len(candidates) else [], "candidates")
+    dropped = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
+    for attempt in tenacity.Retrying(
+        retry=tenacity.retry_if_exception_type(dropped),
+        stop=tenacity.stop_after_attempt(TRANSIENT_ATTEMPTS),
+        wait=tenacity.wait_exponential(multiplier=0.5, max=4),
+        reraise=True,
+    ):
+        with attempt:
+            return _push_once(
+                candidates, family, dataset_name, connection, min_submitted=min_submitted,
+                batch_size=batch_size, progress=progress, suggest=suggest,
+            )  # fmt: skip
+    raise AssertionError("unreachable: tenacity re-raises the last error")
+
+
+def _push_once(
+    candidates: pd.DataFrame,
+    family: Family,
+    dataset_name: str,
+    connection: Connection,
+    *,
+    min_submitted: int,
+    batch_size: int,
+    progress: bool,
+    suggest: bool,
+) -> PushResult:
+    """One pass of the push: list what the dataset holds, create the rest."""
+    from tqdm import tqdm
+
     dataset = ensure_dataset(connection, dataset_name, family, min_submitted)
     dataset_id = str(dataset.id)
     present = existing_ids(connection, dataset_id)
