@@ -31,10 +31,10 @@ from typing import Any
 
 import httpx
 
-from annotation.api import check, http, iter_records, questions, users
-from annotation.connection import Connection, client
-from annotation.decide import CHOICE, CHOICES, LETTERS, Adjudicated, Answer, Decision
-from annotation.workspaces import datasets_named, ensure_workspace, members, sync_members
+from biasforge.annotation.api import check, http, iter_records, questions, users
+from biasforge.annotation.connection import Connection, client
+from biasforge.annotation.decide import CHOICE, CHOICES, LETTERS, Adjudicated, Answer, Decision
+from biasforge.annotation.workspaces import datasets_named, ensure_workspace, members, sync_members
 from biasforge.errors import BiasforgeError
 from biasforge.families import Family
 from biasforge.families.base import Row, escape, html_table
@@ -180,7 +180,7 @@ def _panel_dataset(connection: Connection, panel: str, dataset: str, family: Fam
 def _payloads(
     family: Family, items: list[tuple[Row, Decision, list[Answer]]], ids: dict
 ) -> list[dict]:
-    from annotation.push import record_payloads
+    from biasforge.annotation.push import record_payloads
 
     payloads = record_payloads(family, [row for row, _, _ in items], ids)
     for payload, (_, decision, answers) in zip(payloads, items, strict=True):

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from annotation.connection import Connection
+from biasforge.annotation.connection import Connection
 from biasforge.errors import BiasforgeError
 
 

@@ -20,7 +20,7 @@ Workspace = Annotated[str | None, typer.Option("--workspace", help="Argilla work
 
 
 def _dataset_name(name: str) -> str:
-    from annotation.errors import check_dataset_name
+    from biasforge.annotation.errors import check_dataset_name
 
     return check_dataset_name(name)
 
@@ -31,7 +31,7 @@ DatasetName = Annotated[
 
 
 class Policy(StrEnum):
-    """How the answers of several annotators combine (see ``annotation.pull``)."""
+    """How the answers of several annotators combine (see ``biasforge.annotation.pull``)."""
 
     unanimous = "unanimous"
     majority = "majority"
@@ -60,8 +60,8 @@ def serve(
     """Run the embedded Argilla server (127.0.0.1 only) until Ctrl-C (or `annotate stop`)."""
     import sys
 
-    from annotation.serve import CREDENTIALS_FILE, OWNER_USERNAME, serve_background
-    from annotation.serve import serve as run
+    from biasforge.annotation.serve import CREDENTIALS_FILE, OWNER_USERNAME, serve_background
+    from biasforge.annotation.serve import serve as run
 
     if background:
         state = serve_background(data_dir, port, worker=worker)
@@ -80,7 +80,7 @@ def serve(
 @app.command()
 def stop(data_dir: DataDir = None) -> None:
     """Stop the embedded server started with `annotate serve` (any of its forms)."""
-    from annotation.serve import stop_server
+    from biasforge.annotation.serve import stop_server
 
     typer.echo("stopped" if stop_server(data_dir) else "no embedded server was running")
 
@@ -104,10 +104,10 @@ def users(
 ) -> None:
     """Add annotators to the workspace, change roles, reset a password; generated passwords
     are shown once, here."""
-    from annotation.connection import find_server
-    from annotation.errors import server_errors
-    from annotation.users import add_users, read_users_csv
-    from annotation.users import reset_password as reset
+    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.errors import server_errors
+    from biasforge.annotation.users import add_users, read_users_csv
+    from biasforge.annotation.users import reset_password as reset
     from biasforge.errors import BiasforgeError
 
     wanted = [(name, role) for name in usernames or []]
@@ -149,10 +149,10 @@ def push(
     data_dir: DataDir = None,
 ) -> None:
     """Push a run's candidates (idempotent: only missing ids are created)."""
-    from annotation.connection import find_server
-    from annotation.errors import server_errors
-    from annotation.push import push_run
-    from annotation.registry import remember_run
+    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.errors import server_errors
+    from biasforge.annotation.push import push_run
+    from biasforge.annotation.registry import remember_run
     from biasforge.contract.rundir import read_run
 
     read_run(run)  # a bad run is reported before looking for a server
@@ -188,9 +188,9 @@ def pull(
     data_dir: DataDir = None,
 ) -> None:
     """Collect answers, compute agreement, decide, and write reviewed records."""
-    from annotation.connection import find_server
-    from annotation.errors import server_errors
-    from annotation.pull import pull as run_pull
+    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.errors import server_errors
+    from biasforge.annotation.pull import pull as run_pull
 
     connection = find_server(data_dir, workspace)
     with server_errors(connection.url):
@@ -216,10 +216,10 @@ def agreement(
     """Print per-question agreement of a dataset's submitted answers (writes nothing)."""
     import argilla as rg
 
-    from annotation.agreement import agreement_report
-    from annotation.connection import find_server
-    from annotation.errors import server_errors
-    from annotation.pull import _dataset, collect
+    from biasforge.annotation.agreement import agreement_report
+    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.errors import server_errors
+    from biasforge.annotation.pull import _dataset, collect
     from biasforge.errors import BiasforgeError
 
     connection = find_server(data_dir, workspace)

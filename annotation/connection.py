@@ -12,8 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation.paths import default_data_dir
-from annotation.serve import CREDENTIALS_FILE, WORKSPACE, read_secret_json, read_state
+from biasforge.annotation.paths import default_data_dir
+from biasforge.annotation.serve import CREDENTIALS_FILE, WORKSPACE, read_secret_json, read_state
 from biasforge.errors import BiasforgeError
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from biasforge.resources import package_path
+
 ARGILLA_SERVER_VERSION = "2.8.0"
 # argilla-server 2.8 pins libraries the main environment cannot share; these two extra pins
 # keep its command line working (newer click and huggingface-hub break it).
@@ -42,4 +44,4 @@ def server_venv_dir() -> Path:
 
 def server_code_dir() -> Path:
     """The launcher and search engine that run inside the server's virtualenv."""
-    return Path(__file__).resolve().parent / "server"
+    return package_path("biasforge.annotation", "server")

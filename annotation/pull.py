@@ -1,11 +1,11 @@
 """``biasforge annotate pull``: responses → agreement → decisions → reviewed records.
 
-Every record of the run is decided by the rules of :mod:`annotation.decide` (policy, discards,
+Every record of the run is decided by the rules of :mod:`biasforge.annotation.decide` (policy, discards,
 corrections, completeness) or by its adjudicator's answer; the decision's agreed labels and
 correction are applied with the family's hooks, and a corrected row must pass the family's
 schema (release rules included) before it is written — a correction that cannot be applied
 goes to adjudication with the reason, never to silent rejection. Undecided records are sent to
-adjudication panels (:mod:`annotation.adjudication`), whose answers the next pull merges.
+adjudication panels (:mod:`biasforge.annotation.adjudication`), whose answers the next pull merges.
 
 Outputs (written atomically to ``--out``): ``reviewed.parquet`` (candidate columns with the
 same Arrow types, corrections applied, plus ``original_text``, ``corrected_by``,
@@ -29,15 +29,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from annotation import adjudication
-from annotation.adjudication import adjudication_name
-from annotation.agreement import agreement_report
-from annotation.api import http, iter_records, questions, users
-from annotation.connection import Connection, client
-from annotation.decide import POLICIES, Answer, Decision, decide
-from annotation.registry import run_of
-from annotation.report import review_report
-from annotation.workspaces import ensure_workspace, members
+from biasforge.annotation import adjudication
+from biasforge.annotation.adjudication import adjudication_name
+from biasforge.annotation.agreement import agreement_report
+from biasforge.annotation.api import http, iter_records, questions, users
+from biasforge.annotation.connection import Connection, client
+from biasforge.annotation.decide import POLICIES, Answer, Decision, decide
+from biasforge.annotation.registry import run_of
+from biasforge.annotation.report import review_report
+from biasforge.annotation.workspaces import ensure_workspace, members
 from biasforge.contract.manifest import write_manifest
 from biasforge.contract.redact import public_path, public_url
 from biasforge.contract.rundir import read_run

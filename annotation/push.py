@@ -28,8 +28,8 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from annotation.api import check, http, iter_records, questions
-from annotation.connection import Connection, client
+from biasforge.annotation.api import check, http, iter_records, questions
+from biasforge.annotation.connection import Connection, client
 from biasforge.errors import BiasforgeError
 from biasforge.families import Family, family_of
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from annotation.paths import biasforge_home
+from biasforge.annotation.paths import biasforge_home
 from biasforge.files import write_json_atomic
 
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotation.paths import default_data_dir, server_code_dir
-from annotation.server_env import ensure_server_venv
+from biasforge.annotation.paths import default_data_dir, server_code_dir
+from biasforge.annotation.server_env import ensure_server_venv
 from biasforge.errors import BiasforgeError
 from biasforge.files import pid_alive, write_text_atomic
 

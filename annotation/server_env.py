@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from annotation.paths import SERVER_REQUIREMENTS, server_venv_dir
+from biasforge.annotation.paths import SERVER_REQUIREMENTS, server_venv_dir
 from biasforge.errors import BiasforgeError
 
 _STAMP = "biasforge-requirements.json"

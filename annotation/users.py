@@ -17,9 +17,9 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotation.api import check, http, users
-from annotation.connection import Connection
-from annotation.workspaces import ensure_workspace, members
+from biasforge.annotation.api import check, http, users
+from biasforge.annotation.connection import Connection
+from biasforge.annotation.workspaces import ensure_workspace, members
 from biasforge.errors import BiasforgeError, InputError
 
 ROLES = ("annotator", "admin", "owner")

@@ -124,7 +124,7 @@ def build(shape: str):
     if shape == "bert-base":
         from transformers import BertConfig, BertForMaskedLM, BertTokenizer
 
-        from scoring.adapters.masked import MaskedLM
+        from biasforge.scoring.adapters.masked import MaskedLM
 
         tokenizer = BertTokenizer(vocab=str(bert_vocab()))  # fast (tokenizers) in transformers 5
         assert len(tokenizer) == 30522, len(tokenizer)
@@ -132,8 +132,8 @@ def build(shape: str):
         return BertForMaskedLM(config).eval(), tokenizer, MaskedLM
     from transformers import AutoTokenizer, Gemma3ForCausalLM
 
-    from scoring.adapters.causal import CausalLM
-    from scoring.gemma import ensure_gemma
+    from biasforge.scoring.adapters.causal import CausalLM
+    from biasforge.scoring.gemma import ensure_gemma
 
     tokenizer = AutoTokenizer.from_pretrained(str(ensure_gemma(progress=False)))
     return Gemma3ForCausalLM(gemma_config(shape)).eval(), tokenizer, CausalLM
@@ -251,9 +251,9 @@ def main() -> None:
     import numpy as np
     import torch
 
-    from scoring.adapters.base import resolve_dtype, torch_dtype
-    from scoring.models import ModelOptions
-    from scoring.stereoset import score_intrasentence
+    from biasforge.scoring.adapters.base import resolve_dtype, torch_dtype
+    from biasforge.scoring.models import ModelOptions
+    from biasforge.scoring.stereoset import score_intrasentence
     from tests.scoring.official_reference import flat_jsonl_items
 
     dtype = resolve_dtype(args.dtype, args.device)
@@ -339,9 +339,9 @@ def bench_uncertainty(data: str, resamples: int) -> None:
     """Seconds for every figure's interval, and for one paired comparison of two models."""
     import numpy as np
 
-    from scoring.stereoset import examples_from
-    from scoring.stereoset_eval import figures, outcomes
-    from scoring.uncertainty import Resampling, compare, intervals
+    from biasforge.scoring.stereoset import examples_from
+    from biasforge.scoring.stereoset_eval import figures, outcomes
+    from biasforge.scoring.uncertainty import Resampling, compare, intervals
     from tests.scoring.official_reference import flat_jsonl_items
 
     examples = examples_from(flat_jsonl_items(data))

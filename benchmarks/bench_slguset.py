@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO))
 
 
 def build_corpus(path: Path, megabytes: float, unique: bool) -> int:
-    from curation.slguset.sample import BUNDLED_SAMPLE
+    from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
 
     sample = BUNDLED_SAMPLE.read_text(encoding="utf-8")
     target = int(megabytes * (1 << 20))
@@ -59,7 +59,7 @@ def build_corpus(path: Path, megabytes: float, unique: bool) -> int:
 
 
 def worker(corpus: Path, num_proc: int) -> dict:
-    from curation.slguset import Options, curate
+    from biasforge.curation.slguset import Options, curate
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()

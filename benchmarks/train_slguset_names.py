@@ -10,7 +10,7 @@ dependency is in no extra of the project; install it beside the project::
 Protocol (sentence level: positive = at least one gold name, flagged = the filter finds one):
 
 1. **Parts.** Every gold sentence goes to one of 5 parts by a salted hash of its id
-   (:func:`curation.slguset.name_eval.part_of`). Part 0 is the **held-out** part: nothing
+   (:func:`biasforge.curation.slguset.name_eval.part_of`). Part 0 is the **held-out** part: nothing
    here looks at it until step 4, and it is looked at once.
 2. **Cross-validation** over parts 1-4 (4 folds): for each fold, a model is fitted on the other
    three, its threshold chosen on *their* out-of-fold scores (an inner 3-fold split) to reach
@@ -41,9 +41,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from curation.slguset.lexicon import load_lexicon
-from curation.slguset.name_eval import HELDOUT_PART, PARTS, part_of, read_gold, wilson
-from curation.slguset.names import (
+from biasforge.curation.slguset.lexicon import load_lexicon
+from biasforge.curation.slguset.name_eval import HELDOUT_PART, PARTS, part_of, read_gold, wilson
+from biasforge.curation.slguset.names import (
     FEATURES,
     MODEL_PATH,
     DictionaryPriors,
@@ -51,7 +51,7 @@ from curation.slguset.names import (
     Tokenizer,
     load_name_words,
 )
-from curation.slguset.names.thulac_stage import ThulacNames
+from biasforge.curation.slguset.names.thulac_stage import ThulacNames
 
 LEXICAL = ("w=", "f=", "l=")
 
@@ -319,7 +319,7 @@ def write(args, gold, parts, results, models) -> None:
         **results,
     }
     data = {
-        "about": "person-name scorer for curation.slguset.names; fitted on parts 1-4 of "
+        "about": "person-name scorer for biasforge.curation.slguset.names; fitted on parts 1-4 of "
         f"{args.gold.name} by benchmarks/train_slguset_names.py (part 0 held out)",
         "features": FEATURES,
         "models": models,

@@ -11,11 +11,11 @@ from typing import Annotated
 
 import typer
 
-from annotation.cli import app as annotate_app
+from biasforge.annotation.cli import app as annotate_app
+from biasforge.curation.cli import app as curate_app
 from biasforge.errors import BiasforgeError
-from curation.cli import app as curate_app
-from exports.cli import app as export_app
-from scoring.cli import app as score_app
+from biasforge.exports.cli import app as export_app
+from biasforge.scoring.cli import app as score_app
 
 app = typer.Typer(
     name="biasforge",

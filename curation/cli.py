@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from curation.crowspairs.cli import crowspairs
+from biasforge.curation.crowspairs.cli import crowspairs
 
 app = typer.Typer(help="Build candidate test items into a run directory.", no_args_is_help=True)
 app.command("crowspairs")(crowspairs)
@@ -30,7 +30,7 @@ def becpro(
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
 ) -> None:
     """Bias Evaluation Corpus with Professions: templates × professions × person phrases."""
-    from curation.becpro import Options, curate
+    from biasforge.curation.becpro import Options, curate
 
     options = Options(lang=lang, variant=variant, lexicon=lexicon)
     stats = curate(options, out, overwrite=overwrite).stats
@@ -106,11 +106,11 @@ def stereoset(
 ) -> None:
     """StereoSet in another language (StereoSet-fr): audit, DeepL + memory, structure, flags.
     With --lang equal to --source-lang: the same checks on the source, nothing translated."""
+    from biasforge.curation.stereoset import Options, curate
+    from biasforge.curation.stereoset import dry_run as estimate
+    from biasforge.curation.stereoset.source import BUNDLED_SAMPLE
+    from biasforge.curation.translation.runner import RetryPolicy
     from biasforge.errors import BiasforgeError
-    from curation.stereoset import Options, curate
-    from curation.stereoset import dry_run as estimate
-    from curation.stereoset.source import BUNDLED_SAMPLE
-    from curation.translation.runner import RetryPolicy
 
     options = Options(
         lang=lang,
@@ -240,10 +240,10 @@ def slguset(
     ] = False,
 ) -> None:
     """SlguSet: mine gender-neutral Chinese sentences with one gender keyword from a corpus."""
+    from biasforge.curation.slguset import Options, curate
+    from biasforge.curation.slguset.pipeline import submit_slurm
+    from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
     from biasforge.errors import BiasforgeError
-    from curation.slguset import Options, curate
-    from curation.slguset.pipeline import submit_slurm
-    from curation.slguset.sample import BUNDLED_SAMPLE
 
     options = Options(
         corpus=corpus or [BUNDLED_SAMPLE],

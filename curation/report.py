@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from biasforge.contract.markdown import crosstab_md, md_table
-from curation.checks import CheckStats
+from biasforge.curation.checks import CheckStats
 
 __all__ = ["crosstab_md", "examples_md", "md_table", "rules_md"]
 

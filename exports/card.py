@@ -16,9 +16,9 @@ from typing import Any
 import pyarrow as pa
 
 from biasforge.contract.markdown import md_table
+from biasforge.exports.configs import SPLIT
+from biasforge.exports.inputs import ReleaseInput
 from biasforge.families import Family
-from exports.configs import SPLIT
-from exports.inputs import ReleaseInput
 
 
 def size_category(n: int) -> str:

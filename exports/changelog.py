@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from exports.configs import SPLIT
+from biasforge.exports.configs import SPLIT
 
 # Run-time provenance that says how an item was produced this time, not what it is: a re-run
 # served from the translation memory flips ``cache_hit`` without changing a word.

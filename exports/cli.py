@@ -66,7 +66,7 @@ def release(
     ] = False,
 ) -> None:
     """Write releases/NAME/VERSION: parquet per config, dataset card, changelog, manifest."""
-    from exports.release import make_release
+    from biasforge.exports.release import make_release
 
     result = make_release(
         sources,
@@ -101,7 +101,7 @@ def release(
 
 
 def _push(path: Path, repo: str, private: bool) -> None:
-    from exports.hub import push_release
+    from biasforge.exports.hub import push_release
 
     pushed = push_release(path, repo, private=private)
     typer.echo(f"pushed to {pushed.repo}, tag {pushed.tag} ({pushed.url})")
@@ -141,12 +141,12 @@ def convert(
     overwrite: Annotated[bool, typer.Option(help="replace an existing file at --out")] = False,
 ) -> None:
     """Write items in another tool's layout (StereoSet JSON, BEC-Pro TSV, CrowS-Pairs CSV)."""
-    from exports.sources import load_items, release_label
+    from biasforge.exports.sources import load_items, release_label
 
     _check_out_file(out, overwrite)
     items = load_items(source)
     if format is Format.stereoset_json:
-        from exports.stereoset_json import write_stereoset_json
+        from biasforge.exports.stereoset_json import write_stereoset_json
 
         counts = write_stereoset_json(items, out, release_label(source))
         typer.echo(
@@ -155,7 +155,7 @@ def convert(
         )
         return
     if format is Format.crows_csv:
-        from exports.crows_csv import write_crows_csv
+        from biasforge.exports.crows_csv import write_crows_csv
 
         info = write_crows_csv(items, out)
         typer.echo(
@@ -163,7 +163,7 @@ def convert(
             f"{info['left_out']} non-intrasentence items left out)"
         )
         return
-    from exports.becpro_tsv import write_becpro_tsv
+    from biasforge.exports.becpro_tsv import write_becpro_tsv
 
     info = write_becpro_tsv(items, out, masking.value)
     other = "spans" if masking is Masking.original else "original"

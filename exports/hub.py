@@ -45,7 +45,7 @@ def push_release(release_dir: str | Path, repo: str, *, private: bool = False) -
     """Upload ``release_dir`` to the dataset repository ``repo`` and tag it with its version."""
     from huggingface_hub import HfApi
 
-    from exports.release import verify_release
+    from biasforge.exports.release import verify_release
 
     release_dir = Path(release_dir)
     manifest = verify_release(release_dir)

@@ -22,14 +22,14 @@ from tqdm import tqdm
 
 from biasforge.contract.manifest import verify_manifest, write_manifest
 from biasforge.errors import BiasforgeError, InputError, OutputExistsError
+from biasforge.exports.card import build_card
+from biasforge.exports.changelog import changelog_md, diff_records, release_records
+from biasforge.exports.configs import SPLIT, family_of_table, split_configs
+from biasforge.exports.inputs import ReleaseInput, read_input
+from biasforge.exports.validate import Violation, validate_table
+from biasforge.exports.versions import parse_version, previous_version
 from biasforge.families import Family
 from biasforge.files import staged_directory, write_text_atomic
-from exports.card import build_card
-from exports.changelog import changelog_md, diff_records, release_records
-from exports.configs import SPLIT, family_of_table, split_configs
-from exports.inputs import ReleaseInput, read_input
-from exports.validate import Violation, validate_table
-from exports.versions import parse_version, previous_version
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 

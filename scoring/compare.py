@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from biasforge.errors import BiasforgeError
-from scoring.stats import spearman_permutation
+from biasforge.scoring.stats import spearman_permutation
 
 CAVEAT = (
     "The two figures are not directly comparable: StereoSet scores the attribute's likelihood "

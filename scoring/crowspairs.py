@@ -2,7 +2,7 @@
 higher (Nangia et al. 2020), per bias type, with bootstrap intervals.
 
 The metric asks the model one task-level question, ``pair_logprobs`` (see
-:mod:`scoring.interface`): masked LMs answer with the original ``metric.py`` pseudo-log-
+:mod:`biasforge.scoring.interface`): masked LMs answer with the original ``metric.py`` pseudo-log-
 likelihood of the shared tokens, causal LMs with each sentence's log-likelihood. As in
 ``metric.py``, scores are rounded to three decimals before they are compared and a tie counts
 as neither (it stays in the denominator); 50 is no preference.
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from scoring.interface import Capability, LanguageModel, MinimalPair
-from scoring.uncertainty import Figures, Resampling, intervals
+from biasforge.scoring.interface import Capability, LanguageModel, MinimalPair
+from biasforge.scoring.uncertainty import Figures, Resampling, intervals
 
 OVERALL = "overall"
 

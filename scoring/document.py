@@ -2,7 +2,7 @@
 
 A command builds a ``Document`` once — headings, paragraphs, tables, figures — and writes it
 as ``report.md`` (tables through the contract's ``biasforge.contract.markdown``) and as the
-self-contained ``report.html`` (``scoring.html``), so the two never disagree. A table cell
+self-contained ``report.html`` (``biasforge.scoring.html``), so the two never disagree. A table cell
 may carry the figure it shows (an id and the exact value) so the HTML can be checked
 against the machine-readable results.
 """
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from scoring.report import md_table
-from scoring.uncertainty import with_interval
+from biasforge.scoring.report import md_table
+from biasforge.scoring.uncertainty import with_interval
 
 
 @dataclass(frozen=True)

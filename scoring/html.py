@@ -14,8 +14,9 @@ import html
 import re
 from pathlib import Path
 
-from scoring.document import Document, Figure, Heading, Paragraph, Table
-from scoring.report import fmt
+from biasforge.resources import package_path
+from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table
+from biasforge.scoring.report import fmt
 
 TEMPLATE = "report.html.j2"
 
@@ -70,7 +71,7 @@ def to_html(document: Document, folder: Path) -> str:
     import jinja2
 
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(Path(__file__).parent / "data"),
+        loader=jinja2.FileSystemLoader(package_path("biasforge.scoring", "data")),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         undefined=jinja2.StrictUndefined,
     )

@@ -4,7 +4,7 @@ In the spirit of lm-evaluation-harness's ``LM`` class, a metric says *what* it w
 ("how likely is each of these words in this slot?", "how likely is this sentence?", "how
 likely is this sentence after that one?") and never *how* an architecture computes it: mask
 tokens, start tokens, decoder targets, slot tokens and sub-token rules belong to the adapters
-(``scoring.adapters``). The requests:
+(``biasforge.scoring.adapters``). The requests:
 
 - ``slot_logprobs([SlotFill])`` — log-probability of each filler in a slot, the slot hidden
   from the model (masked LMs). ``SlotRule.JOINT``: every sub-token of the filler masked at once,

@@ -12,17 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from biasforge.errors import BiasforgeError
-from scoring.adapters.base import (
+from biasforge.scoring.adapters.base import (
     ModelOptions,
     TransformersLM,
     max_memory_map,
     resolve_dtype,
     torch_dtype,
 )
-from scoring.adapters.causal import CausalLM
-from scoring.adapters.masked import MaskedLM
-from scoring.adapters.seq2seq import Seq2SeqLM
-from scoring.interface import ModelIdentity
+from biasforge.scoring.adapters.causal import CausalLM
+from biasforge.scoring.adapters.masked import MaskedLM
+from biasforge.scoring.adapters.seq2seq import Seq2SeqLM
+from biasforge.scoring.interface import ModelIdentity
 
 __all__ = ["KINDS", "REGISTRY", "KindSpec", "ModelOptions", "detect_kind", "load_model"]
 
@@ -84,7 +84,7 @@ def load_model(
     named ``name`` (default: ``model_name(spec)``) in progress bars and errors."""
     import transformers
 
-    from scoring import gemma
+    from biasforge.scoring import gemma
 
     options = options or ModelOptions()
     if options.dtype == "auto":
@@ -133,7 +133,7 @@ def placement(options: ModelOptions) -> dict[str, Any]:
 
 def model_identity(spec: str, lm: TransformersLM, config: Any) -> ModelIdentity:
     """Name, source, revision or weight sha256, dtype and quantisation of a loaded model."""
-    from scoring import gemma
+    from biasforge.scoring import gemma
 
     fields: dict[str, Any] = {}
     if gemma.is_alias(spec):

@@ -2,7 +2,7 @@
 
 - ``finetune`` (the paper's procedure, StereoSet's ``code/nsp_prediction/main.py``): a copy of
   the model is fine-tuned together with a new NSP head (three linear layers) on pairs from the
-  corpus, with StereoSet's optimiser settings (``scoring.interface.NSPTraining``); the model's
+  corpus, with StereoSet's optimiser settings (``biasforge.scoring.interface.NSPTraining``); the model's
   other scores are untouched. This is ``LanguageModel.finetune_nsp``, answered by the adapters.
 - ``head`` (cheap, CPU-friendly): the model stays frozen and only a linear layer over its pair
   representation (``LanguageModel.pair_features``) is trained.
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from biasforge.errors import InputError
-from scoring.interface import LanguageModel, NSPTraining
+from biasforge.scoring.interface import LanguageModel, NSPTraining
 
 MODES = ("head", "finetune")
 Scorer = Callable[[Sequence[tuple[str, str]]], list[float]]

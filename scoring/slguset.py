@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from biasforge.errors import InputError
-from scoring.interface import Capability, FilledSentence, LanguageModel, Slot, SlotFill
-from scoring.uncertainty import Figures
+from biasforge.scoring.interface import Capability, FilledSentence, LanguageModel, Slot, SlotFill
+from biasforge.scoring.uncertainty import Figures
 
 THRESHOLD = 0.3
 

@@ -1,7 +1,7 @@
 """StereoSet sentence scores for any model, following the official StereoSet code.
 
 Intrasentence (one score per candidate sentence, higher = more likely), by what the model can
-answer (``scoring.interface``):
+answer (``biasforge.scoring.interface``):
 
 - a model that fills slots (masked LM, official ``IntrasentenceLoader``): the attribute's
   ``SlotRule.STEREOSET`` score in the context's ``BLANK``, the mean of P(sub-token i) with
@@ -12,7 +12,7 @@ answer (``scoring.interface``):
   context with ``BLANK`` masked as the source).
 
 Intersentence: P(is next) from the checkpoint's NSP head when it has one (BERT), otherwise from
-an NSP head trained on a user corpus (``scoring.nsp``, French paper footnote 6) when given;
+an NSP head trained on a user corpus (``biasforge.scoring.nsp``, French paper footnote 6) when given;
 otherwise, for models that score continuations, the *context-conditioned likelihood of the
 continuation*: geometric mean of the continuation's token probabilities given the context.
 The last one is a documented substitute, not the paper's NSP procedure.
@@ -26,9 +26,16 @@ import numpy as np
 import pandas as pd
 
 from biasforge.errors import InputError
-from scoring.data import as_list
-from scoring.interface import Capability, FilledSentence, LanguageModel, Slot, SlotFill, SlotRule
-from scoring.stereoset_eval import Example
+from biasforge.scoring.data import as_list
+from biasforge.scoring.interface import (
+    Capability,
+    FilledSentence,
+    LanguageModel,
+    Slot,
+    SlotFill,
+    SlotRule,
+)
+from biasforge.scoring.stereoset_eval import Example
 
 OFFICIAL_MLM = "official MLM: mean P(sub-token) with preceding sub-tokens inserted"
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
@@ -125,7 +132,7 @@ def score_intersentence(
 ) -> tuple[dict[str, float], str]:
     """Sentence id -> score for intersentence items, and the method used (for the report).
 
-    ``nsp`` is a trained scorer of (context, sentence) pairs (``scoring.nsp``), named
+    ``nsp`` is a trained scorer of (context, sentence) pairs (``biasforge.scoring.nsp``), named
     ``nsp_method`` in the report; without one, the checkpoint's own NSP head, else the
     continuation's likelihood (a substitute, reported as such)."""
     if items.empty:

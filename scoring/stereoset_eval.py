@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring.uncertainty import Figures
+from biasforge.scoring.uncertainty import Figures
 
 DOMAINS = ("gender", "profession", "race", "religion")
 SPLITS = ("intrasentence", "intersentence")

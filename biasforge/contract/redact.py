@@ -13,7 +13,30 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]  # where the packages are installed from
+#: bundled resources are named by the repository folder they ship in, whether the package runs
+#: from a checkout or from site-packages (where ``curation`` is installed as biasforge/curation)
+#: (in site-packages the stages sit inside biasforge/, so they are tried before it)
+_BUNDLED = {
+    "curation": "biasforge.curation",
+    "annotation": "biasforge.annotation",
+    "exports": "biasforge.exports",
+    "scoring": "biasforge.scoring",
+    "biasforge": "biasforge",
+}
+
+
+def _bundled_name(resolved: Path) -> str | None:
+    """``curation/data/becpro/x.tsv`` for a file shipped in a biasforge package, else None."""
+    from biasforge.resources import package_path
+
+    for folder, package in _BUNDLED.items():
+        try:
+            root = package_path(package).resolve()
+        except ModuleNotFoundError:  # a stage whose extra is not installed
+            continue
+        if resolved.is_relative_to(root):
+            return f"{folder}/{resolved.relative_to(root).as_posix()}".rstrip("/")
+    return None
 
 
 def public_url(url: str | None) -> str | None:
@@ -35,10 +58,13 @@ def public_path(path: str | Path) -> str:
     if not path.is_absolute():
         return path.as_posix()
     resolved = path.resolve()
+    bundled = _bundled_name(resolved)
+    if bundled is not None:
+        return bundled
+    cwd = Path.cwd().resolve()
     too_wide = {Path("/"), Path.home().resolve()}  # relative to these, a path still says too much
-    for base in (_REPO_ROOT, Path.cwd().resolve()):
-        if base not in too_wide and resolved.is_relative_to(base):
-            return resolved.relative_to(base).as_posix()
+    if cwd not in too_wide and resolved.is_relative_to(cwd):
+        return resolved.relative_to(cwd).as_posix()
     return path.name
 
 

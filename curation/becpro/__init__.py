@@ -7,6 +7,6 @@ Basque versions follow the TFG of Azpillaga Rivera (2021), Table 4.3 and Annex B
 :class:`~biasforge.contract.rundir.RunResult`; ``biasforge curate becpro`` is a thin layer over it.
 """
 
-from curation.becpro.pipeline import Options, curate
+from biasforge.curation.becpro.pipeline import Options, curate
 
 __all__ = ["Options", "curate"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from biasforge.curation.becpro import spanish
+from biasforge.curation.becpro.lexicon import GENDERS, GROUPS, Lexicon, Person, Profession, Template
 from biasforge.families.becpro import SCHEMA as FAMILY_SCHEMA
 from biasforge.files import stable_id
-from curation.becpro import spanish
-from curation.becpro.lexicon import GENDERS, GROUPS, Lexicon, Person, Profession, Template
 
 FAMILY = "becpro"
 

@@ -1,4 +1,4 @@
-"""Structure and agreement checks for BEC-Pro items (see ``curation.checks``)."""
+"""Structure and agreement checks for BEC-Pro items (see ``biasforge.curation.checks``)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import re
 
 import pandas as pd
 
+from biasforge.curation.becpro import spanish
+from biasforge.curation.checks import Check, verdicts
 from biasforge.spans import mask_spans
-from curation.becpro import spanish
-from curation.checks import Check, verdicts
 
 _SENTINEL = "\ufffc"  # never occurs in the lexicon, so a mask can be told from the text
 

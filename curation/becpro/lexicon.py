@@ -7,11 +7,11 @@ folder with the same three files to build the corpus from their own words.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
+from biasforge.curation.tables import read_tsv
 from biasforge.errors import InputError
-from curation.tables import read_tsv
+from biasforge.resources import package_path
 
 LANGUAGES = ("en", "es", "eu")
 VARIANTS = {"en": ("default",), "es": ("with_articles", "without_articles"), "eu": ("default",)}
@@ -70,7 +70,7 @@ class Lexicon:
 
 
 def default_lexicon_dir() -> Path:
-    return Path(str(resources.files("curation") / "data" / "becpro"))
+    return package_path("biasforge.curation", "data", "becpro")
 
 
 def _template_problem(row: dict[str, str]) -> str | None:

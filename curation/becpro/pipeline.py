@@ -14,12 +14,12 @@ import pandas as pd
 
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry, write_run
+from biasforge.curation.becpro.build import SCHEMA, build_items
+from biasforge.curation.becpro.checks import checks_for
+from biasforge.curation.becpro.lexicon import GROUPS, LANGUAGES, VARIANTS, Lexicon, load_lexicon
+from biasforge.curation.checks import CheckResult, run_checks
+from biasforge.curation.report import crosstab_md, examples_md, rules_md
 from biasforge.errors import BiasforgeError
-from curation.becpro.build import SCHEMA, build_items
-from curation.becpro.checks import checks_for
-from curation.becpro.lexicon import GROUPS, LANGUAGES, VARIANTS, Lexicon, load_lexicon
-from curation.checks import CheckResult, run_checks
-from curation.report import crosstab_md, examples_md, rules_md
 
 
 def default_variant(lang: str) -> str:

@@ -2,6 +2,6 @@
 translate each pair with its differing words tagged through the translation memory, check
 the pair is still minimal, write a run directory. Same-language runs translate nothing."""
 
-from curation.crowspairs.pipeline import Options, curate
+from biasforge.curation.crowspairs.pipeline import Options, curate
 
 __all__ = ["Options", "curate"]

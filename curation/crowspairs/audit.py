@@ -18,13 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from biasforge.curation.checks import Check, verdicts
+from biasforge.curation.tables import read_tsv
 from biasforge.families.crowspairs import differing_spans
-from curation.checks import Check, verdicts
-from curation.tables import read_tsv
+from biasforge.resources import package_path
 
-DEFAULT_GROUP_WORDS = (
-    Path(__file__).resolve().parents[1] / "data" / "crowspairs" / "group_words.tsv"
-)
+DEFAULT_GROUP_WORDS = package_path("biasforge.curation", "data", "crowspairs", "group_words.tsv")
 MAX_SPANS = 2
 MAX_SPAN_WORDS = 3
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")

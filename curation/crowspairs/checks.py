@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from curation.checks import Check, verdicts
+from biasforge.curation.checks import Check, verdicts
 
 
 def _translation(batch: pd.DataFrame) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""``biasforge curate crowspairs``: a thin layer over :func:`curation.crowspairs.curate`."""
+"""``biasforge curate crowspairs``: a thin layer over :func:`biasforge.curation.crowspairs.curate`."""
 
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ def crowspairs(
 ) -> None:
     """CrowS-Pairs minimal pairs: audit (Blodgett et al. 2021 as flags), DeepL + memory with
     the differing words tagged, minimal-pair checks. --lang en: the English baseline."""
-    from curation.crowspairs import Options, curate
-    from curation.crowspairs.source import BUNDLED_SAMPLE
+    from biasforge.curation.crowspairs import Options, curate
+    from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE
 
     options = Options(
         lang=lang,

@@ -1,10 +1,10 @@
 """``biasforge curate crowspairs``: CSV → audit → translation (memory first) → alignment →
 flags → run directory.
 
-The same translation layer as StereoSet (:mod:`curation.translation`: DeepL, the translation
+The same translation layer as StereoSet (:mod:`biasforge.curation.translation`: DeepL, the translation
 memory, retries, per-item failures) translates both sentences of each pair with their
 differing words tagged, so the pair can be checked to differ only there afterwards
-(:mod:`curation.crowspairs.align`). With ``lang`` equal to the source language nothing is
+(:mod:`biasforge.curation.crowspairs.align`). With ``lang`` equal to the source language nothing is
 translated: no engine, no key, no memory — the English baseline.
 """
 
@@ -19,19 +19,25 @@ from typing import Any
 import pandas as pd
 
 from biasforge.contract.rundir import RunResult, input_entry, write_run
+from biasforge.curation.checks import CheckResult, run_checks
+from biasforge.curation.crowspairs import align, audit
+from biasforge.curation.crowspairs.checks import post_translation_checks
+from biasforge.curation.crowspairs.report import render_report
+from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
+from biasforge.curation.stereoset.same_language import PassThrough, pass_through
+from biasforge.curation.translation.base import Translator
+from biasforge.curation.translation.engines import check_translator_name, make_translator
+from biasforge.curation.translation.runner import (
+    Outcome,
+    RetryPolicy,
+    RunStats,
+    Unit,
+    translate_units,
+)
 from biasforge.errors import BiasforgeError
 from biasforge.families.crowspairs import SCHEMA, as_spans, differing_spans
 from biasforge.files import stable_id
 from biasforge.translation_memory import TranslationMemory
-from curation.checks import CheckResult, run_checks
-from curation.crowspairs import align, audit
-from curation.crowspairs.checks import post_translation_checks
-from curation.crowspairs.report import render_report
-from curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
-from curation.stereoset.same_language import PassThrough, pass_through
-from curation.translation.base import Translator
-from curation.translation.engines import check_translator_name, make_translator
-from curation.translation.runner import Outcome, RetryPolicy, RunStats, Unit, translate_units
 
 FAMILY = "crowspairs"
 COLUMNS = SCHEMA.names

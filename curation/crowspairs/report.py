@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from biasforge.contract.markdown import md_table
-from curation.checks import CheckResult
+from biasforge.curation.checks import CheckResult
 
 
 def render_report(config: dict, stats: dict, result: CheckResult) -> str:

@@ -15,8 +15,9 @@ import pandas as pd
 
 from biasforge.errors import InputError
 from biasforge.families.crowspairs import BIAS_TYPES, DIRECTIONS
+from biasforge.resources import package_path
 
-BUNDLED_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "crowspairs" / "sample_en.csv"
+BUNDLED_SAMPLE = package_path("biasforge.curation", "data", "crowspairs", "sample_en.csv")
 REQUIRED = ("sent_more", "sent_less", "stereo_antistereo", "bias_type")
 ID_COLUMNS = ("", "id", "index", "Unnamed: 0")
 #: spellings of the revised files and of other tools, mapped to the published names

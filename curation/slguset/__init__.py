@@ -5,6 +5,6 @@ mined from a corpus by a datatrove pipeline.
 same steps run on a cluster.
 """
 
-from curation.slguset.pipeline import Options, curate
+from biasforge.curation.slguset.pipeline import Options, curate
 
 __all__ = ["Options", "curate"]

@@ -13,8 +13,8 @@ from typing import Any
 
 from datatrove.utils.stats import MetricStats, PipelineStats, Stats
 
-from curation.checks import CheckStats
-from curation.slguset.filters import (
+from biasforge.curation.checks import CheckStats
+from biasforge.curation.slguset.filters import (
     CollectiveFormFilter,
     DuplicateFilter,
     NonGenderWordFilter,
@@ -22,7 +22,7 @@ from curation.slguset.filters import (
     PreprocessFilter,
     ThulacNameFilter,
 )
-from curation.slguset.flags import (
+from biasforge.curation.slguset.flags import (
     BiologicalSexFlag,
     CollectiveKeywordFlag,
     CounterpartSenseFlag,

@@ -21,9 +21,9 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.filters.base_filter import BaseFilter
 from datatrove.pipeline.writers.disk_base import DiskWriter
 
-from curation.slguset.matching import first_gender_word, target_of
-from curation.slguset.preprocess import sentence_problem
-from curation.slguset.resources import TaskResources
+from biasforge.curation.slguset.matching import first_gender_word, target_of
+from biasforge.curation.slguset.preprocess import sentence_problem
+from biasforge.curation.slguset.resources import TaskResources
 
 
 def record_verdict(doc: Document, rule: str, severity: str, passed: bool, detail: str) -> None:
@@ -51,7 +51,7 @@ class DuplicateFilter(BaseFilter):
     Memory stays bounded: the hashes of the last ``window`` to ``2 * window`` sentences are
     remembered (two generations of a set; the older is forgotten when the newer fills up).
     A duplicate it has forgotten goes on through the rules and is dropped by the merge, which
-    deduplicates every row across all tasks on disk (:mod:`curation.slguset.merge`): the
+    deduplicates every row across all tasks on disk (:mod:`biasforge.curation.slguset.merge`): the
     candidates and the duplicate count are the same either way, only the work differs.
     """
 

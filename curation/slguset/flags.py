@@ -16,9 +16,9 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from datatrove.utils.typeshelper import StatHints
 
-from curation.slguset.filters import record_verdict
-from curation.slguset.matching import target_of
-from curation.slguset.resources import TaskResources
+from biasforge.curation.slguset.filters import record_verdict
+from biasforge.curation.slguset.matching import target_of
+from biasforge.curation.slguset.resources import TaskResources
 
 
 class ReviewFlag(PipelineStep):

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from biasforge.errors import InputError
+from biasforge.resources import package_path
 
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "slguset"
+DEFAULT_DIR = package_path("biasforge.curation", "data", "slguset")
 FILES = (
     "gender_pairs.tsv",
     "non_gender_words.txt",

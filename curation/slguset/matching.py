@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from curation.slguset.lexicon import Lexicon
-from curation.slguset.names import Token
+from biasforge.curation.slguset.lexicon import Lexicon
+from biasforge.curation.slguset.names import Token
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The tasks' rows, merged in corpus order with duplicates across tasks dropped — in bounded
 memory, whatever the corpus size.
 
-Every task writes its rows already sorted (:mod:`curation.slguset.rows`: each line starts
+Every task writes its rows already sorted (:mod:`biasforge.curation.slguset.rows`: each line starts
 with a fixed-width corpus-position key), so the merge is external and streaming:
 
 1. **k-way merge** (:func:`merged_lines`): ``heapq.merge`` over the row files, one buffered
@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from curation.slguset.rows import HASH_LEN, JSON_AT, KEY_LEN, ROWS_SUFFIX
+from biasforge.curation.slguset.rows import HASH_LEN, JSON_AT, KEY_LEN, ROWS_SUFFIX
 
 KEPT = "kept"
 REJECTED = "rejected"

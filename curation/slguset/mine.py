@@ -14,7 +14,7 @@ from pathlib import Path
 
 from datatrove.pipeline.base import PipelineStep
 
-from curation.slguset.filters import (
+from biasforge.curation.slguset.filters import (
     CollectiveFormFilter,
     DuplicateFilter,
     KeywordFilter,
@@ -23,15 +23,15 @@ from curation.slguset.filters import (
     PreprocessFilter,
     ThulacNameFilter,
 )
-from curation.slguset.flags import (
+from biasforge.curation.slguset.flags import (
     BiologicalSexFlag,
     CollectiveKeywordFlag,
     CounterpartSenseFlag,
     OtherGenderTermFlag,
 )
-from curation.slguset.resources import TaskResources
-from curation.slguset.rows import RowWriter
-from curation.slguset.steps import QuoteRepair, Segmenter, SentenceSplitter, TaskUsage
+from biasforge.curation.slguset.resources import TaskResources
+from biasforge.curation.slguset.rows import RowWriter
+from biasforge.curation.slguset.steps import QuoteRepair, Segmenter, SentenceSplitter, TaskUsage
 
 KEPT = "kept"
 REJECTED = "rejected"
@@ -41,7 +41,7 @@ def mining_steps(
     resources: TaskResources, parts_dir: str | Path, sources: Sequence[str] = ()
 ) -> list[PipelineStep]:
     """The steps after the reader, in order; rows go to ``parts_dir``, ordered by the
-    corpus's ``sources`` (see :class:`~curation.slguset.rows.RowWriter`)."""
+    corpus's ``sources`` (see :class:`~biasforge.curation.slguset.rows.RowWriter`)."""
     parts = Path(parts_dir)
 
     def excluded(rule: str) -> RowWriter:

@@ -130,7 +130,7 @@ def evaluate_name_filter(path: str | Path, tagger: str = "fast") -> dict[str, An
     shipped model was fitted on: optimistic) and the whole file, with a tokenizer of its own
     (jieba's dictionary, no extra words); plus the cross-validated figures recorded when the
     model was chosen (``name_model.json``)."""
-    from curation.slguset.names import (
+    from biasforge.curation.slguset.names import (
         MODEL_PATH,
         NameFinder,
         ThulacNames,

@@ -29,7 +29,7 @@ BATCH_ROWS = 4096
 
 
 class Examples:
-    """A few distinct examples per rule, as :func:`curation.report.examples_md` picks them
+    """A few distinct examples per rule, as :func:`biasforge.curation.report.examples_md` picks them
     from a whole frame, collected row by row."""
 
     def __init__(self, per_rule: int = 3) -> None:

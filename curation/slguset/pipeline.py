@@ -1,7 +1,7 @@
 """``biasforge curate slguset``: corpus → datatrove tasks → merged, deterministic run directory.
 
 The corpus is mined by a datatrove pipeline (:func:`build_pipeline`: the reader, then the
-steps of :mod:`curation.slguset.mine`) under one of datatrove's executors
+steps of :mod:`biasforge.curation.slguset.mine`) under one of datatrove's executors
 (``Options.executor``):
 
 * ``local`` — ``LocalPipelineExecutor``, ``num_proc`` workers forked from this process;
@@ -13,9 +13,9 @@ steps of :mod:`curation.slguset.mine`) under one of datatrove's executors
   one-task job, after it, that merges (:class:`FinishRun`).
 
 Whatever the executor and the number of tasks, :func:`finish_run` merges what the tasks wrote
-(:mod:`curation.slguset.merge`: external k-way merge, deduplication through hash shards on
+(:mod:`biasforge.curation.slguset.merge`: external k-way merge, deduplication through hash shards on
 disk) into the same candidates in the same order, streamed into parquet
-(:mod:`curation.slguset.output`). The same pieces by hand::
+(:mod:`biasforge.curation.slguset.output`). The same pieces by hand::
 
     from datatrove.executor import SlurmPipelineExecutor
     options = Options(corpus=tuple(files))
@@ -46,30 +46,30 @@ from datatrove.pipeline.base import PipelineStep
 
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry
-from biasforge.errors import BiasforgeError, InputError
-from biasforge.families.slguset import SCHEMA
-from curation.slguset.counts import keyword_seconds, mined_counts
-from curation.slguset.lexicon import Lexicon, load_lexicon
-from curation.slguset.lifecycle import (
+from biasforge.curation.slguset.counts import keyword_seconds, mined_counts
+from biasforge.curation.slguset.lexicon import Lexicon, load_lexicon
+from biasforge.curation.slguset.lifecycle import (
     START_METHOD,
     children_die_with_parent,
     descendants_die_with_parent,
     work_folder,
 )
-from curation.slguset.merge import stream_rows
-from curation.slguset.mine import mining_steps
-from curation.slguset.output import Tally, write_streamed_run
-from curation.slguset.readers import (
+from biasforge.curation.slguset.merge import stream_rows
+from biasforge.curation.slguset.mine import mining_steps
+from biasforge.curation.slguset.output import Tally, write_streamed_run
+from biasforge.curation.slguset.readers import (
     CorpusReader,
     check_encoding,
     expand_corpus,
     kind_of,
     plan_units,
 )
-from curation.slguset.report import per_form, per_keyword, rejections, render_report
-from curation.slguset.resources import TAGGERS, TaskResources
-from curation.slguset.sample import BUNDLED_SAMPLE
-from curation.slguset.steps import TaskLogs
+from biasforge.curation.slguset.report import per_form, per_keyword, rejections, render_report
+from biasforge.curation.slguset.resources import TAGGERS, TaskResources
+from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
+from biasforge.curation.slguset.steps import TaskLogs
+from biasforge.errors import BiasforgeError, InputError
+from biasforge.families.slguset import SCHEMA
 
 LOGS = "datatrove-logs"
 EXECUTORS = ("local", "ray", "slurm")
@@ -119,7 +119,7 @@ class Options:
         if self.slurm_partition and self.executor != "slurm":
             raise BiasforgeError("--slurm-partition goes with --executor slurm")
         if self.name_eval:
-            from curation.slguset.name_eval import read_gold
+            from biasforge.curation.slguset.name_eval import read_gold
 
             read_gold(self.name_eval)  # a bad gold file is refused now, not after the mining
         check_encoding(self.encoding)
@@ -194,7 +194,7 @@ def datatrove_logs(verbose: bool) -> Iterator[None]:
 def run_pipeline(options: Options, parts_dir: Path, logging_dir: Path) -> float:
     """Run the pipeline with the local executor (``options.num_proc`` workers, forked from
     this process, so they start with datatrove's messages switched off as here and die with
-    it: :mod:`curation.slguset.lifecycle`) or the Ray executor; return the mining seconds."""
+    it: :mod:`biasforge.curation.slguset.lifecycle`) or the Ray executor; return the mining seconds."""
     pipeline, tasks = build_pipeline(options, parts_dir)
     try:
         with datatrove_logs(options.verbose):
@@ -441,7 +441,7 @@ def finish_run(
         stats["seconds"]["mining_wall"] = round(mining_seconds, 3)
         stats["seconds"]["merge"] = round(time.perf_counter() - merge_started, 3)
         if options.name_eval:
-            from curation.slguset.name_eval import evaluate_name_filter
+            from biasforge.curation.slguset.name_eval import evaluate_name_filter
 
             eval_started = time.perf_counter()
             stats["name_filter_eval"] = evaluate_name_filter(options.name_eval, options.tagger)

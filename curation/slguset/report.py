@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from biasforge.contract.markdown import md_table
-from curation.checks import CheckStats
-from curation.report import rules_md
-from curation.slguset.lexicon import Lexicon
-from curation.slguset.output import Tally
+from biasforge.curation.checks import CheckStats
+from biasforge.curation.report import rules_md
+from biasforge.curation.slguset.lexicon import Lexicon
+from biasforge.curation.slguset.output import Tally
 
 RULES_TEXT = """Every candidate carries each rule's verdict (`checks`). `reject` rules drop the sentence into
 `rejected.parquet` with its reasons; `review` rules keep it and flag it for annotators (the

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from curation.slguset.lexicon import Lexicon, load_lexicon
-from curation.slguset.names import NameFinder, ThulacNames, Tokenizer, load_models
+from biasforge.curation.slguset.lexicon import Lexicon, load_lexicon
+from biasforge.curation.slguset.names import NameFinder, ThulacNames, Tokenizer, load_models
 
 TAGGERS = ("fast", "posseg", "thulac")  # thulac: fast, then THULAC on what passed every rule
 

@@ -8,7 +8,7 @@ dropped, with their reasons, in ``rejected/RULE/RANK.rows``. A line is
 * ``KEY`` — where the sentence stands in the corpus, as fixed-width digits (file rank among
   the corpus's sorted sources, line, piece, sentence), so that comparing two lines as strings
   orders them by corpus position. A task reads its units in corpus order, so every row file
-  is already sorted and the merge (:mod:`curation.slguset.merge`) is a streaming k-way merge;
+  is already sorted and the merge (:mod:`biasforge.curation.slguset.merge`) is a streaming k-way merge;
 * ``KIND`` — ``k`` (kept) or ``r`` (rejected);
 * ``HASH`` — 128-bit BLAKE2b of the sentence (hex), for deduplication across tasks without
   parsing the JSON;
@@ -26,10 +26,10 @@ from typing import IO, Any
 from datatrove.data import Document
 from datatrove.pipeline.writers.disk_base import DiskWriter
 
+from biasforge.curation.slguset.lexicon import Lexicon
+from biasforge.curation.slguset.matching import keyword_of
+from biasforge.curation.slguset.resources import TaskResources
 from biasforge.files import stable_id
-from curation.slguset.lexicon import Lexicon
-from curation.slguset.matching import keyword_of
-from curation.slguset.resources import TaskResources
 
 ROWS_SUFFIX = ".rows"
 KEY_WIDTHS = (8, 12, 6, 6)  # file rank, line, piece, sentence

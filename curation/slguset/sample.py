@@ -4,7 +4,7 @@
 People's Daily NER dev file (shared/data/zh_news, research use), three to a line with the
 full-width indentation of newspaper text, plus two paragraphs repeated, so a demo run exercises
 sentence splitting, space stripping, quote repair and duplicate removal. Rebuild with
-``python -m curation.slguset.sample GOLD.jsonl``.
+``python -m biasforge.curation.slguset.sample GOLD.jsonl``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import json
 import sys
 from pathlib import Path
 
-BUNDLED_SAMPLE = (
-    Path(__file__).resolve().parent.parent / "data" / "slguset" / "sample_peoples_daily.txt"
-)
+from biasforge.resources import package_path
+
+BUNDLED_SAMPLE = package_path("biasforge.curation", "data", "slguset", "sample_peoples_daily.txt")
 
 
 def build(gold: Path, out: Path = BUNDLED_SAMPLE, sentences: int = 1000) -> None:

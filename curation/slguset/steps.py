@@ -13,9 +13,9 @@ import time
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
-from curation.slguset.matching import classify_matches, keyword_matches
-from curation.slguset.preprocess import clean, repair_quotes, split_sentences
-from curation.slguset.resources import TaskResources
+from biasforge.curation.slguset.matching import classify_matches, keyword_matches
+from biasforge.curation.slguset.preprocess import clean, repair_quotes, split_sentences
+from biasforge.curation.slguset.resources import TaskResources
 
 
 def location(source: str, line: int, piece: int) -> str:

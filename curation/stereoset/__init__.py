@@ -7,6 +7,6 @@ send and cost without sending anything. ``biasforge curate stereoset`` is a thin
 both; see this folder's README.md for the steps.
 """
 
-from curation.stereoset.pipeline import DryRun, Options, curate, dry_run
+from biasforge.curation.stereoset.pipeline import DryRun, Options, curate, dry_run
 
 __all__ = ["DryRun", "Options", "curate", "dry_run"]

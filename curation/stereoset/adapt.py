@@ -36,11 +36,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from curation.checks import Check, verdicts
-from curation.tables import read_tsv
+from biasforge.curation.checks import Check, verdicts
+from biasforge.curation.tables import read_tsv
+from biasforge.resources import package_path
 
-DEFAULT_LEXICON = (
-    Path(__file__).resolve().parents[1] / "data" / "stereoset" / "no_exact_translation.tsv"
+DEFAULT_LEXICON = package_path(
+    "biasforge.curation", "data", "stereoset", "no_exact_translation.tsv"
 )
 
 #: determiners/possessives that agree in gender with the next word

@@ -4,7 +4,7 @@ The French adaptation removed items with obvious form errors (several target wor
 with two slots) or that cannot be adapted (a possessive adjective as the attribute: French
 agrees it with the possessed noun, English with the possessor, so "his/her notebook" becomes
 "son cahier" for both) and added a few tests by replacing attributes with synonyms. Each rule
-here is a :class:`curation.checks.Check` of severity ``reject``: the item goes to
+here is a :class:`biasforge.curation.checks.Check` of severity ``reject``: the item goes to
 ``rejected.parquet`` with the rule's reason, nothing is silently removed.
 """
 
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from biasforge.curation.checks import Check, verdicts
+from biasforge.curation.stereoset.align import SLOT, fill, source_attribute
+from biasforge.curation.tables import read_tsv
 from biasforge.files import stable_id
-from curation.checks import Check, verdicts
-from curation.stereoset.align import SLOT, fill, source_attribute
-from curation.tables import read_tsv
 
 #: possessives and object pronouns: their agreement does not carry over to languages where
 #: the possessive agrees with the possessed noun ("his/her notebook" → "son cahier") or the
@@ -175,7 +175,7 @@ def read_synonyms(path: str | Path) -> list[dict[str, str]]:
     """A TSV with columns ``attribute``, ``synonym`` and optionally ``target``.
 
     A missing file or a bad row is an :class:`~biasforge.errors.InputError` naming the file
-    and line (see :func:`curation.tables.read_tsv`), raised before anything is translated.
+    and line (see :func:`biasforge.curation.tables.read_tsv`), raised before anything is translated.
     """
     rows = read_tsv(path, ["attribute", "synonym"], non_empty=["attribute", "synonym"])
     return [row for _, row in rows]

@@ -8,10 +8,10 @@ send and cost without sending anything.
 
 Entry points: ``curate(Options(lang="fr"), out)`` and ``dry_run(Options(...))``. Both take an
 optional ready translator and memory; without them the translator is built from the options by
-:mod:`curation.translation.engines` and the memory opened at ``Options.memory``. When ``lang`` is
+:mod:`biasforge.curation.translation.engines` and the memory opened at ``Options.memory``. When ``lang`` is
 the source language (``Options(lang="en")``), nothing is translated: the audit, structure checks
 and flags run on the source texts, with no engine, no key and no memory
-(:mod:`curation.stereoset.same_language`).
+(:mod:`biasforge.curation.stereoset.same_language`).
 """
 
 from __future__ import annotations
@@ -27,18 +27,19 @@ import pandas as pd
 
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry, write_run
-from biasforge.errors import BiasforgeError
-from biasforge.files import stable_id
-from biasforge.translation_memory import TranslationMemory
-from curation.checks import CheckResult, CheckStats, run_checks
-from curation.stereoset import adapt, align, audit
-from curation.stereoset.report import render_report
-from curation.stereoset.same_language import PassThrough, pass_through
-from curation.stereoset.schema import COLUMNS, SCHEMA
-from curation.stereoset.source import BUNDLED_SAMPLE, load_source
-from curation.translation.base import Translator
-from curation.translation.engines import check_translator_name, make_translator, quota_note
-from curation.translation.runner import (
+from biasforge.curation.checks import CheckResult, CheckStats, run_checks
+from biasforge.curation.stereoset import adapt, align, audit
+from biasforge.curation.stereoset.report import render_report
+from biasforge.curation.stereoset.same_language import PassThrough, pass_through
+from biasforge.curation.stereoset.schema import COLUMNS, SCHEMA
+from biasforge.curation.stereoset.source import BUNDLED_SAMPLE, load_source
+from biasforge.curation.translation.base import Translator
+from biasforge.curation.translation.engines import (
+    check_translator_name,
+    make_translator,
+    quota_note,
+)
+from biasforge.curation.translation.runner import (
     DEFAULT_PRICE_PER_MILLION,
     Outcome,
     Plan,
@@ -47,7 +48,10 @@ from curation.translation.runner import (
     Unit,
     translate_units,
 )
-from curation.translation.runner import plan as plan_units
+from biasforge.curation.translation.runner import plan as plan_units
+from biasforge.errors import BiasforgeError
+from biasforge.files import stable_id
+from biasforge.translation_memory import TranslationMemory
 
 FAMILY = "stereoset"
 #: StereoSet's own language, the default ``Options.source_lang``
@@ -69,7 +73,7 @@ class Options:
     synonyms: Path | None = None
     #: TSV of words with no exact translation; None: the bundled one
     lexicon: Path | None = None
-    #: engine name and its settings (see :mod:`curation.translation.engines`)
+    #: engine name and its settings (see :mod:`biasforge.curation.translation.engines`)
     translator: str = "deepl"
     server_url: str | None = None
     formality: str | None = None

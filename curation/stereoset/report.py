@@ -7,9 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-from curation.checks import CheckStats
-from curation.report import examples_md, md_table, rules_md
-from curation.stereoset.adapt import retryable_failure
+from biasforge.curation.checks import CheckStats
+from biasforge.curation.report import examples_md, md_table, rules_md
+from biasforge.curation.stereoset.adapt import retryable_failure
 
 DOMAINS = ("gender", "profession", "race", "religion")
 #: Table 1 of Adam-Cuvillier et al. (2024), StereoSet-fr, for comparison

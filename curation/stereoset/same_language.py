@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from curation.translation.runner import Outcome, RunStats, Unit
+from biasforge.curation.translation.runner import Outcome, RunStats, Unit
 
 #: the engine id such a run records in its config and report
 ENGINE_ID = "none (source language)"

@@ -25,13 +25,14 @@ import pandas as pd
 
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.files import stable_id
+from biasforge.resources import package_path
 
 SPLITS = ("intrasentence", "intersentence")
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
 BIAS_TYPES = ("gender", "profession", "race", "religion")
 COLUMNS = ["source_id", "split", "bias_type", "target", "context", "sentences", "origin"]
 #: the default source: a 205-item sample of the English dev set, flattened JSONL
-BUNDLED_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "stereoset" / "sample_dev_en.jsonl"
+BUNDLED_SAMPLE = package_path("biasforge.curation", "data", "stereoset", "sample_dev_en.jsonl")
 
 
 def _require_str(value: Any, what: str, path: Path, **where) -> str:

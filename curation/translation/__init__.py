@@ -6,9 +6,9 @@ reviewers' preferred translations); ``translate_units`` ties them together with 
 retries and per-item failure reports.
 """
 
+from biasforge.curation.translation.base import TranslationError, Translator
+from biasforge.curation.translation.runner import Outcome, RetryPolicy, Unit, plan, translate_units
 from biasforge.translation_memory import TranslationMemory, default_memory_path
-from curation.translation.base import TranslationError, Translator
-from curation.translation.runner import Outcome, RetryPolicy, Unit, plan, translate_units
 
 __all__ = [
     "Outcome",

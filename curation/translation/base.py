@@ -4,7 +4,7 @@ A backend only translates: ``translate(texts, source, target) -> texts`` in the 
 Two optional keywords carry what StereoSet needs: ``context`` (text that guides the
 translation but is not translated nor billed, as DeepL's ``context`` parameter) and ``xml``
 (the texts contain XML tags that must come back around the corresponding words). Memory,
-batching, retries and per-item failure reports live in :mod:`curation.translation.runner`,
+batching, retries and per-item failure reports live in :mod:`biasforge.curation.translation.runner`,
 so a new backend stays a few lines long.
 
 Two optional members, read with ``getattr`` so a minimal backend needs neither:

@@ -25,9 +25,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from biasforge.contract.redact import public_url
+from biasforge.curation.translation.base import TranslationError
 from biasforge.errors import BiasforgeError
 from biasforge.translation_memory import server_identity
-from curation.translation.base import TranslationError
 
 #: contents of these XML tags are kept untranslated (the StereoSet slot marker)
 IGNORE_TAGS = ["x"]
@@ -131,7 +131,7 @@ def glossary_name(entries: Mapping[str, str], source: str, target: str) -> str:
 
 
 class DeepLTranslator:
-    """:class:`curation.translation.base.Translator` over the DeepL API."""
+    """:class:`biasforge.curation.translation.base.Translator` over the DeepL API."""
 
     max_batch = 50  # DeepL accepts up to 50 texts per request
     #: JSON bytes the texts and context of one request may take (see REQUEST_LIMIT)

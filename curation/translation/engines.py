@@ -1,6 +1,6 @@
 """Building a translator from settings (engine name, server, formality, glossary file).
 
-Pipelines take a ready :class:`~curation.translation.base.Translator`; this module is where a
+Pipelines take a ready :class:`~biasforge.curation.translation.base.Translator`; this module is where a
 name and a few settings become one, so the pipelines never read keys, URLs or glossary files.
 DeepL's key comes from ``DEEPL_AUTH_KEY`` and is only needed once something is translated.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from biasforge.curation.tables import read_tsv
+from biasforge.curation.translation.base import Translator
 from biasforge.errors import BiasforgeError
-from curation.tables import read_tsv
-from curation.translation.base import Translator
 
 #: engines a pipeline can be asked for by name
 TRANSLATORS = ("deepl",)
@@ -38,7 +38,7 @@ def make_translator(
 ) -> Translator:
     """The engine called ``name``; ``server_url`` None lets the client pick it from the key."""
     check_translator_name(name)
-    from curation.translation.deepl_backend import DeepLTranslator
+    from biasforge.curation.translation.deepl_backend import DeepLTranslator
 
     return DeepLTranslator(
         server_url=server_url,

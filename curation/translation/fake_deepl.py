@@ -38,7 +38,7 @@ The substitution is deterministic and small, so tests can reason about it:
 
 In a test: ``server = FakeDeepL().start()`` (127.0.0.1, a free port), then point the client at
 ``server.url`` with ``server.auth_key``; ``server.stop()`` at the end. Standalone (the demo):
-``python -m curation.translation.fake_deepl --port 8765`` prints its URL alone on the first
+``python -m biasforge.curation.translation.fake_deepl --port 8765`` prints its URL alone on the first
 line and serves on 127.0.0.1 until killed (key: any non-empty string unless ``--key`` is given).
 """
 

@@ -4,7 +4,7 @@ The unit of work is a :class:`Unit` (a text plus the options that change its tra
 :func:`plan` tells, without sending anything, which units the memory already holds and how
 many characters the rest would cost. :func:`translate_units` sends only those, in batches that
 share options and stay under the translator's request size limit (a text too long for one
-request is cut at sentence ends, see :mod:`curation.translation.sizing`), retries retryable
+request is cut at sentence ends, see :mod:`biasforge.curation.translation.sizing`), retries retryable
 errors with exponential backoff, commits every successful batch to the memory at once (so an
 interrupted run resumes), and returns one :class:`Outcome` per unit: a translation, or the
 reason it has none. Nothing is dropped. An error that no later request can escape (a rejected
@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from biasforge.curation.translation.base import TranslationError, Translator
+from biasforge.curation.translation.sizing import fit_context, join_pieces, json_bytes, split_text
 from biasforge.translation_memory import TranslationMemory, memory_key
-from curation.translation.base import TranslationError, Translator
-from curation.translation.sizing import fit_context, join_pieces, json_bytes, split_text
 
 #: characters per request: a failed request costs at most this much to resend
 MAX_BATCH_CHARS = 30_000

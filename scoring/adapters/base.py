@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from biasforge.errors import BiasforgeError
-from scoring.interface import Capability, LanguageModel, NSPTraining
+from biasforge.scoring.interface import Capability, LanguageModel, NSPTraining
 
 if TYPE_CHECKING:
     import torch

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from biasforge.errors import BiasforgeError
-from scoring.adapters.base import ModelOptions, TransformersLM, pad
-from scoring.interface import Capability, FilledSentence, MinimalPair
+from biasforge.scoring.adapters.base import ModelOptions, TransformersLM, pad
+from biasforge.scoring.interface import Capability, FilledSentence, MinimalPair
 
 if TYPE_CHECKING:
     import torch

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from biasforge.errors import BiasforgeError
-from scoring.adapters.base import ModelOptions, TransformersLM, pad, torch_dtype
-from scoring.interface import Capability, MaskedPair, MinimalPair, SlotFill, SlotRule
+from biasforge.scoring.adapters.base import ModelOptions, TransformersLM, pad, torch_dtype
+from biasforge.scoring.interface import Capability, MaskedPair, MinimalPair, SlotFill, SlotRule
 
 if TYPE_CHECKING:
     import torch

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from scoring.adapters.base import ModelOptions, TransformersLM, log_softmax_chunk, pad
-from scoring.interface import Capability, FilledSentence
+from biasforge.scoring.adapters.base import ModelOptions, TransformersLM, log_softmax_chunk, pad
+from biasforge.scoring.interface import Capability, FilledSentence
 
 if TYPE_CHECKING:
     import torch

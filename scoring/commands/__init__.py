@@ -1,14 +1,14 @@
 """The score commands: load items, score each model, write tables, figures and reports.
 
 Each command writes its output folder atomically (``staged_directory``): ``report.md`` and the
-self-contained ``report.html`` (one ``scoring.document.Document``), CSV tables with interval
+self-contained ``report.html`` (one ``biasforge.scoring.document.Document``), CSV tables with interval
 bounds, PNG figures, per-model files, ``models.json`` and, last, ``manifest.json``.
 """
 
-from scoring.commands.becpro import run_becpro
-from scoring.commands.common import RunOptions
-from scoring.commands.slguset import run_slguset
-from scoring.commands.stereoset import NSPOptions, evaluate_predictions, run_stereoset
+from biasforge.scoring.commands.becpro import run_becpro
+from biasforge.scoring.commands.common import RunOptions
+from biasforge.scoring.commands.slguset import run_slguset
+from biasforge.scoring.commands.stereoset import NSPOptions, evaluate_predictions, run_stereoset
 
 __all__ = [
     "NSPOptions",

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from biasforge.files import staged_directory
-from scoring import becpro, plots
-from scoring.commands.common import (
+from biasforge.scoring import becpro, plots
+from biasforge.scoring.commands.common import (
     RunOptions,
     comparison_blocks,
     comparisons,
@@ -29,10 +29,10 @@ from scoring.commands.common import (
     provenance_blocks,
     write_reports,
 )
-from scoring.data import dataset_identity, load_items
-from scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
-from scoring.interface import ModelIdentity
-from scoring.uncertainty import Figures, Resampling
+from biasforge.scoring.data import dataset_identity, load_items
+from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
+from biasforge.scoring.interface import ModelIdentity
+from biasforge.scoring.uncertainty import Figures, Resampling
 
 PROCEDURE_NOTES = {
     "spans": "spans: exactly the stored spans hidden, one mask per sub-token, product over the "

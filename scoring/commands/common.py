@@ -11,13 +11,20 @@ from pathlib import Path
 import pandas as pd
 
 from biasforge.files import write_json_atomic, write_text_atomic
-from scoring import plots
-from scoring.document import Document, Figure, Heading, Paragraph, Table, to_markdown
-from scoring.interface import LanguageModel, ModelIdentity
-from scoring.models import ModelOptions, load_model, model_name
-from scoring.report import write_manifest
-from scoring.stats import correlation_matrix
-from scoring.uncertainty import Figures, Resampling, compare, holm, intervals, with_interval
+from biasforge.scoring import plots
+from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, to_markdown
+from biasforge.scoring.interface import LanguageModel, ModelIdentity
+from biasforge.scoring.models import ModelOptions, load_model, model_name
+from biasforge.scoring.report import write_manifest
+from biasforge.scoring.stats import correlation_matrix
+from biasforge.scoring.uncertainty import (
+    Figures,
+    Resampling,
+    compare,
+    holm,
+    intervals,
+    with_interval,
+)
 
 
 @dataclass(frozen=True)
@@ -193,7 +200,7 @@ def cross_model_blocks(per_item: pd.DataFrame, out: Path, xlabel: str, what: str
 
 def write_reports(stage: Path, document: Document) -> None:
     """``report.md`` and the self-contained ``report.html`` from one document."""
-    from scoring.html import to_html
+    from biasforge.scoring.html import to_html
 
     write_text_atomic(stage / "report.md", to_markdown(document))
     write_text_atomic(stage / "report.html", to_html(document, stage))

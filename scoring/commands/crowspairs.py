@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 
 from biasforge.files import staged_directory
-from scoring import crowspairs
-from scoring.commands.common import (
+from biasforge.scoring import crowspairs
+from biasforge.scoring.commands.common import (
     RunOptions,
     each_model,
     finish,
@@ -22,10 +22,10 @@ from scoring.commands.common import (
     provenance_blocks,
     write_reports,
 )
-from scoring.data import dataset_identity, load_items
-from scoring.document import Document, Heading, Paragraph, Table
-from scoring.interface import Capability
-from scoring.uncertainty import with_interval
+from biasforge.scoring.data import dataset_identity, load_items
+from biasforge.scoring.document import Document, Heading, Paragraph, Table
+from biasforge.scoring.interface import Capability
+from biasforge.scoring.uncertainty import with_interval
 
 ABOUT = (
     "Percent of pairs where the model scores the more-stereotypical sentence higher "

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from biasforge.files import staged_directory, write_json_atomic
-from scoring import plots, slguset
-from scoring.commands.common import (
+from biasforge.scoring import plots, slguset
+from biasforge.scoring.commands.common import (
     RunOptions,
     comparison_blocks,
     comparisons,
@@ -28,10 +28,10 @@ from scoring.commands.common import (
     provenance_blocks,
     write_reports,
 )
-from scoring.data import dataset_identity, load_items
-from scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
-from scoring.interface import ModelIdentity
-from scoring.uncertainty import Figures, Resampling
+from biasforge.scoring.data import dataset_identity, load_items
+from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
+from biasforge.scoring.interface import ModelIdentity
+from biasforge.scoring.uncertainty import Figures, Resampling
 
 MEANS = ("mean_bias", "mean_abs_bias", "male_degree", "female_degree")
 COUNTS = ("male_leaning", "female_leaning", "clear_male", "clear_female", "not_clear")

@@ -19,9 +19,9 @@ import pandas as pd
 
 from biasforge.errors import BiasforgeError
 from biasforge.files import staged_directory, write_json_atomic
-from scoring import nsp as nsp_mod
-from scoring import plots, stereoset
-from scoring.commands.common import (
+from biasforge.scoring import nsp as nsp_mod
+from biasforge.scoring import plots, stereoset
+from biasforge.scoring.commands.common import (
     RunOptions,
     comparison_blocks,
     comparisons,
@@ -32,11 +32,11 @@ from scoring.commands.common import (
     provenance_blocks,
     write_reports,
 )
-from scoring.data import dataset_identity, load_items
-from scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
-from scoring.interface import LanguageModel, ModelIdentity, NSPTraining
-from scoring.stats import spearman_permutation
-from scoring.stereoset_eval import (
+from biasforge.scoring.data import dataset_identity, load_items
+from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
+from biasforge.scoring.interface import LanguageModel, ModelIdentity, NSPTraining
+from biasforge.scoring.stats import spearman_permutation
+from biasforge.scoring.stereoset_eval import (
     METRICS,
     SPLITS,
     Example,
@@ -45,7 +45,7 @@ from scoring.stereoset_eval import (
     outcomes,
     results_table,
 )
-from scoring.uncertainty import Figures, Resampling, intervals
+from biasforge.scoring.uncertainty import Figures, Resampling, intervals
 
 PROCEDURE = "official"
 
@@ -169,7 +169,7 @@ def _nsp_scorer(
 
 
 def _sentence_table(items: pd.DataFrame, scores: dict[str, float]) -> pd.DataFrame:
-    from scoring.data import as_list
+    from biasforge.scoring.data import as_list
 
     rows = []
     for row in items.itertuples(index=False):

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from annotation.serve import free_port, pid_alive
+from biasforge.annotation.serve import free_port, pid_alive
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,12 @@ import math
 import pandas as pd
 import pytest
 
-from annotation.agreement import fleiss, krippendorff_alpha, per_annotator, percent_unanimous
+from biasforge.annotation.agreement import (
+    fleiss,
+    krippendorff_alpha,
+    per_annotator,
+    percent_unanimous,
+)
 from tests.annotation.reference import fleiss_kappa_simple, krippendorff_alpha_simple
 
 # Wikipedia, "Fleiss' kappa", worked example: 10 subjects, 14 raters, 5 categories; κ = 0.210.

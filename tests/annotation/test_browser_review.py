@@ -12,12 +12,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from annotation.connection import find_server
-from annotation.pull import pull
-from annotation.push import push_run
-from annotation.registry import remember_run
-from annotation.users import add_users
-from exports.release import make_release
+from biasforge.annotation.connection import find_server
+from biasforge.annotation.pull import pull
+from biasforge.annotation.push import push_run
+from biasforge.annotation.registry import remember_run
+from biasforge.annotation.users import add_users
+from biasforge.exports.release import make_release
 from tests.annotation.conftest import rows_run, subset_run
 from tests.annotation.helpers import (
     answer,

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from annotation.connection import find_server
-from annotation.pull import pull
-from annotation.push import push_run
-from annotation.registry import remember_run
-from annotation.users import add_users
+from biasforge.annotation.connection import find_server
+from biasforge.annotation.pull import pull
+from biasforge.annotation.push import push_run
+from biasforge.annotation.registry import remember_run
+from biasforge.annotation.users import add_users
 from tests.annotation.conftest import subset_run
 
 DATASET = "becpro-browser"

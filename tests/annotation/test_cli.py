@@ -71,7 +71,7 @@ def test_push_twice_then_pull(server, becpro_run, tmp_path):
 
 
 def test_serve_in_background_then_stop(server, tmp_path):
-    from annotation.serve import free_port, pid_alive, read_state
+    from biasforge.annotation.serve import free_port, pid_alive, read_state
 
     data_dir = tmp_path / "bg"
     started = cli(
@@ -103,7 +103,7 @@ def token(url: str, username: str, password: str) -> int:
 
 
 def role_of(server, username: str) -> str:
-    from annotation.connection import find_server
+    from biasforge.annotation.connection import find_server
 
     connection = find_server(server.data_dir)
     users = httpx.get(
@@ -153,7 +153,7 @@ def test_bad_usernames_and_csv_are_refused_before_anything_is_created(server, tm
     assert f"{team}:1: has a 'password' column" in one_error_line(cli("users", "--csv", str(team)))
     team.write_text('username,role\nok-user,annotator\n"oops,annotator\n', encoding="utf-8")
     assert f"{team}:3: unbalanced double quote" in one_error_line(cli("users", "--csv", str(team)))
-    from annotation.connection import find_server
+    from biasforge.annotation.connection import find_server
 
     key = find_server(server.data_dir).api_key
     names = {

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from annotation.agreement import question_agreement
-from annotation.decide import Adjudicated, Answer, decide
-from annotation.users import read_users_csv, username_problem
 from biasforge import families
+from biasforge.annotation.agreement import question_agreement
+from biasforge.annotation.decide import Adjudicated, Answer, decide
+from biasforge.annotation.users import read_users_csv, username_problem
 from biasforge.errors import InputError
 
 BECPRO, SLGUSET, STEREOSET = (families.get(n) for n in ("becpro", "slguset", "stereoset"))
@@ -262,8 +262,8 @@ def test_user_csv_role_is_optional(tmp_path):
 
 
 def test_a_correction_that_cannot_be_applied_goes_to_adjudication_with_the_reason():
-    from annotation.decide import Decision
-    from annotation.pull import apply_decision
+    from biasforge.annotation.decide import Decision
+    from biasforge.annotation.pull import apply_decision
 
     row = {**MISPRINT, "family": "becpro", "language": "es", "gender": "male",
            "profession_group": "female", "checks": [], "needs_review": True}  # fmt: skip
@@ -279,8 +279,8 @@ def test_a_correction_that_cannot_be_applied_goes_to_adjudication_with_the_reaso
 
 
 def test_a_corrected_item_that_breaks_the_schema_is_not_accepted():
-    from annotation.decide import Decision
-    from annotation.pull import apply_decision
+    from biasforge.annotation.decide import Decision
+    from biasforge.annotation.pull import apply_decision
 
     labels = ("stereotype", "anti-stereotype", "unrelated")
     row = {

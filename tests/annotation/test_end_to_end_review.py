@@ -11,13 +11,13 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from annotation.adjudication import adjudication_name
-from annotation.connection import find_server
-from annotation.pull import pull
-from annotation.push import push_run
-from annotation.registry import remember_run
-from annotation.users import add_users
-from exports.release import make_release
+from biasforge.annotation.adjudication import adjudication_name
+from biasforge.annotation.connection import find_server
+from biasforge.annotation.pull import pull
+from biasforge.annotation.push import push_run
+from biasforge.annotation.registry import remember_run
+from biasforge.annotation.users import add_users
+from biasforge.exports.release import make_release
 from tests.annotation.conftest import rows_run
 from tests.annotation.helpers import answer, login, queue, visible_datasets
 

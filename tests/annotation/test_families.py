@@ -7,11 +7,11 @@ import httpx
 import pandas as pd
 import pytest
 
-from annotation.connection import client, find_server
-from annotation.pull import pull
-from annotation.push import push_run
-from annotation.registry import remember_run
 from biasforge import families
+from biasforge.annotation.connection import client, find_server
+from biasforge.annotation.pull import pull
+from biasforge.annotation.push import push_run
+from biasforge.annotation.registry import remember_run
 from biasforge.contract.rundir import write_run
 from biasforge.families.stereoset import editable_text as stereoset_text
 

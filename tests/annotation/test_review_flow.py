@@ -10,11 +10,11 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from annotation.connection import find_server
-from annotation.pull import adjudication_name, pull
-from annotation.push import push_run
-from annotation.registry import remember_run
-from annotation.users import add_users
+from biasforge.annotation.connection import find_server
+from biasforge.annotation.pull import adjudication_name, pull
+from biasforge.annotation.push import push_run
+from biasforge.annotation.registry import remember_run
+from biasforge.annotation.users import add_users
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import answer, login, queue
 from tests.annotation.reference import fleiss_kappa_simple, krippendorff_alpha_simple

@@ -12,7 +12,7 @@ import sys
 import pandas as pd
 import pytest
 
-from annotation.serve import CREDENTIALS_FILE, free_port, read_secret_json
+from biasforge.annotation.serve import CREDENTIALS_FILE, free_port, read_secret_json
 from tests.annotation.conftest import ROOT, ServerProcess, subset_run
 from tests.annotation.helpers import answer, login, queue, visible_datasets
 

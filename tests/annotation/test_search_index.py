@@ -9,9 +9,9 @@ import warnings
 import httpx
 import pytest
 
-from annotation.connection import client, find_server
-from annotation.push import ensure_workspace
-from annotation.serve import free_port
+from biasforge.annotation.connection import client, find_server
+from biasforge.annotation.push import ensure_workspace
+from biasforge.annotation.serve import free_port
 from tests.annotation.conftest import ServerProcess
 
 N_PAGING = 10_050

@@ -16,9 +16,9 @@ import httpx
 import pandas as pd
 import psutil
 
-from annotation.connection import find_server
-from annotation.push import push_candidates
-from annotation.serve import free_port, pid_alive
+from biasforge.annotation.connection import find_server
+from biasforge.annotation.push import push_candidates
+from biasforge.annotation.serve import free_port, pid_alive
 
 DATASET = "crash-push"
 N = 1000

@@ -8,7 +8,7 @@ import warnings
 import httpx
 import pytest
 
-from annotation.connection import client, find_server
+from biasforge.annotation.connection import client, find_server
 
 # id: (text, topic, n, vector, suggested label, suggestion score, owner's answer)
 RECORDS = {
@@ -32,7 +32,7 @@ def engine_dataset(server):
         metadata=[rg.TermsMetadataProperty(name="topic"), rg.IntegerMetadataProperty(name="n")],
         vectors=[rg.VectorField(name="emb", dimensions=3)],
     )
-    from annotation.push import ensure_workspace
+    from biasforge.annotation.push import ensure_workspace
 
     ensure_workspace(rg_client, connection.workspace)
     with warnings.catch_warnings():
@@ -198,7 +198,7 @@ def multi(server):
         metadata=[rg.TermsMetadataProperty(name="topic"), rg.TermsMetadataProperty(name="lang")],
         distribution=rg.TaskDistribution(min_submitted=1),
     )
-    from annotation.push import ensure_workspace
+    from biasforge.annotation.push import ensure_workspace
 
     ensure_workspace(rg_client, connection.workspace)
     with warnings.catch_warnings():

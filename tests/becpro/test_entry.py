@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from biasforge.contract.rundir import RunResult
+from biasforge.curation.becpro import Options, curate
 from biasforge.errors import BiasforgeError
-from curation.becpro import Options, curate
 from tests.becpro.conftest import candidates
 
 

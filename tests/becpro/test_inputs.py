@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from biasforge.contract.redact import is_public_path
-from curation.becpro.lexicon import LEXICON_FILES, default_lexicon_dir
+from biasforge.curation.becpro.lexicon import LEXICON_FILES, default_lexicon_dir
 from tests.becpro.conftest import candidates
 from tests.conftest import REPO
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from biasforge.curation.checks import Check, run_checks, verdicts
 from biasforge.spans import mask_spans
-from curation.checks import Check, run_checks, verdicts
 
 
 def short(batch: pd.DataFrame) -> pd.DataFrame:

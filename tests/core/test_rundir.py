@@ -11,9 +11,9 @@ import pytest
 
 import biasforge.contract.rundir as rundir
 from biasforge.contract.rundir import read_run
+from biasforge.curation.becpro import Options, curate
+from biasforge.curation.becpro.lexicon import default_lexicon_dir
 from biasforge.errors import InputError, OutputExistsError
-from curation.becpro import Options, curate
-from curation.becpro.lexicon import default_lexicon_dir
 from tests.conftest import one_error_line, run_cli
 
 

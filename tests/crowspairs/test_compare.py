@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from scoring.compare import CAVEAT, distances, report
+from biasforge.scoring.compare import CAVEAT, distances, report
 from tests.conftest import run_cli
 from tests.scoring.conftest import stereoset_items, tiny_models, write_release  # noqa: F401
 

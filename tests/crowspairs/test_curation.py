@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from biasforge.curation.crowspairs import Options, curate
+from biasforge.curation.crowspairs.align import align_pair, tagged
+from biasforge.curation.crowspairs.source import read_pairs
+from biasforge.curation.translation.fake_deepl import FakeDeepL
 from biasforge.errors import InputError
-from curation.crowspairs import Options, curate
-from curation.crowspairs.align import align_pair, tagged
-from curation.crowspairs.source import read_pairs
-from curation.translation.fake_deepl import FakeDeepL
 from tests.conftest import SHARED, run_cli
 
 FULL = SHARED / "data" / "crows_pairs" / "crows_pairs_anonymized.csv"

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pandas as pd
 
-from curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
-from scoring.crowspairs import results, score_pairs
-from scoring.interface import Capability, MinimalPair
-from scoring.models import ModelOptions, load_model
-from scoring.uncertainty import Resampling
+from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
+from biasforge.scoring.crowspairs import results, score_pairs
+from biasforge.scoring.interface import Capability, MinimalPair
+from biasforge.scoring.models import ModelOptions, load_model
+from biasforge.scoring.uncertainty import Resampling
 from tests.conftest import run_cli
 from tests.crowspairs.metric_reference import mask_unigram
 from tests.scoring.conftest import tiny_models  # noqa: F401  (fixture)

@@ -16,7 +16,7 @@ PEOPLES_DAILY = SHARED / "data" / "zh_news" / "peoples_daily_dev.jsonl"
 
 @pytest.fixture(scope="session")
 def lexicon():
-    from curation.slguset.lexicon import load_lexicon
+    from biasforge.curation.slguset.lexicon import load_lexicon
 
     return load_lexicon()
 
@@ -24,7 +24,7 @@ def lexicon():
 @pytest.fixture(scope="session")
 def finder():
     """The shipped ``fast`` model over jieba's own dictionary (as the evaluation uses it)."""
-    from curation.slguset.names import NameFinder, load_models
+    from biasforge.curation.slguset.names import NameFinder, load_models
 
     return NameFinder(load_models()["fast"])
 
@@ -32,7 +32,7 @@ def finder():
 @pytest.fixture(scope="session")
 def resources():
     """One task's lexicon, tokenizer and name finder, built once for the session."""
-    from curation.slguset.resources import TaskResources
+    from biasforge.curation.slguset.resources import TaskResources
 
     resources = TaskResources()
     assert resources.finder is not None  # build jieba now, once
@@ -62,8 +62,8 @@ def run_steps(steps, docs) -> list[Document]:
 def mine(resources, parts: Path, *texts: str):
     """The mining steps of one task over ``texts`` (one line each), then the merge: (kept,
     rejected, step stats by name)."""
-    from curation.slguset.merge import merge_parts
-    from curation.slguset.mine import mining_steps
+    from biasforge.curation.slguset.merge import merge_parts
+    from biasforge.curation.slguset.mine import mining_steps
 
     steps = mining_steps(resources, parts)
     deque(run_steps(steps, [paragraph(t, n) for n, t in enumerate(texts, 1)]), maxlen=0)

@@ -5,7 +5,7 @@ The real mining steps of one task, real jieba and name model."""
 
 import pytest
 
-from curation.slguset.resources import TaskResources
+from biasforge.curation.slguset.resources import TaskResources
 from tests.curation_slguset.conftest import mine
 
 # the issue's examples, as they stand in the bundled sample

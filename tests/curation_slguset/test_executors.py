@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from biasforge.contract.rundir import read_run
-from curation.slguset.sample import BUNDLED_SAMPLE
+from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
 from tests.conftest import run_cli
 
 COUNTS = (
@@ -196,8 +196,8 @@ def test_executor_options_are_checked_before_any_work(tmp_path):
 
 
 def test_python_api_refuses_slurm_in_curate(tmp_path):
+    from biasforge.curation.slguset import Options, curate
     from biasforge.errors import BiasforgeError
-    from curation.slguset import Options, curate
 
     with pytest.raises(BiasforgeError, match="submit_slurm"):
         curate(Options(executor="slurm", slurm_partition="cpu"), tmp_path / "r")

@@ -110,7 +110,7 @@ def test_thulac_second_stage_reads_only_what_every_rule_kept(tmp_path):
     """``--tagger thulac``: the fast model (at its stricter threshold) lets 唐四清 through,
     THULAC tags it ``np``; the sentence is rejected by the second stage with the reason, the
     rule is counted and timed, and only the sentences every rule kept were read by THULAC."""
-    from curation.slguset.resources import TaskResources
+    from biasforge.curation.slguset.resources import TaskResources
 
     resources = TaskResources(tagger="thulac")
     missed = "女青年得救了，可唐四清却一头栽倒在坝沿上，大口大口地往外吐着水。"

@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from curation.slguset.sample import BUNDLED_SAMPLE
+from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
 from tests.conftest import run_cli
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
@@ -112,7 +112,7 @@ def test_sigkill_of_the_parent_leaves_no_process_and_no_visible_folder(tmp_path)
 
 
 def test_a_work_folder_in_use_is_never_removed_as_stale(tmp_path):
-    from curation.slguset.lifecycle import remove_stale, work_folder
+    from biasforge.curation.slguset.lifecycle import remove_stale, work_folder
 
     out = tmp_path / "run"
     stale = tmp_path / ".run.work-left"  # a killed run's: nobody holds its lock

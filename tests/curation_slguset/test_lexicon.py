@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
+from biasforge.curation.slguset.lexicon import load_lexicon
 from biasforge.errors import InputError
-from curation.slguset.lexicon import load_lexicon
 
 
 def test_sixteen_pairs_and_the_plural_pronouns_with_symmetric_counterparts(lexicon):

@@ -10,8 +10,8 @@ import random
 import pandas as pd
 import pytest
 
-from curation.slguset import merge
-from curation.slguset.rows import ROWS_SUFFIX, sentence_hash, sort_key
+from biasforge.curation.slguset import merge
+from biasforge.curation.slguset.rows import ROWS_SUFFIX, sentence_hash, sort_key
 
 
 def write_parts(parts, rng, tasks=12, rules=("preprocess", "person_name")):
@@ -79,8 +79,8 @@ def test_the_task_duplicate_window_forgets_but_the_merge_does_not(resources, tmp
     same, and the duplicate count is the same as with a window that remembers everything."""
     from collections import deque
 
-    from curation.slguset.filters import DuplicateFilter
-    from curation.slguset.mine import mining_steps
+    from biasforge.curation.slguset.filters import DuplicateFilter
+    from biasforge.curation.slguset.mine import mining_steps
     from tests.curation_slguset.conftest import paragraph, run_steps
 
     texts = ["他来了。", "她走了。", "他们走了。", "他笑了。", "他哭了。"]

@@ -21,9 +21,14 @@ import shutil
 
 import pytest
 
-from biasforge.errors import InputError
-from curation.slguset.name_eval import HELDOUT_PART, part_of, read_gold, sentence_pr, split_of
-from curation.slguset.names import (
+from biasforge.curation.slguset.name_eval import (
+    HELDOUT_PART,
+    part_of,
+    read_gold,
+    sentence_pr,
+    split_of,
+)
+from biasforge.curation.slguset.names import (
     FEATURES,
     MODEL_PATH,
     NameFinder,
@@ -33,7 +38,8 @@ from curation.slguset.names import (
     load_models,
     load_name_words,
 )
-from curation.slguset.names.words import DATA_DIR
+from biasforge.curation.slguset.names.words import DATA_DIR
+from biasforge.errors import InputError
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +107,7 @@ def test_features_depend_on_the_finders_own_tokenizer_not_on_what_ran_before():
     tokens = [("子弟兵", "nr", 0, 32390), ("的", "uj", 3, 0)]
 
     def head2(finder):
-        from curation.slguset.names import Token
+        from biasforge.curation.slguset.names import Token
 
         return finder.features.features([Token(*t) for t in tokens], 0)["head2_word"]
 

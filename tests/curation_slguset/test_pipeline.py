@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from biasforge.contract.rundir import read_run
-from curation.slguset.sample import BUNDLED_SAMPLE
+from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
 from tests.conftest import run_cli
 
 
@@ -157,8 +157,8 @@ def test_same_steps_under_another_executor_configuration(tmp_path):
     candidates as the CLI's run."""
     from datatrove.executor import LocalPipelineExecutor
 
-    from curation.slguset import Options
-    from curation.slguset.pipeline import build_pipeline, finish_run
+    from biasforge.curation.slguset import Options
+    from biasforge.curation.slguset.pipeline import build_pipeline, finish_run
 
     big = tmp_path / "corpus.txt"
     big.write_text(BUNDLED_SAMPLE.read_text(encoding="utf-8") * 8, encoding="utf-8")
@@ -183,8 +183,8 @@ def test_slurm_and_ray_executors_take_the_same_steps(tmp_path):
     import dill
     from datatrove.executor import RayPipelineExecutor, SlurmPipelineExecutor
 
-    from curation.slguset import Options
-    from curation.slguset.pipeline import build_pipeline
+    from biasforge.curation.slguset import Options
+    from biasforge.curation.slguset.pipeline import build_pipeline
 
     steps, tasks = build_pipeline(Options(), tmp_path / "parts", tasks=4)
     slurm = SlurmPipelineExecutor(
@@ -200,7 +200,7 @@ def test_slurm_and_ray_executors_take_the_same_steps(tmp_path):
 
 def test_python_entry_point_returns_the_run(tmp_path):
     from biasforge.contract.rundir import RunResult
-    from curation.slguset import Options, curate
+    from biasforge.curation.slguset import Options, curate
 
     options = Options(corpus=[BUNDLED_SAMPLE], tagger="posseg")
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -214,8 +214,8 @@ def test_python_entry_point_returns_the_run(tmp_path):
 
 
 def test_bad_options_are_refused_before_any_work(tmp_path):
+    from biasforge.curation.slguset import Options, curate
     from biasforge.errors import BiasforgeError
-    from curation.slguset import Options, curate
 
     for options, message in [
         (Options(corpus=[]), "at least one --corpus"),

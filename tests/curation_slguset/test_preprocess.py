@@ -1,9 +1,9 @@
 """Sentence splitting, cleaning and quote repair, with expected values written by hand: the
 pure functions, and the datatrove steps that apply them to a paragraph."""
 
-from curation.slguset.filters import PreprocessFilter
-from curation.slguset.preprocess import repair_quotes, split_sentences
-from curation.slguset.steps import QuoteRepair, SentenceSplitter
+from biasforge.curation.slguset.filters import PreprocessFilter
+from biasforge.curation.slguset.preprocess import repair_quotes, split_sentences
+from biasforge.curation.slguset.steps import QuoteRepair, SentenceSplitter
 from tests.curation_slguset.conftest import paragraph, run_steps
 
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from biasforge.curation.slguset.readers import ReadStats, plan_units, read_unit, units_for_rank
 from biasforge.errors import InputError
-from curation.slguset.readers import ReadStats, plan_units, read_unit, units_for_rank
 
 
 def _read_all(units, **kwargs):
@@ -132,7 +132,7 @@ def test_hugging_face_parquet_file(tmp_path):
 
 
 def test_a_line_longer_than_the_read_limit_is_streamed_in_sentence_pieces(tmp_path, monkeypatch):
-    from curation.slguset import readers
+    from biasforge.curation.slguset import readers
 
     monkeypatch.setattr(readers, "MAX_LINE_BYTES", 64)
     path = tmp_path / "one_line.txt"

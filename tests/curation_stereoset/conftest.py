@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from curation.translation.fake_deepl import FakeDeepL
+from biasforge.curation.translation.fake_deepl import FakeDeepL
 from tests.conftest import SHARED
 
 FULL_SOURCE = SHARED / "data" / "stereoset" / "stereoset_dev_en.jsonl"

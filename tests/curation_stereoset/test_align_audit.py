@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from curation.checks import run_checks
-from curation.stereoset import align, audit
-from curation.stereoset.source import read_jsonl
+from biasforge.curation.checks import run_checks
+from biasforge.curation.stereoset import align, audit
+from biasforge.curation.stereoset.source import read_jsonl
 from tests.curation_stereoset.conftest import inter, intra, write_jsonl
 
 

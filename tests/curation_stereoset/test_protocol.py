@@ -9,9 +9,9 @@ import dataclasses
 import pytest
 
 from biasforge.contract.rundir import RunResult, read_run
+from biasforge.curation.stereoset import Options, curate, dry_run
+from biasforge.curation.translation import TranslationMemory, Translator
 from biasforge.errors import BiasforgeError, InputError
-from curation.stereoset import Options, curate, dry_run
-from curation.translation import TranslationMemory, Translator
 from tests.curation_stereoset.conftest import intra, write_jsonl
 
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from biasforge.contract.redact import is_public_path
-from curation.stereoset.adapt import DEFAULT_LEXICON
+from biasforge.curation.stereoset.adapt import DEFAULT_LEXICON
 from tests.conftest import REPO
 from tests.curation_stereoset.conftest import intra, write_jsonl
 

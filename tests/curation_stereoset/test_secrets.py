@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from curation.translation import TranslationMemory, Unit, translate_units
-from curation.translation.deepl_backend import DeepLTranslator, mask
-from curation.translation.fake_deepl import FakeDeepL
+from biasforge.curation.translation import TranslationMemory, Unit, translate_units
+from biasforge.curation.translation.deepl_backend import DeepLTranslator, mask
+from biasforge.curation.translation.fake_deepl import FakeDeepL
 from tests.conftest import one_error_line, run_cli
 from tests.curation_stereoset.conftest import inter, intra, write_jsonl
 

@@ -7,9 +7,14 @@ import json
 import datasets
 import pytest
 
+from biasforge.curation.stereoset.source import (
+    from_hf_rows,
+    gold_label_names,
+    load_source,
+    read_jsonl,
+)
 from biasforge.errors import InputError
 from biasforge.files import stable_id
-from curation.stereoset.source import from_hf_rows, gold_label_names, load_source, read_jsonl
 from tests.curation_stereoset.conftest import FULL_SOURCE, intra, write_jsonl
 
 

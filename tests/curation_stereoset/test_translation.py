@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from biasforge.curation.translation import RetryPolicy, TranslationMemory, Unit, translate_units
+from biasforge.curation.translation.deepl_backend import DeepLTranslator
 from biasforge.errors import BiasforgeError
 from biasforge.translation_memory import default_memory_path
-from curation.translation import RetryPolicy, TranslationMemory, Unit, translate_units
-from curation.translation.deepl_backend import DeepLTranslator
 
 FAST = RetryPolicy(attempts=3, delay=0.01)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from exports.changelog import content_hash, diff_records
+from biasforge.exports.changelog import content_hash, diff_records
 
 
 def record(**changes) -> dict:

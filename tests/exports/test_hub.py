@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from exports.release import verify_release
+from biasforge.exports.release import verify_release
 from tests.conftest import run_cli
 from tests.exports.builders import write_reviewed
 from tests.exports.fake_hub import FakeHub

@@ -9,7 +9,7 @@ import pytest
 from biasforge import families
 from biasforge.contract.rundir import write_run
 from biasforge.errors import InputError
-from exports.release import make_release
+from biasforge.exports.release import make_release
 from tests.conftest import run_cli, write_unchecked_run
 
 SCHEMA = pa.schema(

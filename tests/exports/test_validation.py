@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from biasforge.errors import BiasforgeError, InputError
-from exports.release import make_release
+from biasforge.exports.release import make_release
 from tests.exports.builders import write_reviewed
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from biasforge.errors import BiasforgeError
-from exports.versions import parse_version, previous_version
+from biasforge.exports.versions import parse_version, previous_version
 
 
 def test_precedence_example_from_the_specification():

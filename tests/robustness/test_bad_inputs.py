@@ -92,7 +92,7 @@ def _slguset(folder: Path, *extra: object) -> Args:
 def _slguset_lexicon(folder: Path, name: str, extra: bytes | None) -> Path:
     """A copy of the bundled SlguSet lexicon with ``extra`` appended to ``name`` (None: the
     file is removed)."""
-    from curation.slguset.lexicon import DEFAULT_DIR
+    from biasforge.curation.slguset.lexicon import DEFAULT_DIR
 
     lexicon = copy_of(DEFAULT_DIR, folder / "lex")
     if extra is None:

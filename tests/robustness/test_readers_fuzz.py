@@ -51,7 +51,7 @@ class Sandbox:
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
-    from curation.becpro import Options, curate
+    from biasforge.curation.becpro import Options, curate
 
     return curate(Options(lang="en"), tmp_path_factory.mktemp("r") / "run").path
 
@@ -96,7 +96,7 @@ def test_run_reader_with_any_file_content(run_dir, content, name):
 @given(content=CONTENT)
 def test_release_input_reader(content):
     from biasforge.contract.manifest import write_manifest
-    from exports.inputs import read_input
+    from biasforge.exports.inputs import read_input
 
     with Sandbox() as folder:
         (folder / "reviewed.parquet").write_bytes(content)
@@ -107,7 +107,7 @@ def test_release_input_reader(content):
 @FUZZ
 @given(content=CONTENT, family=st.sampled_from(["becpro", "stereoset", "slguset"]))
 def test_scoring_dataset_reader(content, family):
-    from scoring.data import load_items
+    from biasforge.scoring.data import load_items
 
     with Sandbox() as folder:
         (folder / "items.parquet").write_bytes(content)
@@ -117,7 +117,7 @@ def test_scoring_dataset_reader(content, family):
 @FUZZ
 @given(content=CONTENT, suffix=st.sampled_from([".json", ".jsonl"]))
 def test_stereoset_source_reader(content, suffix):
-    from curation.stereoset.source import load_source
+    from biasforge.curation.stereoset.source import load_source
 
     with Sandbox() as folder:
         (folder / f"source{suffix}").write_bytes(content)
@@ -127,7 +127,7 @@ def test_stereoset_source_reader(content, suffix):
 @FUZZ
 @given(data=JSON)
 def test_stereoset_official_json_shapes(data):
-    from curation.stereoset.source import load_source
+    from biasforge.curation.stereoset.source import load_source
 
     with Sandbox() as folder:
         (folder / "dev.json").write_text(json.dumps({"version": "1", "data": data}))
@@ -137,7 +137,7 @@ def test_stereoset_official_json_shapes(data):
 @FUZZ
 @given(content=CONTENT, name=st.sampled_from(["professions.tsv", "persons.tsv", "templates.tsv"]))
 def test_becpro_lexicon_reader(content, name):
-    from curation.becpro.lexicon import default_lexicon_dir, load_lexicon
+    from biasforge.curation.becpro.lexicon import default_lexicon_dir, load_lexicon
 
     with Sandbox() as folder:
         lexicon = shutil.copytree(default_lexicon_dir(), folder / "lexicon")
@@ -148,7 +148,7 @@ def test_becpro_lexicon_reader(content, name):
 @FUZZ
 @given(content=CONTENT)
 def test_glossary_reader(content):
-    from curation.translation.engines import read_glossary
+    from biasforge.curation.translation.engines import read_glossary
 
     with Sandbox() as folder:
         (folder / "g.tsv").write_bytes(content)
@@ -158,7 +158,7 @@ def test_glossary_reader(content):
 @FUZZ
 @given(content=CONTENT)
 def test_name_gold_reader(content):
-    from curation.slguset.name_eval import read_gold
+    from biasforge.curation.slguset.name_eval import read_gold
 
     with Sandbox() as folder:
         (folder / "gold.jsonl").write_bytes(content)
@@ -177,7 +177,7 @@ SLGUSET_LEXICON = [
 @FUZZ
 @given(content=CONTENT, name=st.sampled_from(SLGUSET_LEXICON))
 def test_slguset_lexicon_reader(content, name):
-    from curation.slguset.lexicon import DEFAULT_DIR, load_lexicon
+    from biasforge.curation.slguset.lexicon import DEFAULT_DIR, load_lexicon
 
     with Sandbox() as folder:
         lexicon = shutil.copytree(DEFAULT_DIR, folder / "lexicon")
@@ -188,7 +188,7 @@ def test_slguset_lexicon_reader(content, name):
 @FUZZ
 @given(content=CONTENT, name=st.sampled_from(["c.txt", "c.jsonl", "c.txt.gz", "c.jsonl.gz"]))
 def test_slguset_corpus_reader(content, name):
-    from curation.slguset.readers import plan_units, read_unit
+    from biasforge.curation.slguset.readers import plan_units, read_unit
 
     with Sandbox() as folder:
         (folder / name).write_bytes(content)
@@ -199,7 +199,7 @@ def test_slguset_corpus_reader(content, name):
 @FUZZ
 @given(content=CONTENT)
 def test_users_csv_reader(content):
-    from annotation.users import read_users_csv
+    from biasforge.annotation.users import read_users_csv
 
     with Sandbox() as folder:
         (folder / "users.csv").write_bytes(content)

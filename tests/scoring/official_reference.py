@@ -4,7 +4,7 @@ A direct port of ``IntrasentenceLoader`` + ``evaluate_intrasentence`` from the S
 repository (``eval_discriminative_models.py``) and of ``evaluate_intrasentence`` from
 ``eval_generative_models.py``, with batch size 1, no padding and a softmax over every position,
 as the official code does. It is slow on purpose: the benchmark and the tests compare the fast
-path in ``scoring.stereoset`` against it. A test oracle, so it lives with the tests and does not
+path in ``biasforge.scoring.stereoset`` against it. A test oracle, so it lives with the tests and does not
 ship in the package; it reads the ``transformers`` model and tokenizer directly, never the
 adapters under test.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from scoring.data import as_list
+from biasforge.scoring.data import as_list
 
 
 def official_intrasentence_mlm(model, tokenizer, items: pd.DataFrame, max_seq_length: int = 128):

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from biasforge.errors import BiasforgeError
-from scoring import becpro
-from scoring.models import ModelOptions, load_model
+from biasforge.scoring import becpro
+from biasforge.scoring.models import ModelOptions, load_model
 from tests.scoring.bartl_reference import model_evaluation
 
 
@@ -42,8 +42,8 @@ def sharp_bert(tiny_models, tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def english_items() -> pd.DataFrame:
     """The 5,400 English BEC-Pro items as curation builds them (the published corpus)."""
-    from curation.becpro.build import build_items
-    from curation.becpro.lexicon import load_lexicon
+    from biasforge.curation.becpro.build import build_items
+    from biasforge.curation.becpro.lexicon import load_lexicon
 
     return build_items(load_lexicon(), "en", "default")
 
@@ -56,7 +56,7 @@ def _sample(items: pd.DataFrame) -> pd.DataFrame:
 
 def test_masking_is_the_published_tsv(english_items):
     """Scoring renders Sent_TM / Sent_TAM as the exports stage writes the published TSV."""
-    from exports.becpro_tsv import to_becpro_frame
+    from biasforge.exports.becpro_tsv import to_becpro_frame
 
     tsv = to_becpro_frame(english_items, "original")
     ours = [becpro.tsv_masks(row) for row in english_items.itertuples(index=False)]
@@ -68,7 +68,7 @@ def test_masking_is_the_published_tsv(english_items):
 
 
 def test_bartl_equals_the_published_code(sharp_bert, english_items):
-    from exports.becpro_tsv import to_becpro_frame
+    from biasforge.exports.becpro_tsv import to_becpro_frame
 
     items = _sample(english_items)
     lm = load_model(sharp_bert, ModelOptions(progress=False, batch_tokens=256))

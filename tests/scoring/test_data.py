@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from biasforge.errors import InputError
-from scoring.data import load_items
+from biasforge.scoring.data import load_items
 from tests.scoring.conftest import stereoset_items, write_release
 
 

@@ -13,7 +13,7 @@ import json
 import pandas as pd
 from typer.testing import CliRunner
 
-from scoring.cli import app
+from biasforge.scoring.cli import app
 from tests.conftest import SHARED
 from tests.scoring.official_reference import flat_jsonl_items
 

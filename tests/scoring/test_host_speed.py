@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from biasforge.errors import BiasforgeError
-from scoring.adapters import base
-from scoring.adapters.base import (
+from biasforge.scoring.adapters import base
+from biasforge.scoring.adapters.base import (
     head_tolerance,
     log_softmax_chunk,
     max_memory_map,
@@ -16,8 +16,8 @@ from scoring.adapters.base import (
     parse_max_memory,
     resolve_dtype,
 )
-from scoring.models import ModelOptions, load_model, placement
-from scoring.stereoset import score_intrasentence
+from biasforge.scoring.models import ModelOptions, load_model, placement
+from biasforge.scoring.stereoset import score_intrasentence
 from tests.scoring.conftest import stereoset_items
 
 
@@ -78,7 +78,7 @@ def test_small_log_softmax_chunks_give_the_same_scores(tiny_models, kind, monkey
     intra = _intra()
     lm = load_model(tiny_models[kind], ModelOptions(progress=False))
     reference = score_intrasentence(lm, intra)
-    for module in (base, __import__(f"scoring.adapters.{kind}", fromlist=["x"])):
+    for module in (base, __import__(f"biasforge.scoring.adapters.{kind}", fromlist=["x"])):
         if hasattr(module, "log_softmax_chunk"):
             monkeypatch.setattr(module, "log_softmax_chunk", lambda vocab, budget=0: 3)
     chunked = score_intrasentence(lm, intra)
@@ -151,8 +151,8 @@ def test_device_map_and_max_memory_reach_from_pretrained(tiny_models, monkeypatc
 def test_cli_passes_device_map_and_dtype(tiny_models, tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    from scoring import commands
-    from scoring.cli import app
+    from biasforge.scoring import commands
+    from biasforge.scoring.cli import app
     from tests.scoring.conftest import write_release
 
     captured = {}

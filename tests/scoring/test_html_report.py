@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from scoring.cli import app
+from biasforge.scoring.cli import app
 from tests.scoring.conftest import stereoset_items, write_release
 from tests.scoring.test_slguset_becpro import becpro_items, slguset_items
 

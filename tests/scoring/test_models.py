@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from biasforge.errors import BiasforgeError
-from scoring.adapters.base import length_batches
-from scoring.interface import (
+from biasforge.scoring.adapters.base import length_batches
+from biasforge.scoring.interface import (
     Capability,
     FilledSentence,
     LanguageModel,
@@ -19,8 +19,8 @@ from scoring.interface import (
     SlotFill,
     SlotRule,
 )
-from scoring.models import KINDS, REGISTRY, ModelOptions, detect_kind, load_model
-from scoring.stereoset import score_intrasentence
+from biasforge.scoring.models import KINDS, REGISTRY, ModelOptions, detect_kind, load_model
+from biasforge.scoring.stereoset import score_intrasentence
 from tests.scoring.conftest import stereoset_items
 
 
@@ -125,7 +125,7 @@ def test_identity_names_the_weights(tiny_models):
 
 
 def test_gemma_alias_identity_without_loading():
-    from scoring import gemma
+    from biasforge.scoring import gemma
 
     fields = gemma.identity_fields("float32")
     assert fields["display"] == "Gemma 3 270M (Q4_K_M GGUF, dequantised to fp32)"

@@ -9,10 +9,10 @@ import pandas as pd
 import torch
 from typer.testing import CliRunner
 
-from scoring.cli import app
-from scoring.interface import NSPTraining
-from scoring.models import ModelOptions, load_model
-from scoring.nsp import finetune
+from biasforge.scoring.cli import app
+from biasforge.scoring.interface import NSPTraining
+from biasforge.scoring.models import ModelOptions, load_model
+from biasforge.scoring.nsp import finetune
 
 PEOPLE = ["The nurse", "The doctor", "My mother", "The boy", "The girl", "My professor"]
 PRONOUN = {"The nurse": "She", "The doctor": "He", "My mother": "She", "The boy": "He"}

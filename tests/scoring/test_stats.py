@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from scoring.stats import correlation_matrix, spearman_permutation
+from biasforge.scoring.stats import correlation_matrix, spearman_permutation
 
 
 def _exact_p(x, y):

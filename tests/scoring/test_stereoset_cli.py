@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import spearmanr
 from typer.testing import CliRunner
 
-from scoring.cli import app
+from biasforge.scoring.cli import app
 from tests.scoring.conftest import stereoset_items, write_release
 
 

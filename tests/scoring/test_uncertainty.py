@@ -11,10 +11,17 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from scoring import becpro, slguset
-from scoring.stereoset import examples_from
-from scoring.stereoset_eval import figures, outcomes, results_table
-from scoring.uncertainty import Figures, Resampling, compare, holm, intervals, with_interval
+from biasforge.scoring import becpro, slguset
+from biasforge.scoring.stereoset import examples_from
+from biasforge.scoring.stereoset_eval import figures, outcomes, results_table
+from biasforge.scoring.uncertainty import (
+    Figures,
+    Resampling,
+    compare,
+    holm,
+    intervals,
+    with_interval,
+)
 from tests.conftest import SHARED
 from tests.scoring.official_reference import flat_jsonl_items
 

@@ -7,7 +7,7 @@ unknown names such as 素帕猜 come out of the segmentation HMM untagged). Ever
 throws away a good sentence, so :class:`NameFinder` scores each *candidate token* with a
 logistic model over cheap, readable features. Every token that starts with a surname or
 transliteration character is scored whatever its jieba tag (jieba tags 许立群 ``m``, 常 ``d``).
-:mod:`curation.slguset.name_eval` reports precision/recall on the held-out half of the gold
+:mod:`biasforge.curation.slguset.name_eval` reports precision/recall on the held-out half of the gold
 file the model was fitted on.
 
 One module per job: :mod:`.words` (the word lists, from data files), :mod:`.tokens` (jieba
@@ -16,13 +16,13 @@ word), :mod:`.context` (what kind of word a neighbour is), :mod:`.features`, :mo
 (the shipped weights) and :mod:`.finder`.
 """
 
-from curation.slguset.names.features import FEATURES, NameFeatures
-from curation.slguset.names.finder import NameFinder, NameHit, jieba_nr_names
-from curation.slguset.names.model import MODEL_PATH, NameModel, load_models
-from curation.slguset.names.priors import DictionaryPriors
-from curation.slguset.names.thulac_stage import ThulacNames
-from curation.slguset.names.tokens import MODES, Token, Tokenizer
-from curation.slguset.names.words import NameWords, load_name_words
+from biasforge.curation.slguset.names.features import FEATURES, NameFeatures
+from biasforge.curation.slguset.names.finder import NameFinder, NameHit, jieba_nr_names
+from biasforge.curation.slguset.names.model import MODEL_PATH, NameModel, load_models
+from biasforge.curation.slguset.names.priors import DictionaryPriors
+from biasforge.curation.slguset.names.thulac_stage import ThulacNames
+from biasforge.curation.slguset.names.tokens import MODES, Token, Tokenizer
+from biasforge.curation.slguset.names.words import NameWords, load_name_words
 
 __all__ = [
     "FEATURES",

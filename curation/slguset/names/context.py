@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from curation.slguset.names.tokens import Token
-from curation.slguset.names.words import NameWords
+from biasforge.curation.slguset.names.tokens import Token
+from biasforge.curation.slguset.names.words import NameWords
 
 CJK = re.compile(r"^[\u3400-\u9fff·]+$")
 DIGIT = re.compile(r"^[0-9０-９.．%％]+$")

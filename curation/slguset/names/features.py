@@ -16,7 +16,7 @@ import functools
 import math
 from collections.abc import Sequence
 
-from curation.slguset.names.context import (
+from biasforge.curation.slguset.names.context import (
     CJK,
     NEXT_KINDS,
     PREV_KINDS,
@@ -27,9 +27,9 @@ from curation.slguset.names.context import (
     prev_kind,
     tag_group,
 )
-from curation.slguset.names.priors import DictionaryPriors
-from curation.slguset.names.tokens import Token
-from curation.slguset.names.words import NameWords
+from biasforge.curation.slguset.names.priors import DictionaryPriors
+from biasforge.curation.slguset.names.tokens import Token
+from biasforge.curation.slguset.names.words import NameWords
 
 WORD_CACHE = 20_000  # word features cached per instance: ~1 kB an entry
 _CLOSED_TAGS = ("r", "m", "q", "p", "c", "u", "uj", "ul", "d", "f", "t")

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from curation.slguset.names.features import NameFeatures
-from curation.slguset.names.model import NameModel
-from curation.slguset.names.priors import DictionaryPriors
-from curation.slguset.names.tokens import Token, Tokenizer
-from curation.slguset.names.words import NameWords, load_name_words
+from biasforge.curation.slguset.names.features import NameFeatures
+from biasforge.curation.slguset.names.model import NameModel
+from biasforge.curation.slguset.names.priors import DictionaryPriors
+from biasforge.curation.slguset.names.tokens import Token, Tokenizer
+from biasforge.curation.slguset.names.words import NameWords, load_name_words
 
 
 @dataclass(frozen=True)

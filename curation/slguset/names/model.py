@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from curation.slguset.names.features import FEATURES
-from curation.slguset.names.words import DATA_DIR
+from biasforge.curation.slguset.names.features import FEATURES
+from biasforge.curation.slguset.names.words import DATA_DIR
 
 MODEL_PATH = DATA_DIR / "name_model.json"
 

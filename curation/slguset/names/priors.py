@@ -1,6 +1,6 @@
 """What jieba's own dictionary and POS model say about how name-like a word is.
 
-Built from one :class:`~curation.slguset.names.tokens.Tokenizer` (its frequency table, which
+Built from one :class:`~biasforge.curation.slguset.names.tokens.Tokenizer` (its frequency table, which
 includes the caller's extra words) and jieba's read-only tag table and HMM emissions; every
 lookup is a pure function of those tables, cached per instance.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 
-from curation.slguset.names.tokens import Tokenizer
+from biasforge.curation.slguset.names.tokens import Tokenizer
 
 _MISSING = -20.0  # log-probability floor for a character the HMM never emits
 

@@ -3,7 +3,7 @@
 THULAC (Tsinghua, ``pip install thulac``: pure Python, ships its model) tags person names
 ``np``. It is about two orders of magnitude slower than jieba, so it never sees the corpus:
 the pipeline runs it only on the sentences that passed every other rule, the fast name model
-included (:class:`curation.slguset.filters.ThulacNameFilter`), and rejects those where it
+included (:class:`biasforge.curation.slguset.filters.ThulacNameFilter`), and rejects those where it
 finds a name. Its model loads on first use in each task and is never pickled.
 """
 

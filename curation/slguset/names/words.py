@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biasforge.errors import InputError
+from biasforge.resources import package_path
 
-DATA_DIR = Path(__file__).resolve().parent.parent.parent / "data" / "slguset"
+DATA_DIR = package_path("biasforge.curation", "data", "slguset")
 SETS_FILE = "name_words.tsv"
 SETS = (
     "titles",

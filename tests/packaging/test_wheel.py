@@ -1,0 +1,140 @@
+"""The package as a researcher installs it: a wheel in a fresh virtualenv that already holds a
+torch, used from a folder outside the checkout.
+
+Built once per session (sdist + wheel, ``twine check``); the venv gets torch first (standing in
+for the user's own GPU build), then the wheel alone (to see exactly what it adds to
+site-packages), then its ``scoring`` extra. Everything runs through the installed ``biasforge``
+command with a clean environment (no PYTHONPATH, cwd outside the repository), so a data file
+found through ``__file__`` of the checkout, or an import from ``tests/``, would fail here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.becpro.test_english import PUBLISHED_ROWS, read_tsv
+from tests.conftest import run_cli
+from tests.scoring.conftest import (
+    stereoset_items,
+    tiny_models,  # noqa: F401  (fixture)
+    write_release,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+TORCH = "torch==2.13.0"  # the CPU build ./dev installs; in the venv it plays the user's own torch
+
+
+def _run(argv: list, cwd: Path, timeout: int = 900) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    result = subprocess.run(
+        [str(a) for a in argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+    assert result.returncode == 0, f"{argv}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result
+
+
+def _torch_fingerprint(site: Path) -> str:
+    """The installed torch's version and its RECORD (every file with its hash)."""
+    (info,) = site.glob("torch-*.dist-info")
+    return info.name + hashlib.sha256((info / "RECORD").read_bytes()).hexdigest()
+
+
+@dataclass
+class Installed:
+    dist: Path
+    venv: Path
+    site: Path
+    added_by_wheel: set[str]
+    torch_before: str
+    work: Path
+
+    @property
+    def biasforge(self) -> Path:
+        return self.venv / "bin" / "biasforge"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Installed:
+    root = tmp_path_factory.mktemp("wheel")
+    dist, venv, work = root / "dist", root / "venv", root / "work"
+    work.mkdir()
+    _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", dist, REPO], cwd=root)
+    _run([sys.executable, "-m", "twine", "check", "--strict", *sorted(dist.iterdir())], cwd=root)
+    (wheel,) = dist.glob("biasforge-*.whl")
+    _run([sys.executable, "-m", "venv", venv], cwd=root)
+    pip = [venv / "bin" / "python", "-m", "pip", "install", "--quiet"]
+    _run([*pip, TORCH], cwd=root)
+    (site,) = (venv / "lib").glob("python3*/site-packages")
+    before = {p.name for p in site.iterdir()}
+    torch_before = _torch_fingerprint(site)
+    _run([*pip, "--no-deps", wheel], cwd=root)
+    added = {p.name for p in site.iterdir()} - before
+    _run([*pip, f"{wheel}[scoring]"], cwd=root)
+    return Installed(dist, venv, site, added, torch_before, work)
+
+
+def test_the_package_list_names_every_folder_with_an_init(tmp_path):
+    """[tool.setuptools] lists packages by hand (the package-dir mapping needs it): a new
+    subpackage missing from it would be left out of the wheel."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    found = set()
+    for name, folder in config["package-dir"].items():
+        for init in (REPO / folder).rglob("__init__.py"):
+            relative = init.parent.relative_to(REPO / folder)
+            found.add(".".join([name, *relative.parts]))
+    assert set(config["packages"]) == found, sorted(found ^ set(config["packages"]))
+
+
+def test_sdist_and_wheel_build_and_pass_twine(installed):
+    names = sorted(p.name for p in installed.dist.iterdir())
+    assert sorted(n.rsplit(".", 1)[-1] for n in names) == ["gz", "whl"], names
+
+
+def test_the_wheel_adds_one_import_name_and_keeps_the_users_torch(installed):
+    assert installed.added_by_wheel == {"biasforge", "biasforge-0.1.0.dist-info"}
+    assert _torch_fingerprint(installed.site) == installed.torch_before
+    python = installed.venv / "bin" / "python"
+    for generic in ("curation", "annotation", "exports", "scoring"):
+        probe = _run([python, "-c", f"import importlib.util as u; print(u.find_spec('{generic}'))"],
+                     cwd=installed.work)  # fmt: skip
+        assert probe.stdout.strip() == "None", generic
+
+
+def test_installed_command_builds_the_published_english_becpro(installed, tmp_path):
+    _run([installed.biasforge, "--help"], cwd=installed.work)
+    _run([installed.biasforge, "curate", "becpro", "--lang", "en", "--out", "becpro-en"],
+         cwd=installed.work)  # fmt: skip
+    _run([installed.biasforge, "export", "convert", "becpro-en", "--format", "becpro-tsv",
+          "--out", "BEC-Pro_EN.tsv"], cwd=installed.work)  # fmt: skip
+    tsv = installed.work / "BEC-Pro_EN.tsv"
+    rows = read_tsv(tsv)
+    for index, expected in PUBLISHED_ROWS.items():  # copied by hand from the published file
+        assert rows[index + 1] == [str(index), *expected], f"row {index}"
+    run_cli("curate", "becpro", "--lang", "en", "--out", tmp_path / "en")
+    run_cli("export", "convert", tmp_path / "en", "--format", "becpro-tsv", "--out",
+            tmp_path / "checkout.tsv")  # fmt: skip
+    assert tsv.read_bytes() == (tmp_path / "checkout.tsv").read_bytes()
+    manifest = json.loads((installed.work / "becpro-en" / "manifest.json").read_text("utf-8"))
+    assert sorted(i["path"] for i in manifest["inputs"]) == [
+        f"curation/data/becpro/{n}" for n in ("persons.tsv", "professions.tsv", "templates.tsv")
+    ]
+
+
+def test_installed_command_scores_stereoset_with_a_local_model(installed, tiny_models):  # noqa: F811
+    release = write_release(stereoset_items(), installed.work / "rel")
+    out = installed.work / "scores"
+    _run([installed.biasforge, "score", "stereoset", "--dataset", release, "--model",
+          tiny_models["masked"], "--out", out, "--no-progress"], cwd=installed.work)  # fmt: skip
+    (folder,) = [p for p in out.iterdir() if p.is_dir()]
+    predictions = json.loads((folder / "predictions.json").read_text("utf-8"))
+    assert len(predictions["intrasentence"]) == 15 and len(predictions["intersentence"]) == 9
+    assert _torch_fingerprint(installed.site) == installed.torch_before
