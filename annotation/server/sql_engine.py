@@ -348,9 +348,14 @@ def _search(conn, query: _Query, terms, field, offset, limit, user_id):
         if long_terms:
             match = " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms)
             tests.append(f"bf_text MATCH {query.param(match)}")
-        for term in terms:
-            if len(term) < 3:
-                tests.append(f"instr(body, {query.param(term)}) > 0")
+        short_terms = [t for t in terms if len(t) < 3]
+        if short_terms and not long_terms:  # the gram index narrows; instr checks exactly
+            grams = " AND ".join(g for t in short_terms for g in sql_index.gram_tokens(t))
+            tests.append(
+                f"rowid IN (SELECT rowid FROM bf_gram WHERE bf_gram MATCH {query.param(grams)})"
+            )
+        for term in short_terms:
+            tests.append(f"instr(body, {query.param(term)}) > 0")
         if field:
             tests.append(f"field = {query.param(field)}")
         else:

@@ -14,15 +14,20 @@ Argilla's own tables already hold records, responses and suggestions as rows wit
                stored lower-cased by Python, so a query term is a plain case-insensitive
                substring (Chinese included) and accents are kept: ``medico`` does not find
                ``médico``, as with Argilla's Elasticsearch mapping (standard analyzer, no
-               ASCII folding). Terms of 3+ characters use the trigram index; shorter ones (two
-               Chinese characters) are checked by ``instr`` on the rows the others left, or by
-               reading the whole text table when no longer term narrows it (0.13 s at 100k
-               records; an index of 1-2 character grams would remove that scan).
+               ASCII folding). Terms of 3+ characters use the trigram index.
+``bf_gram``    FTS5 (same rowids as ``bf_text``) over the 1- and 2-character grams of each
+               whitespace-separated word, each written as an ASCII token (``u``/``g`` + the
+               UTF-8 hex), which the trigram index cannot answer: a one- or two-character term
+               (母亲, 她) is looked up here, then checked exactly with ``instr``, instead of
+               reading every text row (1M records: 0.32 s → 0.10 s for 母亲).
 ``bf_meta``    one row per metadata value (``pos`` 0 for a scalar, 1.. for list items) with its
                ``str()`` (terms), its ``float()`` (ranges, never for booleans) and its number
                for sorting, indexed by (dataset, property, value).
 
-It also adds an index (dataset, status) to Argilla's ``records`` table, for progress counts.
+It also adds an index (dataset, status) to Argilla's ``records`` table, for progress counts,
+and keeps SQLite's planner statistics fresh (``ANALYZE`` with a sampling limit each time the
+index has doubled): without them the planner guesses that a dataset holds ten records and, at
+1M records, counts a metadata filter by probing every record (0.86 s instead of 0.1 s).
 
 Only the standard library is used: the launcher, the engine (inside the server's event loop,
 through worker threads) and the benchmark all open the database with ``sqlite3`` directly.
@@ -38,7 +43,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SHIFT = 8  # bf_text rowid = n << SHIFT | field slot (0 = all fields joined)
 MAX_FIELD_SLOTS = (1 << SHIFT) - 1
 
@@ -57,6 +62,9 @@ CREATE INDEX IF NOT EXISTS bf_record_queue ON bf_record (dataset_id, rk, rid);
 CREATE INDEX IF NOT EXISTS bf_record_status ON bf_record (dataset_id, status, rk, rid);
 CREATE VIRTUAL TABLE IF NOT EXISTS bf_text USING fts5(
     body, field UNINDEXED, tokenize = 'trigram case_sensitive 1'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS bf_gram USING fts5(
+    grams, detail = none, tokenize = 'ascii'
 );
 CREATE TABLE IF NOT EXISTS bf_meta (
     rid TEXT NOT NULL,
@@ -156,6 +164,29 @@ def text_rows(n: int, fields: dict) -> list[tuple[int, str, str]]:
     return rows
 
 
+def gram_tokens(term: str) -> list[str]:
+    """The ``bf_gram`` tokens a one- or two-character term must match (itself, as a token)."""
+    return [("u" if len(term) == 1 else "g") + term.encode("utf-8").hex()]
+
+
+def grams_of(text: str) -> str:
+    """Every 1- and 2-character gram inside the words of ``text``, as ``bf_gram`` tokens."""
+    tokens = set()
+    for word in text.split():
+        for i, char in enumerate(word):
+            tokens.add("u" + char.encode("utf-8").hex())
+            if i + 1 < len(word):
+                tokens.add("g" + word[i : i + 2].encode("utf-8").hex())
+    return " ".join(tokens)
+
+
+def _delete_text(conn: sqlite3.Connection, n: int) -> None:
+    """Remove a record's rows from the text and gram indexes."""
+    bounds = (n << SHIFT, (n << SHIFT) | MAX_FIELD_SLOTS)
+    conn.execute("DELETE FROM bf_text WHERE rowid BETWEEN ? AND ?", bounds)
+    conn.execute("DELETE FROM bf_gram WHERE rowid BETWEEN ? AND ?", bounds)
+
+
 def meta_rows(rid: str, dataset_id: str, metadata: dict) -> list[tuple]:
     rows = []
     for name, value in (metadata or {}).items():
@@ -184,6 +215,25 @@ def write_records(
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    refresh_statistics(conn)
+
+
+def refresh_statistics(conn: sqlite3.Connection, force: bool = False) -> None:
+    """``ANALYZE`` (sampled, milliseconds) when the index has doubled since the last time.
+
+    ``max(n)`` stands for the index size: it is read from the primary key at no cost, where a
+    ``count(*)`` would cost a scan on every push.
+    """
+    size = conn.execute("SELECT coalesce(max(n), 0) FROM bf_record").fetchone()[0]
+    row = conn.execute("SELECT value FROM bf_index_info WHERE key = 'analyzed_at'").fetchone()
+    last = int(row[0]) if row else 0
+    if not force and (size < 1000 or size < 2 * last):
+        return
+    conn.execute("PRAGMA analysis_limit = 1000")
+    conn.execute("ANALYZE")
+    conn.execute(
+        "INSERT OR REPLACE INTO bf_index_info (key, value) VALUES ('analyzed_at', ?)", (str(size),)
+    )
 
 
 def _write(conn, dataset_id, records) -> None:
@@ -207,14 +257,15 @@ def _write(conn, dataset_id, records) -> None:
     texts, metas = [], []
     for rid, fields, metadata, _, _ in records:
         n = numbers[rid]
-        conn.execute(
-            "DELETE FROM bf_text WHERE rowid BETWEEN ? AND ?",
-            (n << SHIFT, (n << SHIFT) | MAX_FIELD_SLOTS),
-        )
+        _delete_text(conn, n)
         texts.extend(text_rows(n, fields))
         metas.extend(meta_rows(rid, dataset_id, metadata))
     conn.executemany("DELETE FROM bf_meta WHERE rid = ?", [(rid,) for rid in rids])
     conn.executemany("INSERT INTO bf_text (rowid, body, field) VALUES (?, ?, ?)", texts)
+    conn.executemany(
+        "INSERT INTO bf_gram (rowid, grams) VALUES (?, ?)",
+        [(rowid, grams_of(body)) for rowid, body, _ in texts],
+    )
     conn.executemany(
         "INSERT INTO bf_meta (rid, dataset_id, name, pos, sval, nval, snum) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -233,10 +284,7 @@ def delete_records(conn: sqlite3.Connection, rids: Iterable[str]) -> None:
             if row is None:
                 continue
             n = row[0]
-            conn.execute(
-                "DELETE FROM bf_text WHERE rowid BETWEEN ? AND ?",
-                (n << SHIFT, (n << SHIFT) | MAX_FIELD_SLOTS),
-            )
+            _delete_text(conn, n)
             conn.execute("DELETE FROM bf_record WHERE n = ?", (n,))
         conn.executemany("DELETE FROM bf_meta WHERE rid = ?", [(rid,) for rid in rids])
         conn.execute("COMMIT")
@@ -294,7 +342,7 @@ def _drop_outdated(conn: sqlite3.Connection) -> None:
         version = row[0] if row else None
     if version == str(SCHEMA_VERSION):
         return
-    for table in ("bf_text", "bf_meta", "bf_record", "bf_index_info"):
+    for table in ("bf_text", "bf_gram", "bf_meta", "bf_record", "bf_index_info"):
         conn.execute(f"DROP TABLE IF EXISTS {table}")
 
 
@@ -335,7 +383,7 @@ def migrate(path: str | None = None, batch: int = 5000, log=None) -> int:
             done += len(rows)
             if log is not None and rows:
                 log(f"search index: {done} records indexed")
-        conn.execute("PRAGMA optimize")
+        refresh_statistics(conn, force=True)
         return done
     finally:
         conn.close()

@@ -126,7 +126,7 @@ def test_a_data_folder_without_index_is_indexed_at_start(own_server):
         "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'bf_%'"
     ).fetchall():
         db.execute(f'DROP INDEX IF EXISTS "{name}"')
-    for table in ("bf_text", "bf_meta", "bf_record", "bf_index_info"):
+    for table in ("bf_text", "bf_gram", "bf_meta", "bf_record", "bf_index_info"):
         db.execute(f"DROP TABLE IF EXISTS {table}")
     db.commit()
     assert not db.execute("SELECT name FROM sqlite_master WHERE name LIKE 'bf_%'").fetchall()
@@ -146,6 +146,42 @@ def test_a_data_folder_without_index_is_indexed_at_start(own_server):
     assert found("mère") == ["b0"]
     assert found("足球") == ["b1"]
     assert found("etxe") == ["b2"]
+    assert found("亲") == ["b1"]  # the gram index is rebuilt too
     db = sqlite3.connect(own_server.data_dir / "argilla.db")
     assert db.execute("SELECT count(*) FROM bf_record").fetchone()[0] >= 3
     db.close()
+
+
+def test_planner_statistics_follow_the_index_as_it_grows(tmp_path):
+    """Without statistics SQLite guesses ten rows per dataset and counts a metadata filter by
+    probing every record; the index refreshes them (sampled ANALYZE) each time it doubles."""
+    from biasforge.annotation.server import sql_index
+
+    conn = sql_index.connect(str(tmp_path / "index.sqlite"))
+    conn.execute("CREATE TABLE records (id TEXT, dataset_id TEXT, status TEXT)")
+    sql_index.ensure_schema(conn)
+
+    def add(start: int, stop: int) -> None:
+        sql_index.write_records(conn, "ds", [
+            (f"{i:032x}", {"text": f"母亲 {i}"}, {"topic": f"t{i % 20}"},
+             f"2026-01-01 00:00:{i // 1000:02d}.{i % 1000:06d}", "pending")
+            for i in range(start, stop)
+        ])  # fmt: skip
+
+    def analyzed() -> int | None:
+        row = conn.execute("SELECT value FROM bf_index_info WHERE key = 'analyzed_at'").fetchone()
+        return int(row[0]) if row else None
+
+    add(0, 900)
+    assert analyzed() is None  # too small to matter
+    add(900, 1500)
+    assert analyzed() == 1500
+    assert conn.execute("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'bf_meta'").fetchone()[0]
+    add(1500, 2500)
+    assert analyzed() == 1500  # not doubled yet
+    add(2500, 3100)
+    assert analyzed() == 3100
+    grams = conn.execute(
+        "SELECT count(*) FROM bf_gram WHERE bf_gram MATCH ?", sql_index.gram_tokens("母亲")
+    ).fetchone()[0]
+    assert grams == 3100

@@ -245,6 +245,10 @@ def test_chinese_substrings_of_any_length(multi):
     assert sorted(search(multi, text("球"))) == ["m1", "m3"]
     assert search(multi, text("母亲 足球")) == ["m1"]  # every term
     assert search(multi, text("医院工")) == ["m2"]
+    assert search(multi, text("母 球")) == ["m1"]  # one-character terms, both required
+    assert sorted(search(multi, text("亲", field="text"))) == ["m1", "m2"]
+    assert search(multi, text("亲", field="note")) == []  # the field restriction still holds
+    assert sorted(search(multi, text("MÉ"))) == ["m4", "m5"]  # médico, médecin (not mère)
 
 
 def test_accents_are_kept_case_is_not(multi):
@@ -371,6 +375,9 @@ def test_the_index_follows_updates_and_deletions(server):
     topic = {"entity": "metadata", "metadata_property": "topic"}
     assert search(engine, text("alpha")) == []
     assert search(engine, text("epsilon")) == ["u1"]
+    assert search(engine, text("al")) == []  # the 1-2 character gram index follows upserts too
+    assert search(engine, text("ze")) == ["u1"]
+    assert search(engine, text("z")) == ["u1"]
     assert search(engine, terms(topic, ["b"])) == ["u1"]
     # PATCH one record's metadata
     api.patch(
@@ -382,4 +389,5 @@ def test_the_index_follows_updates_and_deletions(server):
         f"/api/v1/datasets/{dataset.id}/records", params={"ids": engine[2]["u1"]}
     ).raise_for_status()
     assert search(engine, text("epsilon")) == []
+    assert search(engine, text("ze")) == []
     assert search(engine, terms(topic, ["b"])) == ["u2"]
