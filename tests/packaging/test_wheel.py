@@ -30,6 +30,9 @@ from tests.scoring.conftest import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
+#: sha256 of the published BEC-Pro_EN.tsv (Bartl et al. 2020), checked against the published
+#: file when the English pipeline was first built (see tests/becpro/test_english.py for rows)
+PUBLISHED_SHA256 = "228b44c62d7830fec13a1eee52bbe8afff82be455abb9d8a07c17d9d0b48e20f"
 TORCH = "torch==2.13.0"  # the CPU build ./dev installs; in the venv it plays the user's own torch
 
 
@@ -123,6 +126,7 @@ def test_installed_command_builds_the_published_english_becpro(installed, tmp_pa
     run_cli("export", "convert", tmp_path / "en", "--format", "becpro-tsv", "--out",
             tmp_path / "checkout.tsv")  # fmt: skip
     assert tsv.read_bytes() == (tmp_path / "checkout.tsv").read_bytes()
+    assert hashlib.sha256(tsv.read_bytes()).hexdigest() == PUBLISHED_SHA256
     manifest = json.loads((installed.work / "becpro-en" / "manifest.json").read_text("utf-8"))
     assert sorted(i["path"] for i in manifest["inputs"]) == [
         f"curation/data/becpro/{n}" for n in ("persons.tsv", "professions.tsv", "templates.tsv")
