@@ -10,9 +10,7 @@ translated: no engine, no key, no memory — the English baseline.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,16 +22,15 @@ from biasforge.curation.crowspairs import align, audit
 from biasforge.curation.crowspairs.checks import post_translation_checks
 from biasforge.curation.crowspairs.report import render_report
 from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
-from biasforge.curation.stereoset.same_language import PassThrough, pass_through
 from biasforge.curation.translation.base import Translator
-from biasforge.curation.translation.engines import check_translator_name, make_translator
 from biasforge.curation.translation.runner import (
     Outcome,
-    RetryPolicy,
     RunStats,
     Unit,
     translate_units,
 )
+from biasforge.curation.translation.same_language import pass_through
+from biasforge.curation.translation.settings import TranslationSettings
 from biasforge.errors import BiasforgeError
 from biasforge.families.crowspairs import SCHEMA, as_spans, differing_spans
 from biasforge.files import stable_id
@@ -44,53 +41,16 @@ COLUMNS = SCHEMA.names
 
 
 @dataclass(frozen=True)
-class Options:
-    """Everything one CrowS-Pairs run depends on; languages are lower-cased on creation."""
+class Options(TranslationSettings):
+    """Everything one CrowS-Pairs run depends on: the shared translation settings (languages,
+    engine, glossary, memory, retries) plus CrowS-Pairs' own."""
 
-    lang: str = "fr"
-    source_lang: str = "en"
     #: a CrowS-Pairs CSV/TSV (original or revised layout); default: the bundled 100-pair sample
     source: str = str(BUNDLED_SAMPLE)
     limit: int | None = None
     #: TSV ``bias_type<TAB>words`` of group words; None: the bundled one
     group_words: Path | None = None
-    translator: str = "deepl"
-    server_url: str | None = None
-    formality: str | None = None
-    glossary: Path | None = None
-    memory: Path | None = None
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
     progress: bool = True
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "lang", self.lang.lower())
-        object.__setattr__(self, "source_lang", self.source_lang.lower())
-        check_translator_name(self.translator)
-
-    @property
-    def same_language(self) -> bool:
-        return self.lang == self.source_lang
-
-
-@contextmanager
-def _engine(
-    options: Options, translator: Translator | None, memory: TranslationMemory | None
-) -> Iterator[tuple[Translator, TranslationMemory | None]]:
-    """Pass-through and no memory for a same-language run; else the given or named ones."""
-    if options.same_language:
-        yield PassThrough(), None
-        return
-    translator = translator or make_translator(
-        options.translator,
-        server_url=options.server_url,
-        formality=options.formality,
-        glossary=options.glossary,
-    )
-    if memory is not None:
-        yield translator, memory
-        return
-    with TranslationMemory(options.memory) as own:
-        yield translator, own
 
 
 def _units(kept: pd.DataFrame) -> list[tuple[Unit, Unit, int, int]]:
@@ -232,7 +192,7 @@ def curate(
     words = audit.read_group_words(options.group_words)
     audited = run_checks(pairs, audit.audit_checks(words))
     langs = (options.source_lang, options.lang)
-    with _engine(options, translator, memory) as (translator, memory):
+    with options.engine(translator, memory) as (translator, memory):
         units = _units(audited.kept)
         outcomes, tstats = _translate(
             [u for four in units for u in four[:2]], options, translator, memory

@@ -11,15 +11,13 @@ optional ready translator and memory; without them the translator is built from 
 :mod:`biasforge.curation.translation.engines` and the memory opened at ``Options.memory``. When ``lang`` is
 the source language (``Options(lang="en")``), nothing is translated: the audit, structure checks
 and flags run on the source texts, with no engine, no key and no memory
-(:mod:`biasforge.curation.stereoset.same_language`).
+(:mod:`biasforge.curation.translation.same_language`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,25 +28,23 @@ from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.curation.checks import CheckResult, CheckStats, run_checks
 from biasforge.curation.stereoset import adapt, align, audit
 from biasforge.curation.stereoset.report import render_report
-from biasforge.curation.stereoset.same_language import PassThrough, pass_through
 from biasforge.curation.stereoset.schema import COLUMNS, SCHEMA
 from biasforge.curation.stereoset.source import BUNDLED_SAMPLE, load_source
 from biasforge.curation.translation.base import Translator
 from biasforge.curation.translation.engines import (
-    check_translator_name,
-    make_translator,
     quota_note,
 )
 from biasforge.curation.translation.runner import (
     DEFAULT_PRICE_PER_MILLION,
     Outcome,
     Plan,
-    RetryPolicy,
     RunStats,
     Unit,
     translate_units,
 )
 from biasforge.curation.translation.runner import plan as plan_units
+from biasforge.curation.translation.same_language import pass_through
+from biasforge.curation.translation.settings import TranslationSettings
 from biasforge.errors import BiasforgeError
 from biasforge.files import stable_id
 from biasforge.translation_memory import TranslationMemory
@@ -59,12 +55,10 @@ SOURCE_LANG = "en"
 
 
 @dataclass(frozen=True)
-class Options:
-    """Everything one StereoSet run depends on; ``lang`` is lower-cased on creation."""
+class Options(TranslationSettings):
+    """Everything one StereoSet run depends on: the shared translation settings (languages,
+    engine, glossary, memory, retries) plus StereoSet's own."""
 
-    lang: str = "fr"
-    #: the source's language; equal to ``lang``, the run translates nothing
-    source_lang: str = SOURCE_LANG
     #: official JSON, flattened JSONL or a hub id; default: the bundled 205-item sample
     source: str = str(BUNDLED_SAMPLE)
     hf_split: str = "validation"
@@ -73,39 +67,13 @@ class Options:
     synonyms: Path | None = None
     #: TSV of words with no exact translation; None: the bundled one
     lexicon: Path | None = None
-    #: engine name and its settings (see :mod:`biasforge.curation.translation.engines`)
-    translator: str = "deepl"
-    server_url: str | None = None
-    formality: str | None = None
-    #: TSV ``source<TAB>target`` of fixed term translations
-    glossary: Path | None = None
-    #: translation memory file; None: ``$BIASFORGE_HOME/translation-memory.sqlite``
-    memory: Path | None = None
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
     price_per_million: float = DEFAULT_PRICE_PER_MILLION
     progress: bool = True
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "lang", self.lang.lower())
-        object.__setattr__(self, "source_lang", self.source_lang.lower())
-        check_translator_name(self.translator)
-        if self.retry.attempts < 1:
-            raise BiasforgeError("--retries must be at least 1")
-
-    @property
-    def same_language(self) -> bool:
-        """The target is the source language: curate without translating."""
-        return self.lang == self.source_lang
 
 
 def translator_for(options: Options) -> Translator:
     """The translator ``options`` name (DeepL: key from ``DEEPL_AUTH_KEY``, used lazily)."""
-    return make_translator(
-        options.translator,
-        server_url=options.server_url,
-        formality=options.formality,
-        glossary=options.glossary,
-    )
+    return options.make_translator()
 
 
 @dataclass
@@ -399,25 +367,6 @@ def load_and_audit(options: Options) -> Audited:
     return Audited(items, kind, audited, units, steps, lexicon)
 
 
-@contextmanager
-def _engine(
-    options: Options, translator: Translator | None, memory: TranslationMemory | None
-) -> Iterator[tuple[Translator, TranslationMemory]]:
-    """The given translator and memory, or the ones ``options`` name (memory closed after).
-
-    A same-language run gets the pass-through engine and no memory: nothing to pay for, and
-    the user's memory is neither read nor written."""
-    if options.same_language:
-        yield PassThrough(), None
-        return
-    translator = translator or translator_for(options)
-    if memory is not None:
-        yield translator, memory
-        return
-    with TranslationMemory(options.memory) as own:
-        yield translator, own
-
-
 def dry_run(
     options: Options,
     *,
@@ -426,7 +375,7 @@ def dry_run(
 ) -> DryRun:
     """What a run would send and cost, from the audit and the memory; nothing is translated
     (with a DeepL key, the account's usage is read to say whether the run fits the quota)."""
-    with _engine(options, translator, memory) as (translator, memory):
+    with options.engine(translator, memory) as (translator, memory):
         audited = load_and_audit(options)
         if memory is None:  # same language: nothing to send
             units = list(dict.fromkeys(audited.all_units()))
@@ -459,7 +408,7 @@ def curate(
     Items that could not be translated (quota, network) are in ``rejected.parquet`` and counted
     in ``stats["translation_failed"]``; a rerun sends only them.
     """
-    with _engine(options, translator, memory) as (translator, memory):
+    with options.engine(translator, memory) as (translator, memory):
         audited = load_and_audit(options)
         kept_en, steps = audited.result.kept, audited.steps
         langs = (options.source_lang, options.lang)

@@ -1,6 +1,6 @@
-"""Curating StereoSet in its own language: the audit, structure checks and flags, no engine.
+"""Curating a family in its own language (StereoSet-en, CrowS-Pairs-en): no engine, no memory.
 
-The French paper's central comparison is English against French on the same models, so the
+The French StereoSet paper compares English with French on the same models, so the
 English source must go through the same pipeline as a translation (audit, structure checks,
 flags, run directory, release) to be released and scored the same way. When the target
 language is the source language nothing is sent and nothing is read from or written to the

@@ -1,0 +1,77 @@
+"""The translation settings every translated family shares, and the engine they name.
+
+StereoSet and CrowS-Pairs runs are described by an ``Options`` that extends
+:class:`TranslationSettings`: the languages, the engine and its settings, the translation
+memory and the retry policy are declared, validated and turned into an engine once, here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from biasforge.curation.translation.base import Translator
+from biasforge.curation.translation.engines import check_translator_name, make_translator
+from biasforge.curation.translation.runner import RetryPolicy
+from biasforge.curation.translation.same_language import PassThrough
+from biasforge.errors import BiasforgeError
+from biasforge.translation_memory import TranslationMemory
+
+
+@dataclass(frozen=True)
+class TranslationSettings:
+    """Languages (lower-cased on creation), engine, glossary, memory and retries of a run."""
+
+    lang: str = "fr"
+    #: the source's language; equal to ``lang``, the run translates nothing
+    source_lang: str = "en"
+    #: engine name and its settings (see :mod:`biasforge.curation.translation.engines`)
+    translator: str = "deepl"
+    server_url: str | None = None
+    formality: str | None = None
+    #: TSV ``source<TAB>target`` of fixed term translations
+    glossary: Path | None = None
+    #: translation memory file; None: ``$BIASFORGE_HOME/translation-memory.sqlite``
+    memory: Path | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lang", self.lang.lower())
+        object.__setattr__(self, "source_lang", self.source_lang.lower())
+        check_translator_name(self.translator)
+        if self.retry.attempts < 1:
+            raise BiasforgeError("--retries must be at least 1")
+
+    @property
+    def same_language(self) -> bool:
+        """The target is the source language: curate without translating."""
+        return self.lang == self.source_lang
+
+    def make_translator(self) -> Translator:
+        """The engine these settings name (DeepL: key from ``DEEPL_AUTH_KEY``, used lazily)."""
+        return make_translator(
+            self.translator,
+            server_url=self.server_url,
+            formality=self.formality,
+            glossary=self.glossary,
+        )
+
+    @contextmanager
+    def engine(
+        self, translator: Translator | None = None, memory: TranslationMemory | None = None
+    ) -> Iterator[tuple[Translator, TranslationMemory | None]]:
+        """The given translator and memory, or the ones named here (memory closed after).
+
+        A same-language run gets the pass-through engine and no memory: nothing to pay for,
+        and the user's memory is neither read nor written."""
+        if self.same_language:
+            yield PassThrough(), None
+            return
+        translator = translator or self.make_translator()
+        if memory is not None:
+            yield translator, memory
+            return
+        with TranslationMemory(self.memory) as own:
+            yield translator, own
