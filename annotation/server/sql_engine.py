@@ -154,6 +154,7 @@ class _Query:
         self.params: dict[str, Any] = {"ds": dataset_id}
         self.where: list[str] = ["b.dataset_id = :ds"]
         self.needs_records = False  # a filter or sort on a column bf_record does not copy
+        self.metadata_sets: list[str] = []  # the rid sets of metadata filters, as SELECTs
         self.order: list[str] = []
         self._n = 0
 
@@ -180,10 +181,14 @@ class _Query:
                 test = f"sval IN {values}"
             else:
                 test = self._range("nval", filter_)
-            return (
-                "b.rid IN (SELECT rid FROM bf_meta WHERE dataset_id = :ds "
-                f"AND name = {name} AND {test})"
+            matching = (
+                f"SELECT rid FROM bf_meta WHERE dataset_id = :ds AND name = {name} AND {test}"
             )
+            self.metadata_sets.append(matching)
+            # "+b.rid": walk the order (or queue) index and probe the matching set, so a page
+            # costs at most one pass over the dataset's index whatever the filter keeps; the
+            # rid index would sort every match first (1M records, 50 % kept: ~1 s)
+            return f"+b.rid IN ({matching})"
         if isinstance(scope, SuggestionFilterScope):
             question = self.param(scope.question)
             column = scope.property
@@ -374,7 +379,12 @@ def _search(conn, query: _Query, terms, field, offset, limit, user_id):
         source += "JOIN records r ON r.id = b.rid "
     where = " AND ".join(query.where)
     params = query.params
-    total = conn.execute(f"SELECT count(*) FROM {source} WHERE {where}", params).fetchone()[0]
+    if not terms and len(query.where) == 2 and len(query.metadata_sets) == 1:
+        # one metadata filter alone: counted inside its own index (1M records: 6 ms)
+        count = f"SELECT count(*) FROM (SELECT DISTINCT rid FROM ({query.metadata_sets[0]}))"
+    else:
+        count = f"SELECT count(*) FROM {source} WHERE {where}"
+    total = conn.execute(count, params).fetchone()[0]
 
     def page(extra_where: str, order: list[str], offset: int, limit: int) -> list:
         return conn.execute(

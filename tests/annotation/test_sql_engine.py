@@ -391,3 +391,48 @@ def test_the_index_follows_updates_and_deletions(server):
     assert search(engine, text("epsilon")) == []
     assert search(engine, text("ze")) == []
     assert search(engine, terms(topic, ["b"])) == ["u2"]
+
+
+def test_totals_count_each_record_once_whatever_the_plan(server):
+    """A list-valued metadata property matches a record through several values: the total
+    (counted from the metadata index when the filter stands alone, from the records when it is
+    combined) still counts the record once, and pages hold what the total says."""
+    import argilla as rg
+
+    connection = find_server(server.data_dir)
+    rg_client = client(connection)
+    settings = rg.Settings(
+        fields=[rg.TextField(name="text")],
+        questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
+        metadata=[rg.TermsMetadataProperty(name="tags")],
+    )
+    tags = {"t1": ["a", "b"], "t2": ["a"], "t3": ["c"], "t4": ["b", "c"], "t5": ["a", "b", "c"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dataset = rg.Dataset(
+            name="engine-totals", workspace=connection.workspace, settings=settings,
+            client=rg_client,
+        ).create()  # fmt: skip
+        dataset.records.log(
+            [
+                rg.Record(id=rid, fields={"text": f"record {rid} 母亲"}, metadata={"tags": value})
+                for rid, value in tags.items()
+            ]
+        )
+    api = httpx.Client(
+        base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=60
+    )
+    scope = {"entity": "metadata", "metadata_property": "tags"}
+
+    def total_and_ids(body: dict, **params) -> tuple[int, list[str]]:
+        result = api.post(f"/api/v1/datasets/{dataset.id}/records/search", json=body,
+                          params=params)  # fmt: skip
+        assert result.status_code == 200, result.text
+        data = result.json()
+        return data["total"], sorted(item["record"]["external_id"] for item in data["items"])
+
+    alone = terms(scope, ["a", "b"])
+    assert total_and_ids(alone) == (4, ["t1", "t2", "t4", "t5"])
+    assert total_and_ids(alone, limit=2)[0] == 4
+    assert total_and_ids({**alone, **text("母亲")}) == (4, ["t1", "t2", "t4", "t5"])
+    assert total_and_ids({**terms(scope, ["c"]), **text("t3")}) == (1, ["t3"])
