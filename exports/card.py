@@ -299,10 +299,14 @@ def card_body(
     loading = "\n".join(
         [
             "```python",
+            "import tempfile",
+            "",
             "from datasets import load_dataset",
             "",
-            "# a local copy of this folder",
-            f'ds = load_dataset("releases/{name}/{version}", name="{first}", split="{SPLIT}")',
+            "# a local copy of this folder (datasets caches a local folder by its name and",
+            "# config, so a fresh cache_dir keeps two different copies of one version apart)",
+            f'ds = load_dataset("releases/{name}/{version}", name="{first}", split="{SPLIT}",',
+            "                  cache_dir=tempfile.mkdtemp())",
             "# the Hub (each version is a tag)",
             f'ds = load_dataset("{repo}", name="{first}", split="{SPLIT}", revision="{version}")',
             "```",
