@@ -82,6 +82,30 @@ def terms(entity: dict, values: list[str]) -> dict:
     return {"filters": {"and": [{"type": "terms", "scope": entity, "values": values}]}}
 
 
+def text_dataset(server, name: str, metadata: str, records: list) -> tuple[httpx.Client, object]:
+    """A dataset of one text field, one label question and one terms property, holding
+    ``records`` (built by the caller with ``rg.Record``); returns the owner's API client too."""
+    import argilla as rg
+
+    connection = find_server(server.data_dir)
+    settings = rg.Settings(
+        fields=[rg.TextField(name="text")],
+        questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
+        metadata=[rg.TermsMetadataProperty(name=metadata)],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dataset = rg.Dataset(
+            name=name, workspace=connection.workspace, settings=settings,
+            client=client(connection),
+        ).create()  # fmt: skip
+        dataset.records.log(records)
+    api = httpx.Client(
+        base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=60
+    )
+    return api, dataset
+
+
 def test_suggestion_filters(engine_dataset):
     got = search(
         engine_dataset,
@@ -342,32 +366,16 @@ def test_queue_pages_are_stable_disjoint_and_complete(multi):
 def test_the_index_follows_updates_and_deletions(server):
     import argilla as rg
 
-    connection = find_server(server.data_dir)
-    rg_client = client(connection)
-    settings = rg.Settings(
-        fields=[rg.TextField(name="text")],
-        questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
-        metadata=[rg.TermsMetadataProperty(name="topic")],
-    )
+    api, dataset = text_dataset(server, "engine-updates", "topic", [
+        rg.Record(id="u1", fields={"text": "alpha beta"}, metadata={"topic": "a"}),
+        rg.Record(id="u2", fields={"text": "gamma delta"}, metadata={"topic": "a"}),
+    ])  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        dataset = rg.Dataset(
-            name="engine-updates", workspace=connection.workspace, settings=settings,
-            client=rg_client,
-        ).create()  # fmt: skip
-        dataset.records.log(
-            [
-                rg.Record(id="u1", fields={"text": "alpha beta"}, metadata={"topic": "a"}),
-                rg.Record(id="u2", fields={"text": "gamma delta"}, metadata={"topic": "a"}),
-            ]
-        )
         # upsert: new text and metadata for u1
         dataset.records.log(
             [rg.Record(id="u1", fields={"text": "epsilon zeta"}, metadata={"topic": "b"})]
         )
-    api = httpx.Client(
-        base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=60
-    )
     engine = (api, str(dataset.id), {
         r["external_id"]: r["id"]
         for r in api.get(f"/api/v1/datasets/{dataset.id}/records").json()["items"]
@@ -399,29 +407,11 @@ def test_totals_count_each_record_once_whatever_the_plan(server):
     combined) still counts the record once, and pages hold what the total says."""
     import argilla as rg
 
-    connection = find_server(server.data_dir)
-    rg_client = client(connection)
-    settings = rg.Settings(
-        fields=[rg.TextField(name="text")],
-        questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
-        metadata=[rg.TermsMetadataProperty(name="tags")],
-    )
     tags = {"t1": ["a", "b"], "t2": ["a"], "t3": ["c"], "t4": ["b", "c"], "t5": ["a", "b", "c"]}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        dataset = rg.Dataset(
-            name="engine-totals", workspace=connection.workspace, settings=settings,
-            client=rg_client,
-        ).create()  # fmt: skip
-        dataset.records.log(
-            [
-                rg.Record(id=rid, fields={"text": f"record {rid} 母亲"}, metadata={"tags": value})
-                for rid, value in tags.items()
-            ]
-        )
-    api = httpx.Client(
-        base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=60
-    )
+    api, dataset = text_dataset(server, "engine-totals", "tags", [
+        rg.Record(id=rid, fields={"text": f"record {rid} 母亲"}, metadata={"tags": value})
+        for rid, value in tags.items()
+    ])  # fmt: skip
     scope = {"entity": "metadata", "metadata_property": "tags"}
 
     def total_and_ids(body: dict, **params) -> tuple[int, list[str]]:
