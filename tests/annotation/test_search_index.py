@@ -185,3 +185,37 @@ def test_planner_statistics_follow_the_index_as_it_grows(tmp_path):
         "SELECT count(*) FROM bf_gram WHERE bf_gram MATCH ?", sql_index.gram_tokens("母亲")
     ).fetchone()[0]
     assert grams == 3100
+
+
+def test_the_gram_index_forgets_replaced_and_deleted_text(tmp_path):
+    """``bf_gram`` keeps no text of its own: an upsert or a deletion must remove exactly the
+    grams the old text gave (a stale entry would not show in results, which instr re-checks,
+    but would make every later lookup read more)."""
+    from biasforge.annotation.server import sql_index
+
+    conn = sql_index.connect(str(tmp_path / "index.sqlite"))
+    conn.execute("CREATE TABLE records (id TEXT, dataset_id TEXT, status TEXT)")
+    sql_index.ensure_schema(conn)
+    when = "2026-01-01 00:00:00.000000"
+
+    def write(rid: str, fields: dict) -> None:
+        sql_index.write_records(conn, "ds", [(rid, fields, {}, when, "pending")])
+
+    def rows_with(term: str) -> int:
+        (token,) = sql_index.gram_tokens(term)
+        return conn.execute(
+            "SELECT count(*) FROM bf_gram WHERE bf_gram MATCH ?", (token,)
+        ).fetchone()[0]
+
+    write("a" * 32, {"text": "母亲 喜欢", "note": "她"})  # joined row + one row per field
+    write("b" * 32, {"text": "母亲"})
+    assert (rows_with("母亲"), rows_with("她"), rows_with("亲")) == (3, 2, 3)
+    write("a" * 32, {"text": "父亲", "note": "他"})  # upsert: new text
+    assert (rows_with("母亲"), rows_with("她"), rows_with("父亲"), rows_with("亲")) == (1, 0, 2, 3)
+    sql_index.delete_records(conn, ["b" * 32])
+    assert (rows_with("母亲"), rows_with("亲")) == (0, 2)
+    sql_index.delete_records(conn, ["a" * 32])
+    assert (
+        conn.execute("SELECT count(*) FROM bf_gram WHERE bf_gram MATCH 'u' || '*'").fetchone()[0]
+        == 0
+    )
