@@ -27,9 +27,7 @@ from biasforge.curation.translation.runner import (
     Outcome,
     RunStats,
     Unit,
-    translate_units,
 )
-from biasforge.curation.translation.same_language import pass_through
 from biasforge.curation.translation.settings import TranslationSettings
 from biasforge.errors import BiasforgeError
 from biasforge.families.crowspairs import SCHEMA, as_spans, differing_spans
@@ -85,6 +83,25 @@ def _pair(row: Any, got: tuple[Outcome, Outcome], tags: tuple[int, int], preferr
             "sent_more": more, "sent_less": less}  # fmt: skip
 
 
+def _envelope(row: Any, langs: tuple[str, str], more: str, less: str) -> dict[str, Any]:
+    """The columns a candidate and a rejected pair share: ids, languages, the source, labels,
+    and the spans where ``more`` and ``less`` (the pair as it will be stored) differ."""
+    source_lang, lang = langs
+    spans_more, spans_less = differing_spans(more, less)
+    return {
+        "id": stable_id(FAMILY, lang, row.source_id),
+        "family": FAMILY,
+        "language": lang,
+        "source_id": row.source_id,
+        "source_language": source_lang,
+        "source_text": row.sent_more,
+        "stereo_antistereo": row.stereo_antistereo,
+        "bias_type": row.bias_type,
+        "more_spans": as_spans(spans_more),
+        "less_spans": as_spans(spans_less),
+    }
+
+
 def _rows(
     kept: pd.DataFrame,
     outcomes: dict[Unit, Outcome],
@@ -94,7 +111,6 @@ def _rows(
     langs: tuple[str, str],
 ) -> pd.DataFrame:
     """Candidate rows (translated, or the source itself when ``translation`` is None)."""
-    source_lang, lang = langs
     rows = []
     for row, (u_more, u_less, n_more, n_less) in zip(
         kept.itertuples(index=False), units, strict=True
@@ -105,19 +121,9 @@ def _rows(
                     "sent_more": row.sent_more, "sent_less": row.sent_less}  # fmt: skip
         else:
             pair = _pair(row, got, (n_more, n_less), preferred)
-        spans_more, spans_less = differing_spans(pair["sent_more"], pair["sent_less"])
         rows.append(
             {
-                "id": stable_id(FAMILY, lang, row.source_id),
-                "family": FAMILY,
-                "language": lang,
-                "source_id": row.source_id,
-                "source_language": source_lang,
-                "source_text": row.sent_more,
-                "stereo_antistereo": row.stereo_antistereo,
-                "bias_type": row.bias_type,
-                "more_spans": as_spans(spans_more),
-                "less_spans": as_spans(spans_less),
+                **_envelope(row, langs, pair["sent_more"], pair["sent_less"]),
                 "source_sent_more": row.sent_more if translation else None,
                 "source_sent_less": row.sent_less if translation else None,
                 "translation": {**translation, "cache_hit": all(o.cache_hit for o in got)}
@@ -131,50 +137,22 @@ def _rows(
 
 def _source_rows(rejected: pd.DataFrame, langs: tuple[str, str]) -> pd.DataFrame:
     """Pairs the audit rejected, in the candidate columns (source texts)."""
-    source_lang, lang = langs
-    rows = []
-    for row in rejected.itertuples(index=False):
-        spans_more, spans_less = differing_spans(row.sent_more, row.sent_less)
-        rows.append(
-            {
-                "id": stable_id(FAMILY, lang, row.source_id),
-                "family": FAMILY,
-                "language": lang,
-                "source_id": row.source_id,
-                "source_language": source_lang,
-                "source_text": row.sent_more,
-                "sent_more": row.sent_more,
-                "sent_less": row.sent_less,
-                "stereo_antistereo": row.stereo_antistereo,
-                "bias_type": row.bias_type,
-                "more_spans": as_spans(spans_more),
-                "less_spans": as_spans(spans_less),
-                "checks": row.checks,
-                "needs_review": row.needs_review,
-                "review_reasons": row.review_reasons,
-                "source_sent_more": None,
-                "source_sent_less": None,
-                "translation": None,
-                "reasons": row.reasons,
-            }
-        )
+    rows = [
+        {
+            **_envelope(row, langs, row.sent_more, row.sent_less),
+            "sent_more": row.sent_more,
+            "sent_less": row.sent_less,
+            "checks": row.checks,
+            "needs_review": row.needs_review,
+            "review_reasons": row.review_reasons,
+            "source_sent_more": None,
+            "source_sent_less": None,
+            "translation": None,
+            "reasons": row.reasons,
+        }
+        for row in rejected.itertuples(index=False)
+    ]
     return pd.DataFrame(rows, columns=[*COLUMNS, "reasons"])
-
-
-def _translate(
-    units: list[Unit], options: Options, translator: Translator, memory: TranslationMemory | None
-) -> tuple[dict[Unit, Outcome], RunStats]:
-    if memory is None:
-        return pass_through(units)
-    return translate_units(
-        units,
-        translator,
-        memory,
-        source=options.source_lang,
-        target=options.lang,
-        retry=options.retry,
-        progress=options.progress,
-    )
 
 
 def curate(
@@ -194,8 +172,8 @@ def curate(
     langs = (options.source_lang, options.lang)
     with options.engine(translator, memory) as (translator, memory):
         units = _units(audited.kept)
-        outcomes, tstats = _translate(
-            [u for four in units for u in four[:2]], options, translator, memory
+        outcomes, tstats = options.translate(
+            [u for four in units for u in four[:2]], translator, memory, progress=options.progress
         )
         if tstats.fatal:
             raise BiasforgeError(f"{tstats.fatal.splitlines()[0]}; no run was written")

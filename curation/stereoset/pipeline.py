@@ -40,10 +40,8 @@ from biasforge.curation.translation.runner import (
     Plan,
     RunStats,
     Unit,
-    translate_units,
 )
 from biasforge.curation.translation.runner import plan as plan_units
-from biasforge.curation.translation.same_language import pass_through
 from biasforge.curation.translation.settings import TranslationSettings
 from biasforge.errors import BiasforgeError
 from biasforge.files import stable_id
@@ -69,11 +67,6 @@ class Options(TranslationSettings):
     lexicon: Path | None = None
     price_per_million: float = DEFAULT_PRICE_PER_MILLION
     progress: bool = True
-
-
-def translator_for(options: Options) -> Translator:
-    """The translator ``options`` name (DeepL: key from ``DEEPL_AUTH_KEY``, used lazily)."""
-    return options.make_translator()
 
 
 @dataclass
@@ -413,7 +406,9 @@ def curate(
         kept_en, steps = audited.result.kept, audited.steps
         langs = (options.source_lang, options.lang)
         started = time.perf_counter()
-        outcomes, tstats = _translate(audited.all_units(), options, translator, memory)
+        outcomes, tstats = options.translate(
+            audited.all_units(), translator, memory, progress=options.progress
+        )
         _step(steps, "translate", started, len(kept_en))
         _stop_if_fatal(tstats)
         started = time.perf_counter()
@@ -442,24 +437,6 @@ def curate(
     )
     _step(steps, "write_run", started, len(audited.items))
     return run
-
-
-def _translate(
-    units: list[Unit], options: Options, translator: Translator, memory: TranslationMemory | None
-) -> tuple[dict[Unit, Outcome], RunStats]:
-    """Every unit's translation: through the memory and the engine, or (no memory: a
-    same-language run) the source text itself."""
-    if memory is None:
-        return pass_through(units)
-    return translate_units(
-        units,
-        translator,
-        memory,
-        source=options.source_lang,
-        target=options.lang,
-        retry=options.retry,
-        progress=options.progress,
-    )
 
 
 def _stop_if_fatal(tstats: RunStats) -> None:
@@ -563,4 +540,4 @@ def _stats(
     }
 
 
-__all__ = ["CheckStats", "DryRun", "Options", "curate", "dry_run", "translator_for"]
+__all__ = ["CheckStats", "DryRun", "Options", "curate", "dry_run"]

@@ -14,8 +14,14 @@ from pathlib import Path
 
 from biasforge.curation.translation.base import Translator
 from biasforge.curation.translation.engines import check_translator_name, make_translator
-from biasforge.curation.translation.runner import RetryPolicy
-from biasforge.curation.translation.same_language import PassThrough
+from biasforge.curation.translation.runner import (
+    Outcome,
+    RetryPolicy,
+    RunStats,
+    Unit,
+    translate_units,
+)
+from biasforge.curation.translation.same_language import PassThrough, pass_through
 from biasforge.errors import BiasforgeError
 from biasforge.translation_memory import TranslationMemory
 
@@ -75,3 +81,25 @@ class TranslationSettings:
             return
         with TranslationMemory(self.memory) as own:
             yield translator, own
+
+    def translate(
+        self,
+        units: list[Unit],
+        translator: Translator,
+        memory: TranslationMemory | None,
+        *,
+        progress: bool = True,
+    ) -> tuple[dict[Unit, Outcome], RunStats]:
+        """Every unit's translation: through the memory and the engine, or (no memory: a
+        same-language run, see :meth:`engine`) the source text itself."""
+        if memory is None:
+            return pass_through(units)
+        return translate_units(
+            units,
+            translator,
+            memory,
+            source=self.source_lang,
+            target=self.lang,
+            retry=self.retry,
+            progress=progress,
+        )
