@@ -9,13 +9,14 @@ beside it, still identifies the bytes).
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 #: bundled resources are named by the repository folder they ship in, whether the package runs
-#: from a checkout or from site-packages (where ``curation`` is installed as biasforge/curation)
-#: (in site-packages the stages sit inside biasforge/, so they are tried before it)
+#: from a checkout or from site-packages, where the stages sit inside biasforge/ (so they are
+#: tried before it)
 _BUNDLED = {
     "curation": "biasforge.curation",
     "annotation": "biasforge.annotation",
@@ -25,15 +26,23 @@ _BUNDLED = {
 }
 
 
-def _bundled_name(resolved: Path) -> str | None:
-    """``curation/data/becpro/x.tsv`` for a file shipped in a biasforge package, else None."""
+@functools.cache
+def _bundled_roots() -> tuple[tuple[str, Path], ...]:
+    """(repository folder, where that package is) for each importable biasforge package."""
     from biasforge.resources import package_path
 
+    roots = []
     for folder, package in _BUNDLED.items():
         try:
-            root = package_path(package).resolve()
-        except ModuleNotFoundError:  # a stage whose extra is not installed
+            roots.append((folder, package_path(package).resolve()))
+        except ModuleNotFoundError:  # a stage whose dependencies are not installed
             continue
+    return tuple(roots)
+
+
+def _bundled_name(resolved: Path) -> str | None:
+    """``curation/data/becpro/x.tsv`` for a file shipped in a biasforge package, else None."""
+    for folder, root in _bundled_roots():
         if resolved.is_relative_to(root):
             return f"{folder}/{resolved.relative_to(root).as_posix()}".rstrip("/")
     return None
