@@ -174,18 +174,16 @@ def push_candidates(
         raise BiasforgeError(f"candidate id {dup!r} appears twice; ids must be unique")
     family = family_of(candidates["family"].unique() if len(candidates) else [], "candidates")
     dropped = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
-    for attempt in tenacity.Retrying(
+    retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception_type(dropped),
         stop=tenacity.stop_after_attempt(TRANSIENT_ATTEMPTS),
         wait=tenacity.wait_exponential(multiplier=0.5, max=4),
         reraise=True,
-    ):
-        with attempt:
-            return _push_once(
-                candidates, family, dataset_name, connection, min_submitted=min_submitted,
-                batch_size=batch_size, progress=progress, suggest=suggest,
-            )  # fmt: skip
-    raise AssertionError("unreachable: tenacity re-raises the last error")
+    )
+    return retrying(
+        _push_once, candidates, family, dataset_name, connection, min_submitted=min_submitted,
+        batch_size=batch_size, progress=progress, suggest=suggest,
+    )  # fmt: skip
 
 
 def _push_once(
