@@ -1,18 +1,21 @@
 """The person-name filter against the gold People's Daily names.
 
-The dev file is cut into 5 parts by a salted hash of each id; the shipped models were chosen by
-4-fold cross-validation over parts 1-4 and fitted on them (``benchmarks/train_slguset_names.py``),
-part 0 was looked at once, at the end. Measured (sentence level, Wilson 95 % intervals):
+The dev file is cut into 5 parts by a salted hash of each id; the shipped models were fitted on
+the PKU People's Daily 1998-01 corpus plus parts 1-4 and chosen by 4-fold cross-validation over
+parts 1-4 and by the PKU corpus's quarters, each predicted by a model fitted without it
+(``benchmarks/train_slguset_names.py``); part 0 is held out. Measured (sentence level, Wilson
+95 % intervals):
 
-* ``fast`` (default): CV P 0.841 [0.807, 0.869] R 0.965 [0.944, 0.978]; held-out (451
-  sentences, 117 with a name) P 0.902 [0.836, 0.943] R 0.940 [0.882, 0.971];
+* ``fast`` (default): CV P 0.836 [0.802, 0.864] R 0.985 [0.969, 0.993]; PKU quarters P 0.880
+  [0.874, 0.886] R 0.962 [0.958, 0.965]; held-out (451 sentences, 117 with a name) P 0.895
+  [0.829, 0.938] R 0.949 [0.893, 0.976];
 * ``thulac`` (fast model at a stricter threshold, then THULAC on what it lets through): CV P
-  0.909 [0.881, 0.932] R 0.985 [0.969, 0.993]; held-out P 0.910 [0.846, 0.949] R 0.949
-  [0.893, 0.976].
+  0.918 [0.890, 0.939] R 0.972 [0.952, 0.983]; held-out P 0.917 [0.853, 0.954] R 0.940
+  [0.882, 0.971].
 
-The goals (recall ≥ 0.96, precision ≥ 0.80 on unseen data) hold for the cross-validated
-figures; on the small held-out part recall is below 0.96 for both, inside the interval. The
-tests pin the held-out counts (a change of model or features shows here) and the recorded CV
+The goals (recall ≥ 0.96, precision ≥ 0.80 on unseen data) hold for the cross-validated and
+the PKU figures; on the small held-out part recall is below 0.96, inside the interval. The
+tests pin the held-out counts (a change of model or features shows here) and the recorded
 figures.
 """
 
@@ -52,8 +55,8 @@ def heldout(peoples_daily):
 
 def test_fast_filter_on_the_heldout_part(heldout, finder):
     pr = sentence_pr(heldout, lambda s: bool(finder.find_in(s)))
-    assert (pr.positives, pr.flagged, pr.true_positives) == (117, 122, 110)
-    assert pr.precision >= 0.80  # recall 0.940: below the 0.96 goal (see the module docstring)
+    assert (pr.positives, pr.flagged, pr.true_positives) == (117, 124, 111)
+    assert pr.precision >= 0.80  # recall 0.949: below the 0.96 goal (see the module docstring)
 
 
 def test_recorded_cross_validation_meets_the_goals():
@@ -65,6 +68,10 @@ def test_recorded_cross_validation_meets_the_goals():
         low, high = cv["recall_ci95"]
         assert low < cv["recall"] < high
     assert evaluation["heldout_sentences"] == 451
+    extra = evaluation["fast"]["extra_corpus_cv"]  # the PKU quarters: text never fitted on
+    assert extra["sentences"] == evaluation["extra_training"]["sentences"] == 43628
+    assert extra["recall"] >= 0.96 and extra["precision"] >= 0.80
+    assert extra["passed_naming_a_person_share"] <= 0.03
 
 
 def test_thulac_second_stage_on_the_heldout_part(heldout):
@@ -73,7 +80,7 @@ def test_thulac_second_stage_on_the_heldout_part(heldout):
     flagged = {g.id for g in heldout if finder.find_in(g.text) or thulac.find(g.text)}
     pr = sentence_pr(heldout, lambda s: False)
     tp = sum(bool(g.names) for g in heldout if g.id in flagged)
-    assert (pr.positives, len(flagged), tp) == (117, 122, 111)
+    assert (pr.positives, len(flagged), tp) == (117, 120, 110)
 
 
 def test_name_filter_beats_jieba_nr_on_heldout(heldout, finder):
@@ -147,3 +154,28 @@ def test_a_malformed_word_set_row_names_file_and_line(tmp_path):
         load_name_words(folder)
     assert info.value.path == str(path)
     assert info.value.line == len(lines)
+
+
+def test_a_model_may_share_another_models_weights(tmp_path):
+    """``weights_of`` names the model whose weights are reused (the THULAC stage's first model
+    is often ``fast`` at another threshold); the thresholds stay each model's own."""
+    path = tmp_path / "name_model.json"
+    models = {
+        "fast": {"weights": {"bias": -1.5, "w=江泽民": 4.0}, "threshold": 0.3, "tokens": "fast"},
+        "thulac": {"weights_of": "fast", "threshold": 0.9, "tokens": "fast"},
+    }
+    path.write_text(json.dumps({"features": FEATURES, "models": models}), encoding="utf-8")
+    loaded = load_models(path)
+    assert loaded["thulac"].weights == {"bias": -1.5, "w=江泽民": 4.0}
+    assert (loaded["fast"].threshold, loaded["thulac"].threshold) == (0.3, 0.9)
+
+
+def test_the_shipped_model_reads_the_neighbouring_words(finder):
+    """Context words are features of their own (``p=`` the word before, ``n=`` the word after),
+    learned from the training corpus; the shipped model gives some of them weight."""
+    weights = finder.model.weights
+    assert any(k.startswith("p=") for k in weights) and any(k.startswith("n=") for k in weights)
+    tokens = finder.tokens("记者张敬涛报道。")
+    i = next(i for i, t in enumerate(tokens) if t.word.startswith("张"))
+    x = finder.features.features(tokens, i)
+    assert x["p=" + tokens[i - 1].word] == 1.0 and x["n=" + tokens[i + 1].word] == 1.0

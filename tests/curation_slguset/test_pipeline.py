@@ -64,6 +64,7 @@ def test_stats_and_report(sample_run):
     assert (heldout["sentences"], heldout["positives"]) == (451, 117)
     assert f"| heldout | this filter | 451 | 117 | {heldout['flagged']} |" in report
     assert "| 4-fold CV (parts 1-4) | this filter (fast-token model" in report
+    assert "| PKU 1998-01, 4 quarters (recorded) | this filter (fast-token model" in report
     assert "## Throughput per rule" in report and "| jieba segmentation |" in report
 
 

@@ -1,7 +1,8 @@
 """The shipped name scorer: logistic weights over the features and a threshold on P(name).
 
 Chosen by cross-validation and fitted on parts 1-4 of the People's Daily dev file (part 0 held
-out) by ``benchmarks/train_slguset_names.py``, and shipped as ``data/slguset/name_model.json``:
+out) plus the PKU People's Daily 1998-01 corpus by ``benchmarks/train_slguset_names.py``, and
+shipped as ``data/slguset/name_model.json``:
 one model per ``--tagger`` (``fast``, ``posseg``, and ``thulac``: ``fast`` tokens at a lower
 threshold, followed by THULAC), each naming its token source (``tokens``).
 """
@@ -37,7 +38,12 @@ def load_models(path: str | Path = MODEL_PATH) -> dict[str, NameModel]:
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     if data["features"] != FEATURES:
         raise ValueError(f"{path}: trained on another feature list; retrain the name model")
+    models = data["models"]
+
+    def weights(m: dict) -> dict[str, float]:  # "weights_of": another model's weights, shared
+        return dict(models[m["weights_of"]]["weights"] if "weights_of" in m else m["weights"])
+
     return {
-        name: NameModel(dict(m["weights"]), float(m["threshold"]), m.get("tokens", name))
-        for name, m in data["models"].items()
+        name: NameModel(weights(m), float(m["threshold"]), m.get("tokens", name))
+        for name, m in models.items()
     }
