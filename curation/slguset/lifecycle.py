@@ -142,9 +142,32 @@ def _watch(parent_pid: int, pipe: int, interval: float) -> None:
             break
     if parent.is_running() and parent.status() != psutil.STATUS_ZOMBIE:
         return  # a normal exit: the parent cleaned up after itself
-    for process in seen.values():
+    _freeze_then_kill(seen, me)
+
+
+def _freeze_then_kill(seen: dict, me: int, rounds: int = 5) -> None:
+    """Stop (SIGSTOP) what was noted and whatever those processes started since the last look
+    (a raylet's agents can appear less than ``interval`` before the parent dies), again until
+    nothing new turns up — a stopped process starts nothing — then kill them all. Collecting
+    first matters: a process whose parent is killed first is re-parented out of reach."""
+    import psutil
+
+    found = dict(seen)
+    for _ in range(rounds):
+        new = {}
+        for process in list(found.values()):
+            with contextlib.suppress(psutil.Error):
+                if process.is_running():  # same pid *and* start time: not a reused pid
+                    process.suspend()
+                    for child in process.children(recursive=True):
+                        if child.pid != me and child.pid not in found:
+                            new[child.pid] = child
+        if not new:
+            break
+        found.update(new)
+    for process in found.values():
         with contextlib.suppress(psutil.Error):
-            if process.is_running():  # same pid *and* start time: not a reused pid
+            if process.is_running():
                 process.kill()
 
 
