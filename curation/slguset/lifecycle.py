@@ -152,10 +152,10 @@ def _freeze_then_kill(seen: dict, me: int, rounds: int = 5) -> None:
     first matters: a process whose parent is killed first is re-parented out of reach."""
     import psutil
 
-    found = dict(seen)
-    for _ in range(rounds):
+    found, frontier = dict(seen), list(seen.values())
+    for _ in range(rounds):  # each round stops and walks only what the last one found
         new = {}
-        for process in list(found.values()):
+        for process in frontier:
             with contextlib.suppress(psutil.Error):
                 if process.is_running():  # same pid *and* start time: not a reused pid
                     process.suspend()
@@ -165,6 +165,7 @@ def _freeze_then_kill(seen: dict, me: int, rounds: int = 5) -> None:
         if not new:
             break
         found.update(new)
+        frontier = list(new.values())
     for process in found.values():
         with contextlib.suppress(psutil.Error):
             if process.is_running():
