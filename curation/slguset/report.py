@@ -123,39 +123,30 @@ def _ci(value: float, ci: list[float] | None) -> str:
     return f"{value:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else f"{value:.3f}"
 
 
+def _pr_row(part: str, label: str, r: dict[str, Any]) -> list[Any]:
+    """One row of the evaluation table from a precision/recall summary."""
+    return [
+        part,
+        label,
+        r["sentences"],
+        r["positives"],
+        r["flagged"],
+        _ci(r["precision"], r.get("precision_ci95")),
+        _ci(r["recall"], r.get("recall_ci95")),
+    ]
+
+
 def _evaluation(evaluation: dict[str, Any] | None) -> str:
     if not evaluation:
         return "_not measured in this run (pass `--name-eval FILE` with gold names)_"
     rows = []
     recorded = evaluation.get("cross_validated") or {}
     for key, part in (("cv", "4-fold CV (parts 1-4)"), ("extra_corpus_cv", EXTRA_PART)):
-        cv = recorded.get(key)
-        if cv:
-            rows.append(
-                [
-                    part,
-                    f"this filter ({recorded['chosen']})",
-                    cv["sentences"],
-                    cv["positives"],
-                    cv["flagged"],
-                    _ci(cv["precision"], cv["precision_ci95"]),
-                    _ci(cv["recall"], cv["recall_ci95"]),
-                ]
-            )
+        if recorded.get(key):
+            rows.append(_pr_row(part, f"this filter ({recorded['chosen']})", recorded[key]))
     for part in ("heldout", "cv", "all"):
         for who, label in (("model", "this filter"), ("jieba_nr", "jieba nr* alone")):
-            r = evaluation[part][who]
-            rows.append(
-                [
-                    part,
-                    label,
-                    r["sentences"],
-                    r["positives"],
-                    r["flagged"],
-                    _ci(r["precision"], r.get("precision_ci95")),
-                    _ci(r["recall"], r.get("recall_ci95")),
-                ]
-            )
+            rows.append(_pr_row(part, label, evaluation[part][who]))
     header = ["part", "filter", "sentences", "with names", "flagged", "precision", "recall"]
     return EVAL_TEXT.format(file=evaluation["file"]) + md_table(header, rows)
 
