@@ -23,6 +23,7 @@ import ctypes
 import fcntl
 import glob
 import os
+import secrets
 import shutil
 import signal
 import sys
@@ -33,6 +34,8 @@ from pathlib import Path
 LINUX = sys.platform.startswith("linux")
 START_METHOD = "fork" if LINUX else "forkserver"  # datatrove's default elsewhere
 PR_SET_PDEATHSIG = 1
+RUN_MARK = "BIASFORGE_RUN_MARK"  # environment variable every process of a watched run inherits
+DONE = b"."  # what a watched process writes to its watchdog when it leaves the context alive
 
 _watching = 0  # > 0 while children_die_with_parent is active in this process
 _forking_pid = 0  # the pid that is forking (set just before each fork)
@@ -117,55 +120,67 @@ def work_folder(out: Path) -> Iterator[Path]:
         os.close(fd)
 
 
-def _watch(parent_pid: int, pipe: int, interval: float) -> None:
-    """The watchdog's loop (in its own process): note the parent's descendants every
-    ``interval`` s; when the pipe closes and the parent is gone, kill what was noted."""
+def _watch(parent, pipe: int, interval: float, mark: str) -> None:
+    """The watchdog's loop (in its own process): note the descendants of ``parent`` every
+    ``interval`` s until the pipe says how the parent left it. :data:`DONE` is a normal exit
+    (the parent cleaned up after itself); the pipe closing without it means the parent died:
+    then kill what was noted and every process that carries the run's ``mark``. The pipe
+    decides, not the parent's state: it closes while the dying parent is not yet a zombie."""
     import select
 
     import psutil
 
     me = os.getpid()
     seen: dict[int, psutil.Process] = {}
-    try:
-        parent = psutil.Process(parent_pid)
-    except psutil.NoSuchProcess:
-        return
     while True:
         ready, _, _ = select.select([pipe], [], [], interval)
-        if ready and not os.read(pipe, 1):
-            break  # closed: the parent is done with it, or dead
-        try:
+        if ready:
+            if os.read(pipe, 1) == DONE:
+                return
+            break  # closed without a word: the parent died
+        with contextlib.suppress(psutil.NoSuchProcess):  # dying: the pipe will say so
             for child in parent.children(recursive=True):
                 if child.pid != me:
                     seen.setdefault(child.pid, child)
-        except psutil.NoSuchProcess:
-            break
-    if parent.is_running() and parent.status() != psutil.STATUS_ZOMBIE:
-        return  # a normal exit: the parent cleaned up after itself
-    _freeze_then_kill(seen, me)
+    _freeze_then_kill(seen, {me, parent.pid}, mark)
 
 
-def _freeze_then_kill(seen: dict, me: int, rounds: int = 5) -> None:
-    """Stop (SIGSTOP) what was noted and whatever those processes started since the last look
-    (a raylet's agents can appear less than ``interval`` before the parent dies), again until
-    nothing new turns up — a stopped process starts nothing — then kill them all. Collecting
-    first matters: a process whose parent is killed first is re-parented out of reach."""
+def _marked(mark: str, spare: set[int]) -> dict:
+    """Every process (but those in ``spare``) whose environment holds ``RUN_MARK=mark``: the
+    run's, even those re-parented out of its tree before the watchdog looked (a raylet that
+    dies with the run leaves the agents it started just before to init)."""
     import psutil
 
-    found, frontier = dict(seen), list(seen.values())
+    found = {}
+    for process in psutil.process_iter():
+        with contextlib.suppress(psutil.Error):
+            if process.pid not in spare and process.environ().get(RUN_MARK) == mark:
+                found[process.pid] = process
+    return found
+
+
+def _freeze_then_kill(seen: dict, spare: set[int], mark: str, rounds: int = 5) -> None:
+    """Stop (SIGSTOP) what was noted, what carries the run's mark, and whatever those processes
+    started since, again until nothing new turns up — a stopped process starts nothing — then
+    kill them all. Collecting first matters: a process whose parent is killed first is
+    re-parented out of reach of a walk down the tree."""
+    import psutil
+
+    found: dict = {}
+    new = {**seen, **_marked(mark, spare)}
     for _ in range(rounds):  # each round stops and walks only what the last one found
-        new = {}
+        found.update(new)
+        frontier, new = list(new.values()), {}
         for process in frontier:
             with contextlib.suppress(psutil.Error):
                 if process.is_running():  # same pid *and* start time: not a reused pid
                     process.suspend()
                     for child in process.children(recursive=True):
-                        if child.pid != me and child.pid not in found:
+                        if child.pid not in spare and child.pid not in found:
                             new[child.pid] = child
+        new.update({pid: p for pid, p in _marked(mark, spare).items() if pid not in found})
         if not new:
             break
-        found.update(new)
-        frontier = list(new.values())
     for process in found.values():
         with contextlib.suppress(psutil.Error):
             if process.is_running():
@@ -177,23 +192,39 @@ def descendants_die_with_parent(interval: float = 0.5) -> Iterator[None]:
     """For processes this one starts by ``fork``+``exec`` (a local Ray cluster: its GCS server
     and raylet, and what *they* start: agents, workers), which the at-fork hook of
     :func:`children_die_with_parent` cannot reach: a watchdog process notes every descendant
-    twice a second, and if this process dies while the context is active, kills them all."""
+    twice a second, and if this process dies while the context is active, kills them all —
+    and every process that inherited the run's mark (:data:`RUN_MARK`, set in the environment
+    while the context is active), wherever it was re-parented to. Leaving the context alive
+    tells the watchdog so (:data:`DONE`) before closing its pipe; the watchdog lives in a
+    session of its own, so signals meant for this process's group do not reach it."""
     if not LINUX:
         yield
         return
+    import psutil
+
+    parent = psutil.Process()  # known by pid and start time before the watchdog exists
+    mark = secrets.token_hex(16)
+    before = os.environ.get(RUN_MARK)
+    os.environ[RUN_MARK] = mark
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the watchdog: nothing of the parent's but the pipe
         try:
+            os.setsid()  # out of the parent's group: a Ctrl-C or SIGHUP for it is not for us
             os.close(write_end)
             os.closerange(3, read_end)
             os.closerange(read_end + 1, 1 << 16)
-            _watch(os.getppid(), read_end, interval)
+            _watch(parent, read_end, interval, mark)
         finally:
             os._exit(0)
     os.close(read_end)
     try:
         yield
     finally:
+        os.write(write_end, DONE)
         os.close(write_end)
         os.waitpid(pid, 0)
+        if before is None:
+            os.environ.pop(RUN_MARK, None)
+        else:
+            os.environ[RUN_MARK] = before

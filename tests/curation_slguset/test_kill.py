@@ -172,3 +172,78 @@ def _cmd(process: psutil.Process) -> str:
         return " ".join(process.cmdline()) or process.name()
     except psutil.Error:
         return ""
+
+
+ORPHAN_MAKER = """
+import subprocess, sys, time
+from biasforge.curation.slguset.lifecycle import descendants_die_with_parent
+
+with descendants_die_with_parent(interval=600):  # the watchdog never gets a look in time
+    # sh starts a sleep and exits at once: the sleep is re-parented out of this process's tree
+    # before any look, as a raylet's agents are when the raylet dies with the run
+    pid = subprocess.run(["sh", "-c", "sleep 300 >/dev/null 2>&1 & echo $!"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    print(pid, flush=True)
+    time.sleep(300)
+"""
+
+
+def test_the_watchdog_kills_what_left_the_tree_before_it_looked(tmp_path):
+    """A process the run started, orphaned (re-parented away) before the watchdog's first look
+    and alive when the run is SIGKILLed, is killed too: the watchdog finds it by the run's
+    mark in its environment, not by walking the tree."""
+    command = subprocess.Popen(
+        [sys.executable, "-c", ORPHAN_MAKER],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=Path(__file__).parents[2],
+    )
+    orphan = None
+    try:
+        orphan = psutil.Process(int(command.stdout.readline()))
+        assert alive(orphan) and orphan.ppid() != command.pid  # out of the tree
+        os.kill(command.pid, signal.SIGKILL)
+        command.wait()
+        time.sleep(5)
+        assert not alive(orphan)
+    finally:
+        if orphan is not None and alive(orphan):
+            orphan.kill()
+
+
+EXEC_AWAY = """
+import os, subprocess, sys, time
+from biasforge.curation.slguset.lifecycle import descendants_die_with_parent
+
+with descendants_die_with_parent(interval=0.1):
+    child = subprocess.Popen(["sleep", "300"])
+    print(child.pid, flush=True)
+    time.sleep(1)  # the watchdog has noted the child
+    # exec closes the watchdog's pipe (close-on-exec) without a word while this pid lives on,
+    # as a SIGKILLed process's pipe closes before the process shows as dead
+    os.execv("/bin/sleep", ["sleep", "300"])
+"""
+
+
+def test_the_pipe_closing_without_a_word_is_a_death_even_if_the_pid_still_runs(tmp_path):
+    """The watchdog decides by its pipe, not by the parent's state: a dying process's files
+    close before it is a zombie, and a watchdog that then saw it "running" let it go."""
+    command = subprocess.Popen(
+        [sys.executable, "-c", EXEC_AWAY],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=Path(__file__).parents[2],
+    )
+    child = None
+    try:
+        child = psutil.Process(int(command.stdout.readline()))
+        time.sleep(6)
+        assert alive(psutil.Process(command.pid))  # the pid lives on, as sleep
+        assert not alive(child)
+    finally:
+        command.kill()
+        command.wait()
+        if child is not None and alive(child):
+            child.kill()
