@@ -221,9 +221,11 @@ def descendants_die_with_parent(interval: float = 0.5) -> Iterator[None]:
     try:
         yield
     finally:
-        os.write(write_end, DONE)
+        with contextlib.suppress(BrokenPipeError):  # the watchdog is gone (killed by someone)
+            os.write(write_end, DONE)
         os.close(write_end)
-        os.waitpid(pid, 0)
+        with contextlib.suppress(ChildProcessError):  # … and reaped by someone
+            os.waitpid(pid, 0)
         if before is None:
             os.environ.pop(RUN_MARK, None)
         else:

@@ -247,3 +247,29 @@ def test_the_pipe_closing_without_a_word_is_a_death_even_if_the_pid_still_runs(t
         command.wait()
         if child is not None and alive(child):
             child.kill()
+
+
+WATCHDOG_KILLED = """
+import os, signal, time
+import psutil
+from biasforge.curation.slguset.lifecycle import descendants_die_with_parent
+
+with descendants_die_with_parent(interval=0.1):
+    (watchdog,) = psutil.Process().children()
+    watchdog.kill()
+    watchdog.wait(5)
+print("left the context", flush=True)
+"""
+
+
+def test_a_run_whose_watchdog_was_killed_still_leaves_the_context_cleanly():
+    """Telling a dead watchdog "done" must not turn the run's normal exit into a crash."""
+    result = subprocess.run(
+        [sys.executable, "-c", WATCHDOG_KILLED],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parents[2],
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "left the context\n"
