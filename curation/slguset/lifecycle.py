@@ -167,7 +167,7 @@ def _freeze_then_kill(seen: dict, spare: set[int], mark: str, rounds: int = 5) -
     import psutil
 
     found: dict = {}
-    new = {**seen, **_marked(mark, spare)}
+    new = dict(seen)  # the marked ones join at the end of each round
     for _ in range(rounds):  # each round stops and walks only what the last one found
         found.update(new)
         frontier, new = list(new.values()), {}

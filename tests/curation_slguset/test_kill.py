@@ -174,6 +174,24 @@ def _cmd(process: psutil.Process) -> str:
         return ""
 
 
+def start_watched(script: str) -> tuple[subprocess.Popen, psutil.Process]:
+    """Run the Python ``script`` in a session of its own, from the repository root (it imports
+    biasforge); return it and the process whose pid it prints first."""
+    command = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=Path(__file__).parents[2],
+    )
+    try:
+        return command, psutil.Process(int(command.stdout.readline()))
+    except BaseException:
+        command.kill()
+        command.wait()
+        raise
+
+
 ORPHAN_MAKER = """
 import subprocess, sys, time
 from biasforge.curation.slguset.lifecycle import descendants_die_with_parent
@@ -188,27 +206,21 @@ with descendants_die_with_parent(interval=600):  # the watchdog never gets a loo
 """
 
 
-def test_the_watchdog_kills_what_left_the_tree_before_it_looked(tmp_path):
+def test_the_watchdog_kills_what_left_the_tree_before_it_looked():
     """A process the run started, orphaned (re-parented away) before the watchdog's first look
     and alive when the run is SIGKILLed, is killed too: the watchdog finds it by the run's
     mark in its environment, not by walking the tree."""
-    command = subprocess.Popen(
-        [sys.executable, "-c", ORPHAN_MAKER],
-        stdout=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        cwd=Path(__file__).parents[2],
-    )
-    orphan = None
+    command, orphan = start_watched(ORPHAN_MAKER)
     try:
-        orphan = psutil.Process(int(command.stdout.readline()))
         assert alive(orphan) and orphan.ppid() != command.pid  # out of the tree
         os.kill(command.pid, signal.SIGKILL)
         command.wait()
         time.sleep(5)
         assert not alive(orphan)
     finally:
-        if orphan is not None and alive(orphan):
+        command.kill()
+        command.wait()
+        if alive(orphan):
             orphan.kill()
 
 
@@ -226,26 +238,18 @@ with descendants_die_with_parent(interval=0.1):
 """
 
 
-def test_the_pipe_closing_without_a_word_is_a_death_even_if_the_pid_still_runs(tmp_path):
+def test_the_pipe_closing_without_a_word_is_a_death_even_if_the_pid_still_runs():
     """The watchdog decides by its pipe, not by the parent's state: a dying process's files
     close before it is a zombie, and a watchdog that then saw it "running" let it go."""
-    command = subprocess.Popen(
-        [sys.executable, "-c", EXEC_AWAY],
-        stdout=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        cwd=Path(__file__).parents[2],
-    )
-    child = None
+    command, child = start_watched(EXEC_AWAY)
     try:
-        child = psutil.Process(int(command.stdout.readline()))
         time.sleep(6)
         assert alive(psutil.Process(command.pid))  # the pid lives on, as sleep
         assert not alive(child)
     finally:
         command.kill()
         command.wait()
-        if child is not None and alive(child):
+        if alive(child):
             child.kill()
 
 
