@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 from biasforge.annotation import adjudication
 from biasforge.annotation.adjudication import adjudication_name
 from biasforge.annotation.agreement import agreement_report
-from biasforge.annotation.api import http, iter_records, questions, users
+from biasforge.annotation.api import check, http, iter_records, questions, users
 from biasforge.annotation.connection import Connection, client
 from biasforge.annotation.decide import POLICIES, Answer, Decision, decide
 from biasforge.annotation.registry import run_of
@@ -57,6 +57,7 @@ class Collected:
     answers: dict[str, list[Answer]]
     long: pd.DataFrame
     suggested: dict[str, int]  # judged question -> records that carried a suggestion for it
+    metadata: dict[str, dict[str, Any]] = field(default_factory=dict)  # per external id
 
 
 def _answer(response: dict, names: dict[str, str]) -> Answer:
@@ -88,8 +89,10 @@ def collect(connection: Connection, dataset_id: str, judged: list[str] | None = 
         per_record: dict[str, list[Answer]] = {}
         rows: list[dict[str, Any]] = []
         suggested: Counter[str] = Counter()
+        metadata: dict[str, dict[str, Any]] = {}
         for record in iter_records(api, dataset_id, include="responses,suggestions"):
             external = str(record.get("external_id"))
+            metadata[external] = record.get("metadata") or {}
             answers = [_answer(r, names) for r in record.get("responses") or []]
             per_record[external] = answers
             for answer in answers:
@@ -99,7 +102,22 @@ def collect(connection: Connection, dataset_id: str, judged: list[str] | None = 
                 if judged is None or name in judged:
                     suggested[name] += 1
     long = pd.DataFrame(rows, columns=["id", "annotator", "status", "question", "value"])
-    return Collected(per_record, long, dict(suggested))
+    return Collected(per_record, long, dict(suggested), metadata)
+
+
+def shown_to_annotators(connection: Connection, dataset_id: str, family: Family) -> dict:
+    """What an annotator of the dataset saw, read from its settings on the server: field
+    titles, the metadata they could filter by, the metadata kept from them; with the family's
+    note (for the dataset card, which must not claim more than the settings show)."""
+    with http(connection) as api:
+        fields = check(api.get(f"/api/v1/datasets/{dataset_id}/fields"))["items"]
+        meta = check(api.get(f"/api/v1/me/datasets/{dataset_id}/metadata-properties"))["items"]
+    return {
+        "fields": [f["title"] for f in fields],
+        "filters": [m["title"] for m in meta if m["visible_for_annotators"]],
+        "hidden": [m["name"] for m in meta if not m["visible_for_annotators"]],
+        "note": family.review.seen_note,
+    }
 
 
 def _dataset(connection: Connection, name: str):
@@ -147,7 +165,9 @@ def apply_decision(
         if decision.correction:
             if family.review.apply_correction is None:
                 raise ValueError(f"{family.name} items take no corrections")
-            new = family.review.apply_correction(new, decision.correction)
+            new = family.review.recheck(
+                row, family.review.apply_correction(new, decision.correction)
+            )
         problems = _schema_problems(family, new, schema) if new != row else []
         if problems:
             raise ValueError("; ".join(problems))
@@ -177,6 +197,21 @@ def _detail(rid: str, decision: Decision, corrected: bool, routed: bool) -> dict
     }
 
 
+def shown_differently(family: Family, row: dict, stored: dict[str, Any]) -> str | None:
+    """Why the answers cannot map back: the record was shown with hidden metadata (e.g. the
+    StereoSet option order) other than this version derives for it; None when they agree."""
+    if not family.review.hidden_metadata:
+        return None
+    expected = family.review.to_record(row).get("metadata", {})
+    for key in family.review.hidden_metadata:
+        if stored.get(key) != expected.get(key):
+            return (
+                f"the record was shown with {key}={stored.get(key)!r}, not {expected.get(key)!r}: "
+                "it was pushed by another version; push it again to a new dataset"
+            )
+    return None
+
+
 def decide_all(
     family: Family,
     candidates: list[dict[str, Any]],
@@ -198,6 +233,10 @@ def decide_all(
             family, row, answers, policy=policy, min_submitted=min_submitted,
             can_answer=can_answer, adjudicated=merged.answers.get(rid),
         )  # fmt: skip
+        stale = shown_differently(family, row, collected.metadata.get(rid, {}))
+        if stale and answers:
+            decision = Decision("pending", stale, submitted=decision.submitted,
+                                discarded=decision.discarded, missing=decision.missing)  # fmt: skip
         decision, new = apply_decision(family, row, decision, schema)
         corrected = new != row and decision.correction is not None
         if decision.adjudicate:
@@ -220,11 +259,12 @@ def decide_all(
 def write_back_corrections(
     family: Family, pairs: list[tuple[dict, dict]], origin: str
 ) -> dict[str, Any]:
-    """Store accepted corrections of translated items as preferred translations."""
+    """Store accepted corrections of machine-translated items as preferred translations
+    (an item without a ``translation`` record, e.g. templated BEC-Pro, was not translated)."""
     entries = []
     for before, after in pairs:
         src_lang, lang = str(before.get("source_language") or ""), str(before.get("language") or "")
-        if src_lang and src_lang != lang:
+        if src_lang and src_lang != lang and before.get("translation"):
             for source, text in family.review.corrected_sources(before, after):
                 entries.append((source, src_lang, lang, text))
     if not entries:
@@ -296,6 +336,7 @@ def pull(
         "questions": _agreement(family, collected.long),
         "decisions": dict(outcome.counts),
         "suggestions": collected.suggested,
+        "shown": shown_to_annotators(connection, str(target.id), family),
         "adjudicated_by": dict(
             Counter(d["adjudicated_by"] for d in outcome.details if d["adjudicated_by"])
         ),

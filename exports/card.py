@@ -227,6 +227,16 @@ def agreement_md(agreement: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def seen_md(shown: dict[str, Any]) -> str:
+    """What annotators saw, as ``annotate pull`` read it from the dataset's settings."""
+    fields = ", ".join(f"*{t}*" for t in shown.get("fields") or []) or "none"
+    filters = ", ".join(f"*{t}*" for t in shown.get("filters") or []) or "none"
+    hidden = ", ".join(f"`{n}`" for n in shown.get("hidden") or [])
+    kept = f"; kept from them: {hidden}" if hidden else ""
+    note = f" {shown['note']}" if shown.get("note") else ""
+    return f"Annotators saw the fields {fields} and the filters {filters}{kept}.{note}"
+
+
 def review_md(agreement: dict[str, Any]) -> str:
     """How the review was run: suggestions, discards, corrections and who adjudicated."""
     lines = []
@@ -239,6 +249,9 @@ def review_md(agreement: dict[str, Any]) -> str:
         )
     elif isinstance(suggested, dict):
         lines.append("Judged questions started empty: annotators saw no suggested answers.")
+    shown = agreement.get("shown")
+    if isinstance(shown, dict):
+        lines.append(seen_md(shown))
     if agreement.get("corrected") is not None:
         lines.append(
             f"Records corrected by reviewers: {agreement['corrected']} (each keeps its id; "

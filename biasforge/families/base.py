@@ -50,22 +50,25 @@ def as_list(value: Any) -> list:
 
 
 def flags_markdown(row: Row) -> str:
-    """The rule verdicts a reviewer must look at: only failed or flagged checks.
+    """The rule verdicts a reviewer must look at: only failed or flagged checks, each once.
 
     Passing checks are counted, not listed: a long list of "ok" lines hid the one that
-    mattered (issue 11).
+    mattered (issue 11). A review reason is the failed check's ``rule: detail`` again, so it is
+    listed only when no failed check says it (each flag appeared twice, issue 23).
     """
-    reasons = [str(r) for r in as_list(row.get("review_reasons"))]
     checks = as_list(row.get("checks"))
     failed = [c for c in checks if not c.get("passed")]
-    lines = (
-        ["**Flagged for review:** " + ("; ".join(reasons) or "yes")]
-        if row.get("needs_review")
-        else []
-    )
+    said = {f"{c.get('rule')}: {c.get('detail')}" for c in failed} | {
+        str(c.get("rule")) for c in failed
+    }
+    extra = [str(r) for r in as_list(row.get("review_reasons")) if str(r) not in said]
+    lines = ["**Flagged for review:**"] if row.get("needs_review") else []
     for check in failed:
         detail = escape(check.get("detail") or "")
         lines.append(f"- **FLAG** `{check.get('rule')}`: {detail}".rstrip())
+    lines += [f"- **FLAG** {escape(reason)}" for reason in extra]
+    if row.get("needs_review") and len(lines) == 1:
+        lines[0] += " yes"
     passed = len(checks) - len(failed)
     if not lines:
         lines.append("No rule flagged this item.")
@@ -209,6 +212,25 @@ def _no_sources(before: Row, after: Row) -> list[tuple[str, str]]:
     return []
 
 
+def _seen_as_is(row: Row, text: str) -> str:
+    return text
+
+
+def _unchanged(before: Row, after: Row) -> Row:
+    return after
+
+
+def review_state(checks: list[dict[str, Any]]) -> dict[str, Any]:
+    """``needs_review`` and ``review_reasons`` as the curation checks derive them from a
+    ``checks`` list: every failed check of severity ``review`` is a reason."""
+    reasons = [
+        f"{c.get('rule')}: {c.get('detail')}"
+        for c in checks
+        if not c.get("passed") and c.get("severity") == "review"
+    ]
+    return {"checks": checks, "needs_review": bool(reasons), "review_reasons": reasons}
+
+
 def sentence_sources(before: Row, after: Row) -> list[tuple[str, str]]:
     """A corrected ``sentence`` re-translates its whole ``source_text``."""
     if after.get("sentence") != before.get("sentence") and before.get("source_text"):
@@ -267,6 +289,13 @@ class Review:
     accepts_corrected: Callable[[dict[str, str]], bool] | None = None
     settled_by_correction: tuple[str, ...] = ()
     correction_help: str = "Pre-filled with the current text: edit it in place if it needs fixing."
+    # Issue 23: nothing an annotator judges may be shown to them as an answer.
+    hidden_metadata: tuple[str, ...] = ()  # record metadata kept from annotators (e.g. order)
+    blind: Callable[[Row, str], str] = _seen_as_is  # rewrites the rule flags annotators see
+    seen_note: str = ""  # what annotators were not shown, for the dataset card
+    # A corrected item runs its family's checks again: (before, after) -> after with spans,
+    # flags, ``needs_review``/``review_reasons`` recomputed.
+    recheck: Callable[[Row, Row], Row] = _unchanged
 
     @property
     def label_questions(self) -> list[str]:
@@ -313,9 +342,11 @@ class Review:
         if self.correction:
             keep.add(self.correction[0])
         suggestions = {k: v for k, v in own.get("suggestions", {}).items() if k in keep}
+        metadata = review_metadata(row, **own.get("metadata", {}))
+        metadata["failed_rules"] = [self.blind(row, r) for r in metadata["failed_rules"]]
         return {
-            "fields": {**own["fields"], FLAGS_FIELD[0]: flags_markdown(row)},
-            "metadata": review_metadata(row, **own.get("metadata", {})),
+            "fields": {**own["fields"], FLAGS_FIELD[0]: self.blind(row, flags_markdown(row))},
+            "metadata": metadata,
             "suggestions": suggestions,
         }
 
@@ -365,6 +396,10 @@ class Review:
             questions=self.questions(extra=tuple(extra_questions)),
             metadata=[
                 rg.TermsMetadataProperty(name=n, title=t) for n, t in self.all_metadata.items()
+            ]
+            + [
+                rg.TermsMetadataProperty(name=n, visible_for_annotators=False)
+                for n in self.hidden_metadata
             ]
             + list(extra_metadata),
             distribution=rg.TaskDistribution(min_submitted=min_submitted),

@@ -9,6 +9,7 @@ sentence, and the spans are located again in the corrected text.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pyarrow as pa
@@ -20,6 +21,7 @@ from biasforge.families.base import (
     Family,
     Review,
     Row,
+    as_list,
     citation,
     data_text,
     escape,
@@ -27,6 +29,7 @@ from biasforge.families.base import (
     mark,
     marked,
     per_config_crosstab,
+    review_state,
     sentence_sources,
 )
 
@@ -184,6 +187,61 @@ def apply_correction(row: Row, text: str) -> Row:
     )
 
 
+_QUOTED = re.compile(r"'([^']+)'")
+
+
+def notes_after(notes: list[str], old: str, new: str) -> list[str]:
+    """The lexicon's doubts that still apply to a corrected sentence: a note quoting a word
+    the correction removed ("printed 'repcionista' …; probably 'recepcionista'") is settled."""
+    return [
+        note
+        for note in notes
+        if not any(w in old and w not in new for w in _QUOTED.findall(str(note)))
+    ]
+
+
+def _indefinite_article(row: Row) -> str | None:
+    """English "a" before a vowel-initial profession (curation's ``en_indefinite_article``)."""
+    span = _span(row, "profession_span")
+    sentence = str(row.get("sentence") or "")
+    if (
+        span
+        and sentence[: span[0]].endswith(" a ")
+        and sentence[span[0] : span[0] + 1] in "aeiouAEIOU"
+    ):
+        return "'a' before a vowel-initial profession, as in the published BEC-Pro"
+    return None
+
+
+def recheck(before: Row, after: Row) -> Row:
+    """A corrected item checked again: the checks about its own text run on the corrected
+    sentence (spans, lexicon doubts, English article), others keep their verdict, and
+    ``needs_review``/``review_reasons`` are recomputed. The curation's
+    ``curation/becpro/checks.py`` has the batch versions; these are their one-row forms,
+    here because annotation may not import curation."""
+    notes = notes_after(
+        [str(n) for n in as_list(after.get("lexicon_notes"))],
+        str(before.get("sentence") or ""),
+        str(after.get("sentence") or ""),
+    )
+    spans = spans_rule(after)
+    article = _indefinite_article(after)
+    verdicts = {
+        "spans_point_at_words": (spans, "spans match the person word and each profession word"),
+        "lexicon_notes": (notes, "no doubt recorded in the lexicon"),
+        "en_indefinite_article": ([article] if article else [], "indefinite article fits"),
+    }
+    checks = []
+    for check in as_list(before.get("checks")):
+        check = dict(check)
+        if check.get("rule") in verdicts:
+            problems, fine = verdicts[check["rule"]]
+            check.update(passed=not problems, detail="; ".join(problems) or fine)
+        checks.append(check)
+    row = dict(after, lexicon_notes=notes) if "lexicon_notes" in after else dict(after)
+    return {**row, **review_state(checks)}
+
+
 REVIEW = Review(
     guidelines=data_text("becpro_guidelines.md"),
     fields=[
@@ -214,6 +272,7 @@ REVIEW = Review(
     # agreed correction answers both questions, which judged the original sentence.
     accepts_corrected=lambda decided: True,
     settled_by_correction=("grammatical", "agreement"),
+    recheck=recheck,
     correction_help="Pre-filled with the sentence. If an answer is No, edit it so it becomes "
     "correct, keeping the person word; leave it unchanged otherwise.",
 )

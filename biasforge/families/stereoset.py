@@ -10,6 +10,7 @@ part re-translates the English sentence it came from.
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any
 
@@ -27,9 +28,11 @@ from biasforge.families.base import (
     citation,
     data_text,
     escape,
+    follow_span,
     html_table,
     mark,
     marked,
+    review_state,
 )
 
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
@@ -126,11 +129,53 @@ SCHEMA = FamilySchema(
 # ----------------------------------------------------------------------------- review
 
 
+OPTION_NAMES = ("A", "B", "C")
+ORDER_KEY = "option_order"  # hidden record metadata: which sentence each shown option is
+_LABEL_WORD = re.compile(r"\b(anti-stereotype|stereotype|unrelated)(_|\b)", re.IGNORECASE)
+
+
+def option_order(row: Row) -> list[int]:
+    """Which stored sentence each shown option (A, B, C) is: a shuffle seeded by the record id.
+
+    Stored sentences are in label order (stereotype first); shown in that order, the label
+    questions were answered by reading the position (issue 23). The shuffle is a pure function
+    of the id, so every annotator, every push and every pull see the same order.
+    """
+    order = list(range(len(as_list(row.get("sentences")))))
+    random.Random(f"stereoset-options:{row.get('id')}").shuffle(order)
+    return order
+
+
+def shown_order(row: Row) -> str:
+    """The order as kept in the record's hidden metadata, e.g. ``"2,0,1"``."""
+    return ",".join(map(str, option_order(row)))
+
+
+def shown_options(row: Row) -> list[tuple[str, int, dict[str, Any]]]:
+    """(option name, stored index, sentence) in the order annotators see them."""
+    sentences = as_list(row.get("sentences"))
+    return [(OPTION_NAMES[j], i, sentences[i]) for j, i in enumerate(option_order(row))]
+
+
+def blind(row: Row, text: str) -> str:
+    """``text`` with each label word replaced by the option that carries it, so the rule flags
+    shown to annotators name no label ("stereotype: sentence …" → "option B: sentence …")."""
+    name = {s.get("label"): n for n, _, s in shown_options(row)}
+
+    def option(match: re.Match) -> str:
+        if match.group(2) == "_":  # a rule name such as unrelated_plausible
+            return "option_"
+        return f"option {name.get(match.group(1).lower(), '?')}"
+
+    return _LABEL_WORD.sub(option, text)
+
+
 def editable_text(row: Row) -> str:
-    """The editable form of an item: one ``label: text`` line per part."""
+    """The editable form of an item: ``context:`` then one ``A:``/``B:``/``C:`` line per
+    option in the shown order (no label names: the box is visible to annotators)."""
     lines = [f"context: {row.get('context')}"]
-    for item in as_list(row.get("sentences")):
-        lines.append(f"{item['label']}: {item['sentence']}")
+    for name, _, item in shown_options(row):
+        lines.append(f"{name}: {item['sentence']}")
     return "\n".join(lines)
 
 
@@ -157,7 +202,8 @@ def _option_spans(row: Row, sentence: str, attribute: str) -> list[tuple[int, in
 def item_markdown(row: Row) -> str:
     """Target, context and the three options (French beside English), what to judge marked.
 
-    The options' labels are not shown: annotators give them (showing them anchored answers).
+    The options' labels are not shown, and the options are in the record's shuffled order
+    under neutral names: annotators give the labels (issue 23).
     """
     context = str(row.get("context") or "")
     target = str(row.get("target") or "")
@@ -176,21 +222,20 @@ def item_markdown(row: Row) -> str:
     ]
     english = as_list(row.get("source_sentences"))
     rows = []
-    for index, item in enumerate(as_list(row.get("sentences"))):
+    for name, index, item in shown_options(row):
         sentence = str(item.get("sentence") or "")
         spans = _option_spans(row, sentence, str(item.get("attribute") or ""))
         source = escape(english[index]) if index < len(english) else "–"
-        rows.append([str(index + 1), marked(sentence, spans), source])
+        rows.append([name, marked(sentence, spans), source])
     language = escape(row.get("language") or "translation")
     lines.append(html_table(["option", f"translation ({language})", "English source"], rows))
     return "\n".join(lines)
 
 
 def to_record(row: Row) -> dict[str, Any]:
-    sentences = as_list(row.get("sentences"))
     suggestions: dict[str, Any] = {"correction": editable_text(row)}
-    for index, item in enumerate(sentences[:3], 1):
-        suggestions[f"label_{index}"] = str(item["label"])  # only sent with --suggest-labels
+    for name, _, item in shown_options(row):
+        suggestions[f"label_{name}"] = str(item["label"])  # only sent with --suggest-labels
     return {
         "fields": {
             "item": item_markdown(row),
@@ -200,12 +245,13 @@ def to_record(row: Row) -> dict[str, Any]:
             "domain": str(row.get("bias_type")),
             "split": str(row.get("split")),
             "target": str(row.get("target")),
+            ORDER_KEY: shown_order(row),
         },
         "suggestions": suggestions,
     }
 
 
-_LINE = re.compile(r"^\s*(context|stereotype|anti-stereotype|unrelated)\s*:\s*(.*)$")
+_LINE = re.compile(r"^\s*(context|A|B|C)\s*:\s*(.*)$")
 
 
 def _parts(text: str) -> dict[str, str]:
@@ -214,14 +260,12 @@ def _parts(text: str) -> dict[str, str]:
         match = _LINE.match(line)
         if match:
             parts[match.group(1)] = match.group(2).strip()
-    if "context" not in parts or not all(label in parts for label in LABELS):
-        raise ValueError(
-            "the correction must keep the lines context:, stereotype:, anti-stereotype:, unrelated:"
-        )
+    if not all(name in parts for name in ("context", *OPTION_NAMES)):
+        raise ValueError("the correction must keep the lines context:, A:, B:, C:")
     return parts
 
 
-def _attribute(context: str, item: dict[str, Any]) -> str:
+def _attribute(context: str, item: dict[str, Any], name: str) -> str:
     """What fills the BLANK of ``context`` in the option (intersentence: the whole option)."""
     if "BLANK" not in context:
         return item["sentence"]
@@ -229,26 +273,27 @@ def _attribute(context: str, item: dict[str, Any]) -> str:
     pattern = re.escape(before) + r"(.+?)" + re.escape(after) + r"$"
     match = re.match(pattern, item["sentence"])
     if match is None:
-        raise ValueError(f"the {item['label']} option no longer matches the context around BLANK")
+        raise ValueError(f"option {name} no longer matches the context around BLANK")
     return match.group(1)
 
 
 def apply_correction(row: Row, text: str) -> Row:
+    """The corrected context and options; line ``A:`` is the sentence shown as option A."""
     parts = _parts(text)
     context = parts["context"]
-    sentences = []
-    for item in as_list(row.get("sentences")):
-        new = dict(item, sentence=parts.get(item["label"], item["sentence"]))
-        new["attribute"] = _attribute(context, new)
-        sentences.append(new)
+    sentences = [dict(s) for s in as_list(row.get("sentences"))]
+    for name, index, item in shown_options(row):
+        new = dict(item, sentence=parts[name])
+        new["attribute"] = _attribute(context, new, name)
+        sentences[index] = new
     return dict(row, context=context, sentences=sentences)
 
 
 def apply_answers(row: Row, decided: dict[str, str]) -> Row:
-    """The agreed label of each option replaces the one it had."""
+    """The agreed label of each shown option replaces the label of the sentence it showed."""
     sentences = [dict(s) for s in as_list(row.get("sentences"))]
-    for index, item in enumerate(sentences[:3], 1):
-        item["label"] = decided.get(f"label_{index}", item["label"])
+    for name, index, _ in shown_options(row):
+        sentences[index]["label"] = decided.get(f"label_{name}", sentences[index]["label"])
     return dict(row, sentences=sentences)
 
 
@@ -265,6 +310,41 @@ def corrected_sources(before: Row, after: Row) -> list[tuple[str, str]]:
     return pairs
 
 
+RECHECK_RULE = "after_correction"
+
+
+def recheck(before: Row, after: Row) -> Row:
+    """A corrected item checked again: its target follows the corrected context (a context
+    whose untranslated target was corrected gets the translated term), the structure and
+    option rules run again, and ``needs_review``/``review_reasons`` are recomputed. What the
+    checks cannot settle is flagged for the reviewer in a failed ``after_correction`` check."""
+    problems, target = [], str(before.get("target") or "")
+    old, new = str(before.get("context") or ""), str(after.get("context") or "")
+    found = _find(old, target)
+    if new != old:
+        if found is not None:
+            start, end = follow_span(old, new, found, widen=True)
+            target = new[start:end] if start < end else target
+            if start >= end:
+                problems.append(f"the corrected context no longer contains the target {target!r}")
+        elif _find(new, target) is None:
+            problems.append(f"the target {target!r} is not in the corrected context: set it")
+    row = dict(after, target=target)
+    problems += options_rule(row)
+    structure = structure_rule(row)
+    rerun = {RECHECK_RULE, "structure"}  # the curation's structure check, run again
+    checks = [dict(c) for c in as_list(before.get("checks")) if c.get("rule") not in rerun]
+    checks.append(
+        {"rule": "structure", "passed": not structure, "severity": "review",
+         "detail": "; ".join(structure) or "options differ only at the attribute"}
+    )  # fmt: skip
+    checks.append(
+        {"rule": RECHECK_RULE, "passed": not problems, "severity": "review",
+         "detail": "; ".join(problems) or "target and options checked again"}
+    )  # fmt: skip
+    return {**row, **review_state(checks)}
+
+
 REVIEW = Review(
     guidelines=data_text("stereoset_guidelines.md"),
     fields=[
@@ -278,12 +358,12 @@ REVIEW = Review(
             "",
         ),
         **{
-            f"label_{i}": (
-                f"Label of option {i}",
+            f"label_{name}": (
+                f"Label of option {name}",
                 {label: label for label in LABELS},
                 "Which association does this French option carry?",
             )
-            for i in (1, 2, 3)
+            for name in OPTION_NAMES
         },
     },
     metadata={
@@ -294,12 +374,18 @@ REVIEW = Review(
     to_record=to_record,
     accepts=lambda decided: (
         decided.get("validity") in {"valid", "fixed"}
-        and sorted(decided.get(f"label_{i}", "") for i in (1, 2, 3)) == sorted(LABELS)
+        and sorted(decided.get(f"label_{n}", "") for n in OPTION_NAMES) == sorted(LABELS)
     ),
     correction=("correction", "Corrected translation (edit in place)"),
     apply_correction=apply_correction,
     apply_answers=apply_answers,
     corrected_sources=corrected_sources,
+    hidden_metadata=(ORDER_KEY,),
+    blind=blind,
+    seen_note="StereoSet options were shown in a shuffled order per record (seeded by the "
+    "record id) under the neutral names A, B and C, with no label anywhere (the correction "
+    "box, rule flags and filters included): annotators assigned the labels blind.",
+    recheck=recheck,
 )
 
 

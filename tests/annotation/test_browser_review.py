@@ -217,7 +217,7 @@ def test_stereoset_labels_start_empty_and_target_and_slot_are_marked(
     team = people(connection, "ss-ann")
     page = sign_in(browser, connection.url, "ss-ann", team["ss-ann"])
     checked = '[aria-label^="Question: "] input[type=checkbox]:checked'
-    open_dataset(page, connection.url, plain.dataset_id, "label_1")
+    open_dataset(page, connection.url, plain.dataset_id, "label_A")
     page.screenshot(path=artifacts / "stereoset-empty.png", full_page=True)
     assert page.locator(checked).count() == 0
     assert mark_texts(page, "target") == ["mère"] * 5  # heading, context, three options
@@ -229,7 +229,7 @@ def test_stereoset_labels_start_empty_and_target_and_slot_are_marked(
         page.get_by_text("labelled").count() == 0
         and page.get_by_text("(anti-stereotype").count() == 0
     )
-    open_dataset(page, connection.url, anchored.dataset_id, "label_1")
+    open_dataset(page, connection.url, anchored.dataset_id, "label_A")
     assert page.locator(checked).count() == 3  # the control: suggestions do pre-select
     page.context.close()
 

@@ -164,11 +164,10 @@ def test_judged_questions_get_no_suggestion_unless_asked():
     }  # fmt: skip
     assert set(STEREOSET.review.record(row)["suggestions"]) == {"correction"}
     suggested = STEREOSET.review.record(row, suggest=True)["suggestions"]
-    assert [suggested[f"label_{i}"] for i in (1, 2, 3)] == [
-        "stereotype",
-        "anti-stereotype",
-        "unrelated",
-    ]
+    from biasforge.families.stereoset import option_order
+
+    labels = ["stereotype", "anti-stereotype", "unrelated"]
+    assert [suggested[f"label_{n}"] for n in "ABC"] == [labels[i] for i in option_order(row)]
     item = STEREOSET.review.record(row)["fields"]["item"]
     assert "The mother is harsh." in item and "stereotype" not in item  # labels not shown
     assert (
@@ -289,15 +288,12 @@ def test_a_corrected_item_that_breaks_the_schema_is_not_accepted():
         "sentences": [{"id": f"s1-{i}", "label": lab, "sentence": f"Phrase {i}.", "attribute": f"Phrase {i}."}
                       for i, lab in enumerate(labels)],
     }  # fmt: skip
-    text = (
-        "context: Ma mère cuisine.\nstereotype:\nanti-stereotype: Phrase 1.\nunrelated: Phrase 2."
-    )
-    decided = {
-        "validity": "fixed",
-        "label_1": labels[0],
-        "label_2": labels[1],
-        "label_3": labels[2],
-    }
+    from biasforge.families.stereoset import option_order
+
+    order = option_order(row)
+    lines = {"ABC"[j]: f"Phrase {i}." if i else "" for j, i in enumerate(order)}
+    text = "context: Ma mère cuisine.\n" + "\n".join(f"{n}: {t}" for n, t in lines.items())
+    decided = {"validity": "fixed", **{f"label_{'ABC'[j]}": labels[i] for j, i in enumerate(order)}}
     decision, _ = apply_decision(
         STEREOSET,
         row,

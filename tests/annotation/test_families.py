@@ -14,6 +14,7 @@ from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
 from biasforge.contract.rundir import write_run
 from biasforge.families.stereoset import editable_text as stereoset_text
+from biasforge.families.stereoset import option_order
 
 BECPRO, SLGUSET, STEREOSET = (families.get(n).review for n in ("becpro", "slguset", "stereoset"))
 
@@ -95,7 +96,7 @@ def test_settings_of_every_family_default_to_three_annotators(server):
             m.name for m in settings.metadata
         }
     assert set(SLGUSET.criteria) == {"swappable", "no_coreference", "no_biological_sex"}
-    assert {"validity", "label_1", "label_2", "label_3"} == set(STEREOSET.criteria)
+    assert {"validity", "label_A", "label_B", "label_C"} == set(STEREOSET.criteria)
 
 
 def test_becpro_correction_keeps_person_span_on_the_person_word():
@@ -125,9 +126,19 @@ def test_stereoset_correction_rederives_the_attribute():
     fixed = STEREOSET.apply_correction(row, text)
     assert fixed["context"] == "Cette mère est BLANK."
     assert [s["attribute"] for s in fixed["sentences"]] == ["attentionnée", "négligente", "bleu"]
+    shown = "ABC"[option_order(row).index(2)]  # the unrelated option's name
     broken = text.replace("Cette mère est bleu.", "Le ciel est bleu.")
-    with pytest.raises(ValueError, match="unrelated"):
+    with pytest.raises(ValueError, match=f"option {shown} no longer matches"):
         STEREOSET.apply_correction(row, broken)
+
+
+LABELS = ("stereotype", "anti-stereotype", "unrelated")
+RELABELLED = ("anti-stereotype", "stereotype", "unrelated")
+
+
+def shown_labels(row: dict, labels: tuple[str, ...]) -> dict[str, str]:
+    """The answers to "Label of option A/B/C" that give the stored sentences ``labels``."""
+    return {f"label_{'ABC'[j]}": labels[i] for j, i in enumerate(option_order(row))}
 
 
 def test_stereoset_and_slguset_review_on_the_server(server, tmp_path):
@@ -141,8 +152,8 @@ def test_stereoset_and_slguset_review_on_the_server(server, tmp_path):
         connection,
         pushed.dataset_id,
         {
-            "ss-1": {"validity": "fixed", "label_1": "stereotype", "label_2": "anti-stereotype", "label_3": "unrelated", "correction": corrected},
-            "ss-2": {"validity": "valid", "label_1": "anti-stereotype", "label_2": "stereotype", "label_3": "unrelated", "correction": stereoset_text(rows[1])},
+            "ss-1": {"validity": "fixed", **shown_labels(rows[0], LABELS), "correction": corrected},
+            "ss-2": {"validity": "valid", **shown_labels(rows[1], RELABELLED), "correction": stereoset_text(rows[1])},
         },
     )  # fmt: skip
     manifest = pull("stereoset-fr", tmp_path / "ss-out", connection, policy="unanimous")

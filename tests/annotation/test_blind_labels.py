@@ -1,0 +1,133 @@
+"""Blind label validation (issue 23): StereoSet options are shown in a seeded shuffled order
+under neutral names, nothing an annotator sees names a label, and answers map back.
+
+Also the re-check of corrected items (StereoSet target, BEC-Pro misprint flags).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from biasforge import families
+from biasforge.families.base import flags_markdown
+from biasforge.families.stereoset import LABELS, editable_text, option_order
+from biasforge.files import stable_id
+from tests.annotation.test_families import stereoset_rows
+
+STEREOSET = families.get("stereoset").review
+BECPRO = families.get("becpro").review
+SAMPLE = Path(__file__).resolve().parents[2] / "curation/data/stereoset/sample_dev_en.jsonl"
+LABEL_WORD = re.compile(r"stereotype|unrelated", re.IGNORECASE)
+
+
+def flagged_row(ident: str) -> dict:
+    """A StereoSet row whose rule flags name labels, as the curation writes them."""
+    row = {**stereoset_rows()[0], "id": ident}
+    row["checks"] = [
+        {"rule": "unrelated_plausible", "passed": False, "severity": "review",
+         "detail": "unrelated 'blue' became 'bleu' in the sentence but is 'bleu' alone"},
+        {"rule": "structure", "passed": False, "severity": "review",
+         "detail": "anti-stereotype: sentence differs; stereotype: fine"},
+    ]  # fmt: skip
+    row["review_reasons"] = [f"{c['rule']}: {c['detail']}" for c in row["checks"]]
+    return row
+
+
+def visible_text(record: dict) -> str:
+    return json.dumps(
+        [record["fields"], record["metadata"], record["suggestions"]], ensure_ascii=False
+    )
+
+
+def test_option_a_is_the_stereotype_in_about_a_third_of_the_bundled_sample():
+    ids = []
+    for line in SAMPLE.read_text("utf-8").splitlines():
+        raw = json.loads(line)
+        texts = [raw["type"], raw["target"], raw["bias_type"], raw["context"]]
+        source_id = stable_id("stereoset", *texts, *(raw[label] for label in LABELS))
+        ids.append(stable_id("stereoset", "fr", source_id, ""))
+    rows = [{"id": i, "sentences": [{"label": label} for label in LABELS]} for i in ids]
+    first = [option_order(row)[0] == 0 for row in rows]  # stored index 0 is the stereotype
+    assert len(rows) > 200
+    assert 0.25 <= sum(first) / len(rows) <= 0.45
+    assert option_order(rows[0]) == option_order(dict(rows[0]))  # seeded: same every time
+
+
+def test_what_annotators_are_sent_names_no_label_and_keeps_the_order_hidden():
+    for ident in ("ss-a", "ss-b", "ss-c", "ss-d"):
+        row = flagged_row(ident)
+        record = STEREOSET.record(row)
+        assert not LABEL_WORD.search(visible_text(record)), visible_text(record)
+        assert record["metadata"]["option_order"] == ",".join(map(str, option_order(row)))
+        assert "option_order" in STEREOSET.hidden_metadata
+        assert set(record["suggestions"]) == {"correction"}
+        lines = record["suggestions"]["correction"].splitlines()
+        assert [line.split(":")[0] for line in lines] == ["context", "A", "B", "C"]
+    # the control: the same flags without the family's blinding do name labels
+    assert LABEL_WORD.search(flags_markdown(flagged_row("ss-a")))
+
+
+def test_answers_and_corrections_map_back_through_the_order():
+    row = next(
+        r for r in ({**stereoset_rows()[0], "id": f"ss-{n}"} for n in range(50))
+        if option_order(r)[0] != 0
+    )  # fmt: skip
+    order = option_order(row)
+    decided = {f"label_{'ABC'[j]}": LABELS[i] for j, i in enumerate(order)}
+    decided["validity"] = "valid"
+    assert decided["label_A"] != "stereotype"
+    assert [s["label"] for s in STEREOSET.apply_answers(row, decided)["sentences"]] == list(LABELS)
+    swapped = {**decided, "label_A": decided["label_B"], "label_B": decided["label_A"]}
+    relabelled = [s["label"] for s in STEREOSET.apply_answers(row, swapped)["sentences"]]
+    assert relabelled[order[0]] == LABELS[order[1]] and relabelled[order[1]] == LABELS[order[0]]
+    text = editable_text(row).replace("bleu", "vert")
+    fixed = STEREOSET.apply_correction(row, text)
+    assert fixed["sentences"][2]["sentence"] == "La mère est vert."  # the unrelated one
+    assert fixed["sentences"][2]["label"] == "unrelated"
+
+
+def test_a_corrected_context_carries_its_target_along():
+    row = {**stereoset_rows()[0], "id": "ss-t", "target": "Ethiopia"}
+    row["context"] = "Beaucoup de gens vivent en Ethiopia BLANK."
+    for s, fill in zip(row["sentences"], ("maigres", "gros", "bleus"), strict=True):
+        s["sentence"], s["attribute"] = row["context"].replace("BLANK", fill), fill
+    text = editable_text(row).replace("Ethiopia", "Éthiopie")
+    fixed = STEREOSET.recheck(row, STEREOSET.apply_correction(row, text))
+    assert fixed["target"] == "Éthiopie"
+    assert not fixed["needs_review"] and fixed["review_reasons"] == []
+    lost = text.replace(" en Éthiopie", "")  # the target deleted: the reviewer must set one
+    flagged = STEREOSET.recheck(row, STEREOSET.apply_correction(row, lost))
+    assert flagged["needs_review"]
+    assert any("no longer contains the target" in r for r in flagged["review_reasons"])
+
+
+def becpro_misprint() -> dict:
+    sentence = "Él es un repcionista."
+    note = "printed 'repcionista' in Table B.1; probably a misprint of 'recepcionista'"
+    return {
+        "id": "b1", "family": "becpro", "language": "es", "sentence": sentence, "person": "Él",
+        "person_span": {"start": 0, "end": 2}, "profession": "repcionista",
+        "profession_span": {"start": 9, "end": 20}, "profession_word_spans": [{"start": 9, "end": 20}],
+        "lexicon_notes": [note],
+        "checks": [
+            {"rule": "spans_point_at_words", "passed": True, "severity": "reject", "detail": "ok"},
+            {"rule": "lexicon_notes", "passed": False, "severity": "review", "detail": note},
+        ],
+        "needs_review": True, "review_reasons": [f"lexicon_notes: {note}"],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("fix", "flagged"),
+    [("Él es un recepcionista.", False), ("Él es un buen repcionista.", True)],
+)
+def test_a_corrected_becpro_misprint_is_checked_again(fix, flagged):
+    row = becpro_misprint()
+    fixed = BECPRO.recheck(row, BECPRO.apply_correction(row, fix))
+    assert fixed["needs_review"] is flagged
+    assert bool(fixed["lexicon_notes"]) is flagged
+    assert any("misprint" in r for r in fixed["review_reasons"]) is flagged
