@@ -25,6 +25,7 @@ ignored and reported.
 from __future__ import annotations
 
 import hashlib
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +35,7 @@ import httpx
 from biasforge.annotation.api import check, http, iter_records, questions, users
 from biasforge.annotation.connection import Connection, client
 from biasforge.annotation.decide import CHOICE, CHOICES, LETTERS, Adjudicated, Answer, Decision
-from biasforge.annotation.workspaces import datasets_named, ensure_workspace, members, sync_members
+from biasforge.annotation.workspaces import all_workspaces, ensure_workspace, members, sync_members
 from biasforge.errors import BiasforgeError
 from biasforge.families import Family
 from biasforge.families.base import Row, escape, html_table
@@ -84,19 +85,45 @@ def adjudicators(api: httpx.Client, workspace_id: str, named: list[str]) -> froz
     return frozenset(n for n in {*named, *admins} if known[n] != "owner")
 
 
-def settings(family: Family) -> Any:
+def choices(proposals: int) -> dict[str, str]:
+    """The answers of "Which text is right?" for records with ``proposals`` distinct
+    corrections: keep the original, each proposed correction, or one's own. Only alternatives
+    that exist are offered (issue 23: "Correction A" on a record nobody corrected stalled it)."""
+    shown = LETTERS[: min(proposals, len(LETTERS))]
+    return {
+        "original": CHOICES["original"],
+        **{letter: CHOICES[letter] for letter in shown},
+        "own": CHOICES["own"],
+    }
+
+
+def dataset_name(dataset: str, proposals: int) -> str:
+    """``NAME-adjudication`` for records without a proposed correction, else
+    ``NAME-adjudication-<k>`` (k = 1…5 lettered corrections): the choice's labels are set per
+    dataset in Argilla, so records are grouped by how many alternatives they have."""
+    k = min(proposals, len(LETTERS))
+    return adjudication_name(dataset) + (f"-{k}" if k else "")
+
+
+def is_adjudication_of(name: str, dataset: str) -> bool:
+    base = adjudication_name(dataset)
+    return name == base or re.fullmatch(re.escape(base) + r"-[1-5]", name) is not None
+
+
+def settings(family: Family, proposals: int = 0) -> Any:
     """The adjudication dataset's settings: the review's, plus the answers and corrections."""
     import argilla as rg
 
     choice = (
         (
             rg.LabelQuestion(
-                name=CHOICE, title="Which text is right?", labels=CHOICES, required=True
+                name=CHOICE, title="Which text is right?", labels=choices(proposals),
+                required=True,
             ),
         )
         if family.review.correction
         else ()
-    )
+    )  # fmt: skip
     return family.review.settings(
         min_submitted=1,
         extra_fields=(
@@ -151,28 +178,44 @@ def corrections_html(decision: Decision) -> str:
 
 
 @dataclass
+class Placed:
+    """Where a record waits for adjudication now."""
+
+    workspace: str
+    dataset: str  # the adjudication dataset's name
+    dataset_id: str
+    record_id: str
+
+
+@dataclass
 class Routed:
-    """What one pull sent to adjudication, per panel."""
+    """What one pull did (or, dry, would do) to the adjudication datasets, per panel."""
 
     panels: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> members, sent
+    moved: int = 0  # records whose route changed (removed from one dataset, created in another)
+    removed: int = 0  # records taken out: decided now, or waiting for annotators again
+    sent_back: int = 0  # records whose adjudication could not be used, asked again
 
     @property
     def sent(self) -> int:
         return sum(p["sent"] for p in self.panels.values())
 
 
-def _panel_dataset(connection: Connection, panel: str, dataset: str, family: Family) -> str:
-    """The id of ``NAME-adjudication`` in the panel's workspace, created if missing."""
+def _panel_dataset(
+    connection: Connection, panel: str, dataset: str, family: Family, proposals: int
+) -> str:
+    """The id of the panel's adjudication dataset for ``proposals`` corrections, created if
+    missing."""
     import argilla as rg
 
     rg_client = client(connection)
-    name = adjudication_name(dataset)
+    name = dataset_name(dataset, proposals)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "dataset not found" is expected the first time
         found = rg_client.datasets(name=name, workspace=panel)
     if found is None:
         found = rg.Dataset(
-            name=name, workspace=panel, settings=settings(family), client=rg_client
+            name=name, workspace=panel, settings=settings(family, proposals), client=rg_client
         ).create()
     return str(found.id)
 
@@ -194,46 +237,84 @@ def _payloads(
     return payloads
 
 
-def send(
+def route(
     connection: Connection,
     dataset: str,
     family: Family,
     items: list[tuple[Row, Decision, list[Answer]]],
     named: list[str],
-    present: set[str],
+    merged: Merged,
+    *,
+    settled: set[str] = frozenset(),
+    dry_run: bool = False,
 ) -> Routed:
-    """Send the records not yet in any panel to the panel of their eligible adjudicators."""
+    """Put every undecided record (``items``) where it belongs now, and only there.
+
+    The place is a function of the current answers: the panel of the adjudicators who did not
+    answer it (named ones and the workspace's admins; else owners) and the dataset for its
+    number of proposed corrections. A record already there is left alone (answers kept); one
+    placed elsewhere, or sent back, is removed there and created here; one placed but no
+    longer undecided is removed, unless an adjudicator's answer decided it (``settled``).
+    ``dry_run`` computes the same counts and changes nothing.
+    """
     routed = Routed()
     with http(connection) as api:
         workspace = ensure_workspace(api, connection.workspace)
         everyone = adjudicators(api, workspace["id"], named)
-        groups: dict[frozenset[str], list] = {}
+        wanted: dict[tuple[str, int, frozenset[str]], list] = {}
+        keep: set[str] = set()
         for item in items:
-            if str(item[0]["id"]) not in present:
-                answered = {a.user for a in item[2]}
-                groups.setdefault(everyone - answered, []).append(item)
-        for eligible, todo in sorted(groups.items(), key=lambda g: sorted(g[0])):
+            row, decision, answers = item
+            rid = str(row["id"])
+            eligible = everyone - {a.user for a in answers}
             panel = panel_name(connection.workspace, eligible)
+            k = min(len(decision.proposals), len(LETTERS))
+            placed = merged.placed.get(rid)
+            if (
+                placed
+                and not decision.sent_back
+                and (placed.workspace, placed.dataset) == (panel, dataset_name(dataset, k))
+            ):
+                keep.add(rid)
+                continue
+            if placed:
+                routed.moved += not decision.sent_back
+                routed.sent_back += decision.sent_back
+            wanted.setdefault((panel, k, eligible), []).append(item)
+        for rid, placed in merged.placed.items():
+            if rid in keep or rid in settled:
+                continue
+            moving = any(str(i[0]["id"]) == rid for todo in wanted.values() for i in todo)
+            routed.removed += not moving
+            if not dry_run:
+                check(api.delete(f"/api/v1/records/{placed.record_id}"))
+        for (panel, k, eligible), todo in sorted(wanted.items(), key=lambda g: (g[0][0], g[0][1])):
+            entry = routed.panels.setdefault(
+                panel, {"adjudicators": sorted(eligible) or ["owners only"], "sent": 0}
+            )
+            entry["sent"] += len(todo)
+            if dry_run:
+                continue
             sync_members(api, ensure_workspace(api, panel)["id"], set(eligible))
-            target = _panel_dataset(connection, panel, dataset, family)
+            target = _panel_dataset(connection, panel, dataset, family, k)
             ids = {q["name"]: q["id"] for q in questions(api, target)}
             for start in range(0, len(todo), 500):
                 batch = _payloads(family, todo[start : start + 500], ids)
                 check(api.post(f"/api/v1/datasets/{target}/records/bulk", json={"items": batch}))
-            routed.panels[panel] = {
-                "adjudicators": sorted(eligible) or ["owners only"],
-                "sent": len(todo),
-            }
     return routed
 
 
 @dataclass
 class Merged:
-    """Adjudicators' answers found by a pull."""
+    """Adjudicators' answers found by a pull, and where each record waits."""
 
     answers: dict[str, Adjudicated] = field(default_factory=dict)
-    present: set[str] = field(default_factory=set)  # ids already in some panel
+    placed: dict[str, Placed] = field(default_factory=dict)  # ids in some adjudication dataset
     ignored: list[str] = field(default_factory=list)  # "record: user answered it themselves"
+
+    @property
+    def present(self) -> set[str]:
+        return set(self.placed)
 
 
 def _response_answer(response: dict, names: dict[str, str]) -> Answer:
@@ -247,12 +328,18 @@ def read(connection: Connection, dataset: str, answered: dict[str, set[str]]) ->
     with http(connection) as api:
         names = {u["id"]: u["username"] for u in users(api)}
         prefix = f"{connection.workspace}-adjudication-"
-        for workspace, found in datasets_named(api, adjudication_name(dataset)):
-            if not workspace["name"].startswith(prefix):
+        spaces = {w["id"]: w for w in all_workspaces(api)}
+        for found in check(api.get("/api/v1/me/datasets"))["items"]:
+            workspace = spaces.get(found["workspace_id"])
+            if workspace is None or not workspace["name"].startswith(prefix):
+                continue
+            if not is_adjudication_of(found["name"], dataset):
                 continue
             for record in iter_records(api, found["id"], include="responses"):
                 rid = str(record.get("external_id"))
-                merged.present.add(rid)
+                merged.placed[rid] = Placed(
+                    workspace["name"], found["name"], found["id"], str(record["id"])
+                )
                 proposals = tuple(
                     t for t in (record.get("metadata") or {}).get("proposals") or [] if t
                 )

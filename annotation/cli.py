@@ -106,7 +106,7 @@ def users(
     are shown once, here."""
     from biasforge.annotation.connection import find_server
     from biasforge.annotation.errors import server_errors
-    from biasforge.annotation.users import add_users, read_users_csv
+    from biasforge.annotation.users import ADMIN_NOTE, add_users, read_users_csv
     from biasforge.annotation.users import reset_password as reset
     from biasforge.errors import BiasforgeError
 
@@ -124,6 +124,11 @@ def users(
             secret = user.password if user.password else f"({user.status})"
             note = f"\t({user.status})" if user.password and user.status != "created" else ""
             typer.echo(f"{user.username}\t{user.role}\t{user.workspace}\t{secret}{note}")
+            if user.role == "admin" and not user.status.startswith("already"):
+                typer.echo(
+                    "note: " + ADMIN_NOTE.format(name=user.username, workspace=user.workspace),
+                    err=True,
+                )
         typer.echo(
             f"Annotators log in at {connection.url} ; passwords above are not stored anywhere.",
             err=True,
@@ -184,6 +189,14 @@ def pull(
             "none of them is shown a record they answered",
         ),
     ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="decide and write the folder, but change nothing on the server (no record "
+            "sent to, moved between or removed from adjudication) nor in the translation memory",
+        ),
+    ] = False,
     workspace: Workspace = None,
     data_dir: DataDir = None,
 ) -> None:
@@ -196,12 +209,16 @@ def pull(
     with server_errors(connection.url):
         named = [n.strip() for n in (adjudicators or "").split(",") if n.strip()]
         manifest = run_pull(
-            dataset, out, connection, policy=policy.value, run_dir=run, adjudicators=named
-        )
+            dataset, out, connection, policy=policy.value, run_dir=run, adjudicators=named,
+            dry_run=dry_run,
+        )  # fmt: skip
         counts = ", ".join(f"{k}: {v}" for k, v in sorted(manifest["decisions"].items()))
         adjudication = manifest["adjudication"]
+        would = "(dry run: nothing changed) would have " if dry_run else ""
         typer.echo(
-            f"{dataset}: {counts}; {adjudication['sent']} sent to adjudication, "
+            f"{dataset}: {counts}; {would}{adjudication['sent']} sent to adjudication "
+            f"({adjudication['moved']} moved, {adjudication['sent_back']} sent back, "
+            f"{adjudication['removed']} removed), "
             f"{adjudication['waiting']} waiting there, {adjudication['merged']} adjudicated "
             f"-> {out}/reviewed.parquet (report: {out}/report.md)"
         )

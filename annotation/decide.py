@@ -85,6 +85,7 @@ class Decision:
     adjudicated_by: str | None = None
     proposals: tuple[Proposal, ...] = ()
     discards: tuple[tuple[str, str], ...] = ()  # (user, note)
+    sent_back: bool = False  # an adjudication that could not be used, asked again
 
 
 def combine(values: list[str], policy: str, total: int | None = None) -> str | None:
@@ -206,8 +207,10 @@ def decide(
     discards = tuple((a.user, a.note) for a in discarded)
     counts = dict(submitted=len(submitted), discarded=len(discarded), discards=discards)
     if adjudicated is not None:
-        proposed = {p.text: p.by for p in proposals_of(family, row, submitted)}
-        decision = decide_adjudicated(family, row, adjudicated, proposed)
+        current = proposals_of(family, row, submitted)
+        decision = decide_adjudicated(family, row, adjudicated, {p.text: p.by for p in current})
+        if decision.sent_back:
+            decision.proposals = current
         decision.submitted, decision.discarded, decision.discards = (
             len(submitted), len(discarded), discards,
         )  # fmt: skip
@@ -265,16 +268,12 @@ def _adjudicated_text(
     if choice in LETTERS:
         index = LETTERS.index(choice)
         if index >= len(adjudicated.proposals):
-            return None, (), f"the adjudicator chose correction {choice}, which was not proposed"
+            return None, (), f"chose correction {choice}, which was not proposed"
         return adjudicated.proposals[index], (), None  # credited by the caller
     if choice == "own":
         text = normalise(answer.values.get(family.review.correction[0]) or "")
         if not text or text == normalise(family.review.original_text(row) or ""):
-            return (
-                None,
-                (),
-                "the adjudicator chose their own correction but left the text unchanged",
-            )
+            return None, (), "chose their own correction but left the text unchanged"
         return text, (answer.user,), None
     return None, (), None
 
@@ -291,9 +290,17 @@ def decide_adjudicated(
     }
     correction, by, problem = _adjudicated_text(family, row, adjudicated)
     missing = [q for q in family.review.criteria if q not in decided]
+    if family.review.correction and set(adjudicated.proposals) != set(list(proposed)[:5]):
+        problem = problem or "answered while the annotators' corrections were different"
     if problem or missing:
-        reason = problem or f"the adjudicator left {', '.join(missing)} unanswered"
-        return Decision("pending", f"adjudicated by {who}: {reason}", adjudicated_by=who)
+        reason = problem or f"left {', '.join(missing)} unanswered"
+        return Decision(
+            "pending",
+            f"sent back to adjudication: {who} {reason}; the record was created again with the "
+            "current answers for an adjudicator to answer",
+            adjudicate=True,
+            sent_back=True,
+        )
     if not family.review.keeps(decided, corrected=correction is not None):
         answered = ", ".join(f"{q}={v}" for q, v in decided.items())
         return Decision(

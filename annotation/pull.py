@@ -34,7 +34,7 @@ from biasforge.annotation.adjudication import adjudication_name
 from biasforge.annotation.agreement import agreement_report
 from biasforge.annotation.api import check, http, iter_records, questions, users
 from biasforge.annotation.connection import Connection, client
-from biasforge.annotation.decide import POLICIES, Answer, Decision, decide
+from biasforge.annotation.decide import POLICIES, Answer, Decision, decide, proposals_of
 from biasforge.annotation.registry import run_of
 from biasforge.annotation.report import review_report
 from biasforge.annotation.workspaces import ensure_workspace, members
@@ -174,7 +174,8 @@ def apply_decision(
     except ValueError as exc:
         decision.decision = "pending"
         decision.reason = f"correction cannot be applied: {exc}"
-        decision.adjudicate = decision.adjudicated_by is None
+        decision.adjudicate = True  # an adjudicated one is sent back: never stalls
+        decision.sent_back = decision.adjudicated_by is not None
         return decision, dict(row)
     return decision, new
 
@@ -240,6 +241,9 @@ def decide_all(
         decision, new = apply_decision(family, row, decision, schema)
         corrected = new != row and decision.correction is not None
         if decision.adjudicate:
+            decision.proposals = decision.proposals or proposals_of(
+                family, row, [a for a in answers if a.status == "submitted"]
+            )
             outcome.to_adjudicate.append((row, decision, answers))
         if decision.decision == "accept" and new != row:
             outcome.corrected.append((row, new))
@@ -299,8 +303,10 @@ def pull(
     run_dir: str | Path | None = None,
     adjudicate: bool = True,
     adjudicators: list[str] | None = None,
+    dry_run: bool = False,
 ) -> dict[str, Any]:
-    """Pull, decide and write the reviewed records; see the module docstring."""
+    """Pull, decide and write the reviewed records; see the module docstring. ``dry_run``
+    writes the folder but changes nothing on the server nor in the translation memory."""
     if policy not in POLICIES:
         raise BiasforgeError(f"--policy must be one of {', '.join(POLICIES)}")
     target = _dataset(connection, dataset)
@@ -308,6 +314,9 @@ def pull(
         raise BiasforgeError(
             f"no dataset {dataset!r} in workspace {connection.workspace!r} at {connection.url}"
         )
+    with http(connection) as api:  # an unknown adjudicator is refused before anything is done
+        workspace = ensure_workspace(api, connection.workspace)
+        adjudication.adjudicators(api, workspace["id"], adjudicators or [])
     run_path = _run_behind(connection, dataset, run_dir)
     run = read_run(run_path)
     family = family_of(run.candidates["family"].unique(), str(run_path))
@@ -322,13 +331,15 @@ def pull(
         family, candidates.to_pylist(), collected, merged, policy=policy,
         min_submitted=min_submitted, annotators=_annotators(connection), schema=candidates.schema,
     )  # fmt: skip
+    settled = {d["id"] for d in outcome.details if d["adjudicated_by"]}
     routed = (
-        adjudication.send(
-            connection, dataset, family, outcome.to_adjudicate, adjudicators or [], merged.present
+        adjudication.route(
+            connection, dataset, family, outcome.to_adjudicate, adjudicators or [], merged,
+            settled=settled, dry_run=dry_run,
         )
-        if adjudicate and outcome.to_adjudicate
+        if adjudicate
         else adjudication.Routed()
-    )
+    )  # fmt: skip
     summary = {
         "dataset": dataset,
         "policy": policy,
@@ -357,12 +368,18 @@ def pull(
             "dataset": adjudication_name(dataset),
             "panels": routed.panels,
             "sent": routed.sent,
-            "waiting": len(merged.present - set(merged.answers)),
+            "moved": routed.moved,
+            "removed": routed.removed,
+            "sent_back": routed.sent_back,
+            "dry_run": dry_run,
+            "waiting": len(outcome.to_adjudicate) if adjudicate else 0,
             "merged": len(merged.answers),
             "ignored": merged.ignored,
         },
     }
     origin = f"argilla:{connection.workspace}/{dataset}"
+    if dry_run:
+        outcome.corrected = []  # a trial pull teaches the translation memory nothing
     return _write_reviewed(
         Path(out), candidates.schema, family, outcome, collected, summary, provenance, origin
     )

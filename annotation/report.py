@@ -47,8 +47,10 @@ def decisions_md(details: list[dict[str, Any]]) -> list[str]:
     notable = [
         d
         for d in details
-        if d["decision"] == "pending" or d["discarded"] or d["adjudicated_by"] or d["corrected"]
-    ]
+        if d["to_adjudication"] or d["discarded"] or d["adjudicated_by"] or d["corrected"]
+        or (d["decision"] == "pending" and not d["reason"].startswith("waiting for answers"))
+    ]  # fmt: skip
+    untouched = len(details) - len(notable)
     # what needs a person first: adjudication, discards, adjudicated, corrected; then waiting
     notable.sort(
         key=lambda d: (
@@ -85,6 +87,11 @@ def decisions_md(details: list[dict[str, Any]]) -> list[str]:
         lines.append(md_table(header, rows))
         if len(notable) > LISTED:
             lines.append(f"\n… and {len(notable) - LISTED} more: see `decisions.parquet`.")
+    if untouched:
+        lines.append(
+            f"\n{untouched} other records have nothing to report (decided by the votes without "
+            "discard or correction, or waiting for annotators' answers); see `decisions.parquet`."
+        )
     return lines
 
 
@@ -100,10 +107,16 @@ def adjudication_md(adjudication: dict[str, Any], summary: dict[str, Any]) -> li
             md_table(["workspace", "adjudicators (owners see every workspace)", "records"], rows),
             "",
         ]
+    dry = "Dry run: nothing was changed on the server; the figures say what a pull would do. "
     lines.append(
-        f"Waiting for an adjudicator: {adjudication.get('waiting', 0)}. "
+        (dry if adjudication.get("dry_run") else "")
+        + f"Waiting for an adjudicator: {adjudication.get('waiting', 0)} "
+        f"(moved to another panel or dataset: {adjudication.get('moved', 0)}; "
+        f"removed, decided or back with the annotators: {adjudication.get('removed', 0)}; "
+        f"sent back: {adjudication.get('sent_back', 0)}). "
         f"Adjudicated answers merged: {adjudication.get('merged', 0)}."
     )
+    lines += todo_md(adjudication)
     by = summary.get("adjudicated_by") or {}
     if by:
         lines.append(
@@ -112,6 +125,26 @@ def adjudication_md(adjudication: dict[str, Any], summary: dict[str, Any]) -> li
     for ignored in adjudication.get("ignored") or []:
         lines.append(f"- ignored: {ignored}")
     return lines
+
+
+def todo_md(adjudication: dict[str, Any]) -> list[str]:
+    """What the maintainer must do next, in words."""
+    todo = []
+    if adjudication.get("sent_back"):
+        todo.append(
+            f"{adjudication['sent_back']} adjudicated records were sent back (their answer could "
+            "not be used; the reason is in the table above): ask the panel's adjudicators to "
+            "answer them again, then pull."
+        )
+    panels = adjudication.get("panels") or {}
+    if any(p["adjudicators"] == ["owners only"] for p in panels.values()):
+        todo.append(
+            "Some records are waiting in the owners' panel: only owners can adjudicate them; "
+            "name adjudicators with `annotate pull --adjudicators NAME,…` to move them."
+        )
+    elif adjudication.get("waiting"):
+        todo.append("Ask the adjudicators listed above to answer their records, then pull.")
+    return ["", "**To do:**", *[f"- {t}" for t in todo]] if todo else []
 
 
 def agreement_md(questions: dict[str, Any]) -> list[str]:

@@ -24,6 +24,15 @@ from biasforge.errors import BiasforgeError, InputError
 
 ROLES = ("annotator", "admin", "owner")
 USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+# Argilla 2.8's user schema only asks for one character; the web UI and every name this tool
+# builds from a username (adjudication panel workspaces) need a bound: a 200-character name
+# was created and then shown cut in the UI (issue 23). 64 is the longest Argilla-style
+# identifier we accept.
+USERNAME_MAX = 64
+ADMIN_NOTE = (
+    "{name} is an admin of workspace {workspace}: admins see every dataset of the workspace "
+    "and are adjudicators of the records they did not answer (see `annotate pull --adjudicators`)"
+)
 CSV_COLUMNS = ("username", "role")
 
 
@@ -38,6 +47,8 @@ class NewUser:
 
 def username_problem(name: str) -> str | None:
     """Why ``name`` is not a valid Argilla username, or None."""
+    if len(name) > USERNAME_MAX:
+        return f"invalid username {name[:20]!r}…: {len(name)} characters, at most {USERNAME_MAX}"
     if USERNAME.match(name) and "\n" not in name:
         return None
     return (

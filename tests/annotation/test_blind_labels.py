@@ -108,6 +108,7 @@ def test_a_corrected_context_carries_its_target_along():
 def becpro_misprint() -> dict:
     sentence = "Él es un repcionista."
     note = "printed 'repcionista' in Table B.1; probably a misprint of 'recepcionista'"
+    invariant = "es_invariant_noun: 'repcionista' has no gendered form in the table"
     return {
         "id": "b1", "family": "becpro", "language": "es", "sentence": sentence, "person": "Él",
         "person_span": {"start": 0, "end": 2}, "profession": "repcionista",
@@ -116,8 +117,9 @@ def becpro_misprint() -> dict:
         "checks": [
             {"rule": "spans_point_at_words", "passed": True, "severity": "reject", "detail": "ok"},
             {"rule": "lexicon_notes", "passed": False, "severity": "review", "detail": note},
+            {"rule": "es_inflection", "passed": False, "severity": "review", "detail": invariant},
         ],
-        "needs_review": True, "review_reasons": [f"lexicon_notes: {note}"],
+        "needs_review": True, "review_reasons": [f"lexicon_notes: {note}", f"es_inflection: {invariant}"],
     }  # fmt: skip
 
 
@@ -131,3 +133,4 @@ def test_a_corrected_becpro_misprint_is_checked_again(fix, flagged):
     assert fixed["needs_review"] is flagged
     assert bool(fixed["lexicon_notes"]) is flagged
     assert any("misprint" in r for r in fixed["review_reasons"]) is flagged
+    assert any("es_inflection" in r for r in fixed["review_reasons"]) is flagged

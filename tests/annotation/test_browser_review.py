@@ -18,6 +18,7 @@ from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
 from biasforge.annotation.users import add_users
 from biasforge.exports.release import make_release
+from biasforge.families.stereoset import option_order
 from tests.annotation.conftest import rows_run, subset_run
 from tests.annotation.helpers import (
     answer,
@@ -222,8 +223,11 @@ def test_stereoset_labels_start_empty_and_target_and_slot_are_marked(
     assert page.locator(checked).count() == 0
     assert mark_texts(page, "target") == ["mère"] * 5  # heading, context, three options
     slots = mark_texts(page, "slot")
-    assert slots in (["attentionnée", "négligente", "bleu"], ["douce", "dure", "carré"])
-    english = "The mother is caring." if slots[0] == "attentionnée" else "My mother was gentle."
+    shown = [  # each row's fillers in its shuffled option order (issue 23)
+        [row["sentences"][i]["attribute"] for i in option_order(row)] for row in stereoset_rows()
+    ]
+    assert slots in shown
+    english = "The mother is caring." if "attentionnée" in slots else "My mother was gentle."
     assert page.get_by_role("cell", name=english).count() == 1  # English beside French
     assert (
         page.get_by_text("labelled").count() == 0

@@ -69,6 +69,13 @@ def test_push_twice_then_pull(server, becpro_run, tmp_path):
     assert agreement.returncode == 0, agreement.stderr
     assert agreement.stdout == ""  # nobody answered yet: no figures
 
+    from tests.conftest import one_error_line
+
+    stale = (out / "report.md").read_text()
+    refused = cli("pull", "--dataset", "cli-ds", "--out", str(out), "--adjudicators", "nobody")
+    assert "--adjudicators: no user called 'nobody'" in one_error_line(refused)
+    assert (out / "report.md").read_text() == stale  # nothing written
+
 
 def test_serve_in_background_then_stop(server, tmp_path):
     from biasforge.annotation.serve import free_port, pid_alive, read_state
@@ -123,6 +130,9 @@ def test_users_change_roles_honestly_and_reset_passwords(server):
     assert promoted.stdout.strip() == (
         "role-ann\tadmin\tbiasforge\t(role changed from annotator to admin)"
     )
+    assert "note: role-ann is an admin of workspace biasforge" in promoted.stderr
+    assert "adjudicators of the records they did not answer" in promoted.stderr
+    assert "admin" not in first.stderr  # an annotator gets no such note
     assert role_of(server, "role-ann") == "admin"
     kept = cli("users", "role-ann")  # no --role: the role stays
     assert "(already existed; password unchanged)" in kept.stdout
@@ -148,6 +158,9 @@ def test_bad_usernames_and_csv_are_refused_before_anything_is_created(server, tm
 
     for bad in ("ann 1", "ann!", "_ann"):
         assert f"invalid username {bad!r}" in one_error_line(cli("users", "fine-user", bad))
+    long = "a" * 200
+    assert "200 characters, at most 64" in one_error_line(cli("users", "fine-user", long))
+    assert cli("users", "b" * 64).returncode == 0  # the limit itself is allowed
     team = tmp_path / "team.csv"
     team.write_text("username,role,password\nok-user,annotator,hunter22\n", encoding="utf-8")
     assert f"{team}:1: has a 'password' column" in one_error_line(cli("users", "--csv", str(team)))

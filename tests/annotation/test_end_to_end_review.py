@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from biasforge.annotation.adjudication import adjudication_name
+from biasforge.annotation.adjudication import is_adjudication_of
 from biasforge.annotation.connection import find_server
 from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_run
@@ -72,7 +72,11 @@ def review(server, becpro_es_run, tmp_path_factory):
     first = pull(DATASET, base / "first", connection, adjudicators=[JUDGE])
     judge = login(connection.url, JUDGE, users[JUDGE])
     offered = []
-    for dataset_id in visible_datasets(judge)[adjudication_name(DATASET)]:
+    seen = visible_datasets(judge)
+    adjudications = [
+        i for name, ids in seen.items() if is_adjudication_of(name, DATASET) for i in ids
+    ]
+    for dataset_id in adjudications:
         for record in queue(judge, dataset_id):
             i = index[record["external_id"]]
             offered.append(i)
@@ -104,7 +108,9 @@ def test_second_pull_merges_the_adjudication(review):
     expected = {0: "accept", 1: "accept", 2: "accept", 3: "reject", 4: "accept", 5: "reject"}
     assert {i: decisions.loc[ids[i], "decision"] for i in range(6)} == expected
     assert review["second"]["adjudication"]["merged"] == 3
-    assert review["second"]["translation_memory"]["written"] == 2  # the two fixed sentences
+    # BEC-Pro is templated, not machine-translated: its corrections are no preferred
+    # translations (the memory got them before issue 23)
+    assert review["second"]["translation_memory"]["written"] == 0
 
 
 def test_released_rows_equal_the_decisions(review):
@@ -135,6 +141,10 @@ def test_released_rows_equal_the_decisions(review):
         words = [sentence[s["start"] : s["end"]] for s in row["profession_word_spans"]]
         assert words == profession.split()
         assert row["adjudicated_by"] == judge
+        if i in (0, 1):  # the corrected misprints were checked again: no stale flag
+            assert row["needs_review"] is False
+            assert not any("misprint" in r for r in row["review_reasons"])
+            assert not any("misprint" in c["detail"] for c in row["checks"] if not c["passed"])
         assert (sorted(row["corrected_by"]) if row["corrected_by"] else None) == (
             sorted(authors) if authors else None
         )

@@ -10,8 +10,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from biasforge.annotation.adjudication import is_adjudication_of
 from biasforge.annotation.connection import find_server
-from biasforge.annotation.pull import adjudication_name, pull
+from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
 from biasforge.annotation.users import add_users
@@ -257,9 +258,10 @@ def test_adjudication_is_merged_on_next_pull(reviewed, tmp_path):
     assert again["adjudication"]["sent"] == 0  # idempotent: already sent
     api = httpx.Client(base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key})
     datasets = api.get("/api/v1/me/datasets").json()["items"]
-    adjudication = next(d for d in datasets if d["name"] == adjudication_name(DATASET))
     judge = reviewed["clients"]["judge"]
-    records = queue(judge, adjudication["id"])
+    records = [
+        r for d in datasets if is_adjudication_of(d["name"], DATASET) for r in queue(judge, d["id"])
+    ]
     rows = {row["id"]: (i, row) for i, row in enumerate(reviewed["rows"])}
     assert sorted(rows[r["external_id"]][0] for r in records) == [6, 8, 10]
     verdict = {6: (Y, Y), 8: (N, N), 10: (Y, Y)}
@@ -285,7 +287,7 @@ def test_adjudication_is_merged_on_next_pull(reviewed, tmp_path):
         names = [
             d["name"] for d in reviewed["clients"][who].get("/api/v1/me/datasets").json()["items"]
         ]
-        assert adjudication_name(DATASET) not in names
+        assert not [n for n in names if is_adjudication_of(n, DATASET)]
     out = tmp_path / "merged"
     manifest = pull(DATASET, out, connection, policy="unanimous", adjudicators=["judge"])
     assert manifest["adjudication"]["merged"] == 3 and manifest["adjudication"]["sent"] == 0
