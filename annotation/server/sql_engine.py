@@ -12,9 +12,9 @@ index them by record, user and question, so their hooks need no extra work.
 Query semantics are those of the first version of this engine (which filtered in Python): a
 text term is a case-insensitive substring (every term must occur; ``"quoted phrases"`` stay
 whole), "pending" means no response by that user, an annotator's queue is in a pseudo-random order
-that is stable for paging and starts at a different record for each user (the first engine
-sorted by a per-user hash; this one walks one random cycle from a per-user start, so a page is
-read from an index), a text search without a user ranks by how often the terms occur, missing
+that is stable for paging and the same for every annotator (a random key per record, read from
+an index; issue 23 dropped the per-user starting point so a maintainer can say "the first
+ten"), a text search without a user ranks by how often the terms occur, missing
 sort values come last.
 
 This module runs inside the server's own virtualenv (argilla-server pins libraries the main
@@ -27,7 +27,6 @@ thread, off the event loop.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import re
 import sys
@@ -96,10 +95,6 @@ def _terms(query: str) -> list[str]:
         if term and term not in {"and", "or"}:
             terms.append(term)
     return terms
-
-
-def _user_hash(user_id: Any) -> int:
-    return int(hashlib.sha256(str(user_id).encode()).hexdigest()[:8], 16) & 0x7FFFFFFF
 
 
 def _hex(value: Any) -> str:
@@ -396,22 +391,11 @@ def _search(conn, query: _Query, terms, field, offset, limit, user_id):
     if user_id is None:
         base = ["h.score DESC"] if terms else []
         return page("", [*query.order, *base, "b.inserted_at", "b.rid"], offset, limit), total
-    # An annotator's queue: the records in rk order, starting at the user's point of the cycle
-    # (rk >= start first, then the rest). Without other sort keys it is read as two ranges of
-    # the (dataset, rk) index, so a page costs its offset, not the dataset's size.
-    start = query.param(_user_hash(user_id))
-    if query.order or terms or limit < 0:
-        order = [*query.order, f"b.rk < {start}", "b.rk", "b.rid"]
-        return page("", order, offset, limit), total
-    rows = page(f" AND b.rk >= {start}", ["b.rk", "b.rid"], offset, limit)
-    if len(rows) < limit:
-        before = conn.execute(
-            f"SELECT count(*) FROM {source} WHERE {where} AND b.rk >= {start}", params
-        ).fetchone()[0]
-        rows += page(
-            f" AND b.rk < {start}", ["b.rk", "b.rid"], max(0, offset - before), limit - len(rows)
-        )
-    return rows, total
+    # An annotator's queue: the records in rk order, a random order drawn once per record and
+    # shared by every annotator (issue 23: each annotator used to start at their own point of
+    # the cycle, so "the first ten records" were different ten for each). Without other sort
+    # keys it is read as one range of the (dataset, rk) index.
+    return page("", [*query.order, "b.rk", "b.rid"], offset, limit), total
 
 
 def _all_ids(conn, query: _Query, terms, field) -> list[str]:

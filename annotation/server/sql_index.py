@@ -7,8 +7,8 @@ Argilla's own tables already hold records, responses and suggestions as rows wit
 ``bf_record``  ``n`` (integer key), the record id, its dataset, ``inserted_at`` and ``status``
                (copied: the queue and the insertion order are read without touching the wide
                ``records`` rows) and ``rk``, a random 31-bit key: an annotator's queue is the
-               records in ``rk`` order starting at a point of the cycle derived from the user,
-               so each user starts elsewhere and pages are stable and read from an index.
+               records in ``rk`` order, the same order for every annotator, so pages are
+               stable and read from an index.
 ``bf_text``    FTS5 with the trigram tokenizer: one row (rowid ``n << 8``) with all fields
                joined, plus one row per field (``n << 8 | k``) when a record has several. Text is
                stored lower-cased by Python, so a query term is a plain case-insensitive

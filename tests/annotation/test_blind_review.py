@@ -125,3 +125,17 @@ def test_the_card_says_what_annotators_saw_as_the_settings_show(connection, tmp_
     assert "`option_order`" in sentence and "option_order" not in json.dumps(meta)
     assert "kept from them" in sentence and "blind" in sentence
     assert "Judged questions started empty: annotators saw no suggested answers." in card
+
+
+def test_every_annotator_gets_the_records_in_the_same_order(connection, becpro_run, tmp_path):
+    from tests.annotation.conftest import subset_run
+    from tests.annotation.helpers import queue
+
+    run = subset_run(becpro_run, tmp_path / "run", 20)
+    pushed = push_run(run, "same-order", connection, min_submitted=3, progress=False)
+    team = people(connection, "order-ann1", "order-ann2", "order-ann3")
+    orders = [
+        [r["external_id"] for r in queue(login(connection.url, name, secret), pushed.dataset_id)]
+        for name, secret in team.items()
+    ]
+    assert len(orders[0]) == 20 and orders[0] == orders[1] == orders[2]
