@@ -146,7 +146,27 @@ def _text_vote(
     who = "; ".join(f"{', '.join(p.by)} proposed one" for p in proposals)
     unchanged = votes.count(ORIGINAL)
     kept = f", {unchanged} kept the text" if unchanged else ""
-    return None, f"no {policy} correction ({who}{kept})"
+    return (
+        None,
+        f"no {policy} correction ({who}{kept}){_contradictions(family, submitted, proposals)}",
+    )
+
+
+def _contradictions(
+    family: Family, submitted: list[Answer], proposals: tuple[Proposal, ...]
+) -> str:
+    """Proposers who also answered that the text needs no change (issue 23: a lone correction
+    typed by someone who answered "valid as is" is likely a slip, and the reason must say so)."""
+    as_is = family.review.as_is
+    if not as_is:
+        return ""
+    proposers = {who for p in proposals for who in p.by}
+    slips = [
+        a.user for a in submitted
+        if a.user in proposers and all(str(a.values.get(q)) == v for q, v in as_is.items())
+    ]  # fmt: skip
+    answered = ", ".join(f"{q}={v}" for q, v in as_is.items())
+    return f"; {', '.join(slips)} answered {answered} yet typed a correction" if slips else ""
 
 
 def _criteria_vote(

@@ -296,6 +296,9 @@ class Review:
     # A corrected item runs its family's checks again: (before, after) -> after with spans,
     # flags, ``needs_review``/``review_reasons`` recomputed.
     recheck: Callable[[Row, Row], Row] = _unchanged
+    # Answers that say "the text needs no change" (a correction typed with them is a slip the
+    # decision's reason points out).
+    as_is: dict[str, str] = field(default_factory=dict)
 
     @property
     def label_questions(self) -> list[str]:

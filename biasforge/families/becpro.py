@@ -277,6 +277,7 @@ REVIEW = Review(
     accepts_corrected=lambda decided: True,
     settled_by_correction=("grammatical", "agreement"),
     recheck=recheck,
+    as_is={"grammatical": "yes", "agreement": "yes"},
     correction_help="Pre-filled with the sentence. If an answer is No, edit it so it becomes "
     "correct, keeping the person word; leave it unchanged otherwise.",
 )

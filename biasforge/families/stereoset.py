@@ -386,6 +386,7 @@ REVIEW = Review(
     "record id) under the neutral names A, B and C, with no label anywhere (the correction "
     "box, rule flags and filters included): annotators assigned the labels blind.",
     recheck=recheck,
+    as_is={"validity": "valid"},
 )
 
 

@@ -134,3 +134,12 @@ def test_a_corrected_becpro_misprint_is_checked_again(fix, flagged):
     assert bool(fixed["lexicon_notes"]) is flagged
     assert any("misprint" in r for r in fixed["review_reasons"]) is flagged
     assert any("es_inflection" in r for r in fixed["review_reasons"]) is flagged
+
+
+def test_each_flag_is_shown_once():
+    row = becpro_misprint()
+    shown = flags_markdown(row)
+    assert shown.count("misprint of") == 1 and shown.count("**FLAG**") == 2
+    assert shown.startswith("**Flagged for review:**")
+    extra = {**row, "review_reasons": [*row["review_reasons"], "checked by hand: odd"]}
+    assert flags_markdown(extra).count("checked by hand: odd") == 1  # a reason no check says

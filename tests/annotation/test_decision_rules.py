@@ -63,6 +63,12 @@ def test_a_correction_that_does_not_win_goes_to_adjudication():
         assert decision.decision == "pending" and decision.adjudicate
         assert "a proposed one, 2 kept the text" in decision.reason
         assert [p.text for p in decision.proposals] == [FIXED]
+        # a answered that the sentence is fine and typed a correction anyway: said (issue 23)
+        assert "; a answered grammatical=yes, agreement=yes yet typed a correction" in (
+            decision.reason
+        )
+    answers[0] = vote("a", "no", "yes", FIXED)  # the control: a consistent proposer
+    assert "yet typed" not in run(answers, "majority").reason
 
 
 def test_majority_correction_wins_under_majority_only():
