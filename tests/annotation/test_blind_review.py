@@ -139,3 +139,18 @@ def test_every_annotator_gets_the_records_in_the_same_order(connection, becpro_r
         for name, secret in team.items()
     ]
     assert len(orders[0]) == 20 and orders[0] == orders[1] == orders[2]
+
+
+def test_argilla_push_to_hub_is_refused_with_the_release_command(connection, tmp_path):
+    import httpx
+
+    run = make_run(tmp_path / "run", [hidden_stereotype_row()], "stereoset")
+    pushed = push_run(run, "ss-hub", connection, min_submitted=1, progress=False)
+    owner = httpx.Client(
+        base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=60
+    )
+    body = {"name": "someone/ss-hub", "subset": "default", "split": "train", "private": True,
+            "token": "hf_not_a_token"}  # fmt: skip
+    refused = owner.post(f"/api/v1/datasets/{pushed.dataset_id}/export", json=body)
+    assert refused.status_code == 422, refused.text
+    assert "biasforge export release" in refused.text
