@@ -1,7 +1,8 @@
 """Entry point run by the argilla-server virtualenv's Python (``python launcher.py ARGS``).
 
 It registers biasforge's SQL search engine with argilla-server, applies the speed-ups in
-``speedups``, refuses Argilla's *Push to Hub* (``releases_only``) and then hands the arguments to the server's own command line (``start``,
+``speedups``, refuses Argilla's *Push to Hub* (``releases_only``), makes an annotator's progress their own
+(``own_progress``) and then hands the arguments to the server's own command line (``start``,
 ``worker``, ``database migrate`` …). After ``database migrate`` it also creates the search
 index and indexes the records it does not hold yet (a data folder from before the index). One
 extra command, ``create-owner``, creates the owner
@@ -24,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import own_progress
 import releases_only
 import speedups
 import sql_engine  # noqa: F401  (registers the engine with argilla_server)
@@ -56,6 +58,7 @@ def main(argv: list[str]) -> int:
     if os.environ.get("BIASFORGE_STOCK_SERVER") != "1":
         speedups.install()
     releases_only.install()  # releases go through `biasforge export release`
+    own_progress.install()  # an annotator's progress bar counts their own answers
     from argilla_server.cli import app
 
     sys.argv = ["argilla_server", *argv]

@@ -154,3 +154,27 @@ def test_argilla_push_to_hub_is_refused_with_the_release_command(connection, tmp
     refused = owner.post(f"/api/v1/datasets/{pushed.dataset_id}/export", json=body)
     assert refused.status_code == 422, refused.text
     assert "biasforge export release" in refused.text
+
+
+def test_an_annotators_progress_counts_their_own_answers(connection, becpro_run, tmp_path):
+    import httpx
+
+    from tests.annotation.conftest import subset_run
+    from tests.annotation.helpers import answer, queue
+
+    run = subset_run(becpro_run, tmp_path / "run", 3)
+    pushed = push_run(run, "own-progress", connection, min_submitted=3, progress=False)
+    team = people(connection, "prog-ann1", "prog-ann2")
+    api = login(connection.url, "prog-ann1", team["prog-ann1"])
+    first = queue(api, pushed.dataset_id)[0]
+    answer(api, first["id"], {"grammatical": "yes", "agreement": "yes"})
+    mine = api.get(f"/api/v1/datasets/{pushed.dataset_id}/progress").json()
+    assert (mine["total"], mine["completed"], mine["pending"]) == (3, 1, 2)
+    other = login(connection.url, "prog-ann2", team["prog-ann2"])
+    theirs = other.get(f"/api/v1/datasets/{pushed.dataset_id}/progress").json()
+    assert (theirs["completed"], theirs["pending"]) == (0, 3)
+    owner = httpx.Client(
+        base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=60
+    )
+    whole = owner.get(f"/api/v1/datasets/{pushed.dataset_id}/progress").json()
+    assert whole["completed"] == 0  # the team's figure: no record has its three answers yet
