@@ -156,6 +156,12 @@ def test_stereoset_and_slguset_review_on_the_server(server, tmp_path):
             "ss-2": {"validity": "valid", **shown_labels(rows[1], RELABELLED), "correction": stereoset_text(rows[1])},
         },
     )  # fmt: skip
+    from biasforge.translation_memory import TranslationMemory
+
+    trial = pull("stereoset-fr", tmp_path / "ss-dry", connection, dry_run=True)
+    assert trial["decisions"] == {"accept": 2} and trial["translation_memory"]["written"] == 0
+    with TranslationMemory() as memory:  # a trial pull teaches the memory nothing (issue 23)
+        assert memory.preferred("The mother is caring.", "en", "fr") is None
     manifest = pull("stereoset-fr", tmp_path / "ss-out", connection, policy="unanimous")
     reviewed = pd.read_parquet(tmp_path / "ss-out" / "reviewed.parquet").set_index("id")
     assert list(reviewed["decision"]) == ["accept", "accept"]
@@ -171,8 +177,6 @@ def test_stereoset_and_slguset_review_on_the_server(server, tmp_path):
         "unrelated",
     ]  # relabelled
     assert manifest["translation_memory"]["written"] == 1
-
-    from biasforge.translation_memory import TranslationMemory
 
     with TranslationMemory() as memory:
         preferred = memory.preferred("The mother is caring.", "en", "fr")
