@@ -16,8 +16,9 @@ here searches the process table or reads other processes' environments.
   processes of their own (a local Ray head: GCS server and raylet, whose agents and workers
   no hook of ours reaches): every process forked while it is active joins one process group,
   led by a *keeper*, a tiny shell that waits on a pipe only we hold. The kernel closes that
-  pipe when we end, however we end, and the keeper then kills the whole group at once
-  (``kill -KILL 0``); descendants inherit the group, so none is missed.
+  pipe when we end, however we end, and the keeper then removes the temporary folders it was
+  given and kills the whole group at once (``kill -KILL 0``); descendants inherit the group,
+  so none is missed.
 
 Elsewhere than Linux the prctl calls do nothing; the groups and the keeper are POSIX.
 """
@@ -149,16 +150,18 @@ def forks_die_with_parent() -> Iterator[None]:
 
 
 # Ignores hang-ups and Ctrl-C (those are for us to handle), waits until the pipe on its stdin
-# reaches end-of-file — when we close it, or the kernel does because we died — then kills its
-# own process group: itself and every process that joined it.
-KEEPER = "trap '' HUP INT; while read -r _; do :; done; kill -s KILL 0"
+# reaches end-of-file — when we close it, or the kernel does because we died — then removes
+# the folders it was given and kills its own process group: every process that joined it,
+# itself last.
+KEEPER = "trap '' HUP INT; while read -r _; do :; done; rm -rf -- \"$@\"; kill -s KILL 0"
 
 
 @contextlib.contextmanager
-def group_dies_with_parent() -> Iterator[int]:
+def group_dies_with_parent(remove: Sequence[str | os.PathLike] = ()) -> Iterator[int]:
     """Every process forked while the context is active (and everything those start, which
     inherits the group) joins a process group that is killed when this process leaves the
-    context or dies, even by SIGKILL. Yields the group id.
+    context or dies, even by SIGKILL; the folders in ``remove`` are removed then too (a
+    killed process cannot remove its temporary folders). Yields the group id.
 
     For a library that starts processes by fork+exec from a ``preexec_fn`` Popen (Ray's
     local head) and whose own children we cannot reach. This process stays in its own group,
@@ -168,7 +171,7 @@ def group_dies_with_parent() -> Iterator[int]:
         raise RuntimeError("group_dies_with_parent is already active in this process")
     read_end, write_end = os.pipe()
     keeper = subprocess.Popen(
-        ["/bin/sh", "-c", KEEPER],
+        ["/bin/sh", "-c", KEEPER, "biasforge-keeper", *map(os.fspath, remove)],
         stdin=read_end,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
