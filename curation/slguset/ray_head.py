@@ -11,8 +11,9 @@
   agent, the loopback one (``_node_ip_address="127.0.0.1"`` alone is turned back into the
   machine's address); no dashboard.
 * **A cluster** (``--ray-address HOST:PORT`` or ``ray://HOST:PORT``): its address must
-  answer a TCP connection within :data:`CONNECT_TIMEOUT` s — ``ray.init`` itself retries an
-  unreachable address for ever, printing warnings.
+  accept a TCP connection within :data:`CONNECT_TIMEOUT` s and its GCS must answer
+  (:func:`check_reachable`) — ``ray.init`` itself retries an unreachable address for ever,
+  printing a warning a second.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -69,8 +72,21 @@ def split_address(address: str) -> tuple[str, int] | None:
     return host.strip("[]"), int(port)
 
 
+# Asks the GCS at argv[1] for its cluster id, giving up after argv[2] ms: run in a child
+# process, whose warnings are kept off the console and whose wait a timeout bounds.
+GCS_PROBE = (
+    "import sys; from ray._raylet import InnerGcsClient; "
+    "InnerGcsClient.standalone(sys.argv[1], None, int(sys.argv[2]))"
+)
+
+
+def _refuse(address: str, why: str) -> BiasforgeError:
+    return BiasforgeError(f"--ray-address {address}: no Ray cluster answers there ({why})")
+
+
 def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
-    """Refuse a ``--ray-address`` that does not accept a connection within ``timeout`` s."""
+    """Refuse a ``--ray-address`` where no Ray cluster answers within about ``timeout`` s: it
+    must accept a TCP connection, and (``HOST:PORT``) its GCS must give its cluster id."""
     target = split_address(address)
     if target is None:
         return
@@ -79,10 +95,21 @@ def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
             pass
     except OSError as exc:
         why = "no answer" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
-        raise BiasforgeError(
-            f"--ray-address {address}: cannot reach a Ray cluster there "
-            f"({why}, waited up to {timeout:.0f} s)"
-        ) from None
+        raise _refuse(address, f"{why}, waited up to {timeout:.0f} s") from None
+    if address.startswith("ray://"):
+        return  # a Ray Client server: ray.init's own handshake, which is bounded
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", GCS_PROBE, address, str(int(timeout * 1000))],
+            capture_output=True,
+            text=True,
+            timeout=timeout + 10,
+        )
+    except subprocess.TimeoutExpired:
+        raise _refuse(address, f"no GCS reply within {timeout:.0f} s") from None
+    if probe.returncode != 0:
+        said = [line for line in probe.stderr.splitlines() if line and line[0] not in "[ "]
+        raise _refuse(address, said[-1] if said else f"probe exit code {probe.returncode}")
 
 
 @contextmanager
