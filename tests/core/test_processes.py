@@ -191,3 +191,36 @@ def test_an_orphan_started_outside_the_group_outlives_its_parent():
         for child in children:
             if alive(child):
                 child.kill()
+
+
+REMOVER = """
+import tempfile, time
+from pathlib import Path
+from biasforge.processes import group_dies_with_parent
+folder = Path(tempfile.mkdtemp(prefix="biasforge-test-"))
+(folder / "socket-like").write_text("x")
+with group_dies_with_parent(remove=[folder]):
+    print(folder, flush=True)
+    time.sleep(300)
+"""
+
+
+def test_the_keeper_removes_its_folders_when_the_parent_is_killed():
+    command = subprocess.Popen(
+        [sys.executable, "-c", REMOVER], stdout=subprocess.PIPE, text=True, cwd=REPO,
+        start_new_session=True,
+    )  # fmt: skip
+    folder = Path(command.stdout.readline().strip())
+    try:
+        assert folder.is_dir()
+        os.kill(command.pid, signal.SIGKILL)
+        command.wait()
+        deadline = time.monotonic() + 5
+        while folder.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not folder.exists()
+    finally:
+        if folder.exists():
+            import shutil
+
+            shutil.rmtree(folder)
