@@ -1,7 +1,7 @@
 """Run the embedded Argilla server: Redis, migrations, owner account, web server, job worker.
 
-``biasforge annotate serve`` is a small supervisor. It starts each child in its own process
-group with a parent-death signal, records where the server listens in a state file
+``biasforge annotate serve`` is a small supervisor. It starts each child with
+:func:`biasforge.processes.spawn` (a session of its own, a parent-death signal), records where the server listens in a state file
 (``server.json``) so the other commands find it, and on Ctrl-C / SIGTERM (or when any child
 dies) stops every child and removes the state file. Everything binds 127.0.0.1; the owner's
 password and API key are generated on first start and stored in a 0600 file; Redis gets its
@@ -11,7 +11,6 @@ own generated password too.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import secrets
@@ -30,13 +29,13 @@ from biasforge.annotation.paths import default_data_dir, server_code_dir
 from biasforge.annotation.server_env import ensure_server_venv
 from biasforge.errors import BiasforgeError
 from biasforge.files import pid_alive, write_text_atomic
+from biasforge.processes import spawn, stop
 
 STATE_FILE = "server.json"
 CREDENTIALS_FILE = "credentials.json"
 OWNER_USERNAME = "biasforge-owner"
 WORKSPACE = "biasforge"
 ENGINE_NAME = "biasforge-sql"
-_PR_SET_PDEATHSIG = 1
 
 
 def write_secret_json(path: Path, data: dict[str, Any]) -> None:
@@ -68,12 +67,6 @@ def free_port() -> int:
 def _port_in_use(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
-def _die_with_parent() -> None:
-    """In the child: get SIGTERM if the supervisor dies, even by SIGKILL."""
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def read_state(data_dir: Path) -> dict[str, Any] | None:
@@ -183,14 +176,13 @@ class EmbeddedServer:
         self, name: str, argv: list[str], env: dict[str, str], log: Path
     ) -> subprocess.Popen:
         handle = open(log, "ab")  # noqa: SIM115  (kept open for the child's lifetime)
-        proc = subprocess.Popen(
+        # SIGTERM when the supervisor dies, even by SIGKILL; stop() reaches each child's group
+        proc = spawn(
             argv,
             env=env,
             stdout=handle,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            preexec_fn=_die_with_parent,
             cwd=self.data_dir,
         )
         handle.close()
@@ -324,22 +316,7 @@ class EmbeddedServer:
 
     def stop(self) -> None:
         """Stop every child: SIGTERM to each process group, then SIGKILL what remains."""
-        for _, proc in reversed(self.children):
-            if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 10
-        for _, proc in self.children:
-            remaining = max(0.1, deadline - time.monotonic())
-            try:
-                proc.wait(remaining)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        for _, proc in self.children:  # a worker pool's own children share the group
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
+        stop([proc for _, proc in self.children], timeout=10)
         self.children.clear()
         state_path = self.data_dir / STATE_FILE
         with contextlib.suppress(FileNotFoundError, json.JSONDecodeError):

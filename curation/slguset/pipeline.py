@@ -30,8 +30,6 @@ disk) into the same candidates in the same order, streamed into parquet
 from __future__ import annotations
 
 import json
-import logging
-import os
 import shutil
 import subprocess
 import sys
@@ -48,15 +46,11 @@ from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry
 from biasforge.curation.slguset.counts import keyword_seconds, mined_counts
 from biasforge.curation.slguset.lexicon import Lexicon, load_lexicon
-from biasforge.curation.slguset.lifecycle import (
-    START_METHOD,
-    children_die_with_parent,
-    descendants_die_with_parent,
-    work_folder,
-)
+from biasforge.curation.slguset.lifecycle import START_METHOD, manager_temp_folder, work_folder
 from biasforge.curation.slguset.merge import stream_rows
 from biasforge.curation.slguset.mine import mining_steps
 from biasforge.curation.slguset.output import Tally, write_streamed_run
+from biasforge.curation.slguset.ray_head import check_reachable, ray_cluster
 from biasforge.curation.slguset.readers import (
     CorpusReader,
     check_encoding,
@@ -70,6 +64,7 @@ from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
 from biasforge.curation.slguset.steps import TaskLogs
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families.slguset import SCHEMA
+from biasforge.processes import forks_die_with_parent, group_dies_with_parent
 
 LOGS = "datatrove-logs"
 EXECUTORS = ("local", "ray", "slurm")
@@ -114,6 +109,8 @@ class Options:
             )
         if self.ray_address and self.executor != "ray":
             raise BiasforgeError("--ray-address goes with --executor ray")
+        if self.ray_address:
+            check_reachable(self.ray_address)  # Ray itself would retry it for ever
         if self.executor == "slurm" and not self.slurm_partition:
             raise BiasforgeError("--executor slurm needs --slurm-partition")
         if self.slurm_partition and self.executor != "slurm":
@@ -194,12 +191,13 @@ def datatrove_logs(verbose: bool) -> Iterator[None]:
 def run_pipeline(options: Options, parts_dir: Path, logging_dir: Path) -> float:
     """Run the pipeline with the local executor (``options.num_proc`` workers, forked from
     this process, so they start with datatrove's messages switched off as here and die with
-    it: :mod:`biasforge.curation.slguset.lifecycle`) or the Ray executor; return the mining seconds."""
+    it: :mod:`biasforge.curation.slguset.lifecycle`) or the Ray executor
+    (:mod:`biasforge.curation.slguset.ray_head`); return the mining seconds."""
     pipeline, tasks = build_pipeline(options, parts_dir)
     try:
         with datatrove_logs(options.verbose):
             if options.executor == "ray":
-                with ray_cluster(options):
+                with ray_cluster(options.num_proc, options.ray_address, options.verbose):
                     started = time.perf_counter()
                     _ray_executor(options, pipeline, tasks, logging_dir).run()
             else:
@@ -214,7 +212,11 @@ def run_pipeline(options: Options, parts_dir: Path, logging_dir: Path) -> float:
                     start_method=START_METHOD,
                 )
                 started = time.perf_counter()
-                with children_die_with_parent():
+                with (
+                    manager_temp_folder() as temporary,
+                    group_dies_with_parent(remove=[temporary]),
+                    forks_die_with_parent(),
+                ):
                     executor.run()
             seconds = time.perf_counter() - started
     except Exception as exc:
@@ -246,43 +248,6 @@ def check_tasks_done(parts_dir: str | Path, logging_dir: str | Path, tasks: int,
 
 
 # ------------------------------------------------------------------------------ Ray
-
-
-@contextmanager
-def ray_cluster(options: Options) -> Iterator[None]:
-    """Join the Ray cluster at ``options.ray_address``, or start a local one with
-    ``options.num_proc`` CPUs; leave (and stop a local one) afterwards. A session already
-    initialised by the caller is used as it is."""
-    import ray
-
-    if ray.is_initialized():
-        yield
-        return
-    settings: dict[str, Any] = {
-        "include_dashboard": False,
-        "log_to_driver": options.verbose,
-        "logging_level": logging.INFO if options.verbose else logging.WARNING,
-    }
-    if options.ray_address:
-        ray.init(address=options.ray_address, **settings)
-        try:
-            yield
-        finally:
-            ray.shutdown()
-        return
-    # a fresh local cluster even if RAY_ADDRESS points elsewhere (--ray-address joins one); its
-    # processes (GCS, raylet, agents, workers) die with this one: lifecycle's watchdog
-    with descendants_die_with_parent():
-        env = os.environ.pop("RAY_ADDRESS", None)
-        try:
-            ray.init(num_cpus=options.num_proc, **settings)
-        finally:
-            if env is not None:
-                os.environ["RAY_ADDRESS"] = env
-        try:
-            yield
-        finally:
-            ray.shutdown()
 
 
 def _ray_executor(options: Options, pipeline: list, tasks: int, logging_dir: Path):

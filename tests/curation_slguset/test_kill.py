@@ -1,10 +1,14 @@
-"""SIGKILL of ``biasforge curate slguset --num-proc 2`` in the middle of mining (issues 12 and
-15): 5 s later no process it started is alive (pool workers, multiprocess manager), nothing was
-written after the kill, nothing visible is left beside ``--out``, and the next run removes the
-hidden work folder. The real command in a subprocess, on a corpus big enough to be mid-run."""
+"""SIGKILL of ``biasforge curate slguset --num-proc 2`` in the middle of mining (issues 12, 15,
+24 and 27): 5 s later no process it started is alive (pool workers, multiprocess manager; with
+``--executor ray`` the whole local Ray head), nothing was written after the kill, nothing
+visible is left beside ``--out``, the multiprocess manager's temporary folder (``/tmp/pymp-*``) is
+gone, and the next run to any ``--out`` in that folder
+removes the work folder. The real command in a subprocess, on a corpus big enough to be
+mid-run. The kernel mechanisms themselves are tested in ``tests/core/test_processes.py``."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -64,6 +68,18 @@ def wait_until_mining(command: subprocess.Popen, runs: Path, timeout: float = 18
     pytest.fail("the workers never started writing")
 
 
+def temp_folders_of(processes: list[psutil.Process]) -> set[Path]:
+    """The ``pymp-*`` folders holding the Unix sockets these processes listen on."""
+    folders = set()
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            for connection in process.net_connections(kind="unix"):
+                folder = Path(connection.laddr).parent if connection.laddr else None
+                if folder and folder.name.startswith("pymp-"):
+                    folders.add(folder)
+    return folders
+
+
 def test_sigkill_of_the_parent_leaves_no_process_and_no_visible_folder(tmp_path):
     corpus = big_corpus(tmp_path / "corpus.txt")
     runs = tmp_path / "runs"
@@ -90,6 +106,8 @@ def test_sigkill_of_the_parent_leaves_no_process_and_no_visible_folder(tmp_path)
     try:
         work, children = wait_until_mining(command, runs)
         assert len(children) >= 3  # two pool workers and the multiprocess manager
+        manager_folders = temp_folders_of(children)
+        assert manager_folders  # the manager's socket is in a temporary folder
         os.kill(command.pid, signal.SIGKILL)
         command.wait()
         at_kill = files_under(work)
@@ -97,6 +115,7 @@ def test_sigkill_of_the_parent_leaves_no_process_and_no_visible_folder(tmp_path)
         survivors = [f"{p.pid} {p.cmdline()}" for p in children if alive(p)]
         assert survivors == []
         assert files_under(work) == at_kill  # nothing written after the kill
+        assert [f for f in manager_folders if f.exists()] == []
         assert not out.exists()
         assert [p.name for p in runs.iterdir() if not p.name.startswith(".")] == []
     finally:
@@ -104,33 +123,39 @@ def test_sigkill_of_the_parent_leaves_no_process_and_no_visible_folder(tmp_path)
             if alive(process):
                 process.kill()
 
-    # the next run to the same place removes the killed run's hidden work folder
+    # the next run to another --out in the same folder removes the killed run's work folder
     small = tmp_path / "small.txt"
     small.write_text("他每天骑车上班。\n", encoding="utf-8")
-    run_cli("curate", "slguset", "--corpus", small, "--out", out)
-    assert sorted(p.name for p in runs.iterdir()) == ["run"]
+    run_cli("curate", "slguset", "--corpus", small, "--out", runs / "other")
+    assert sorted(p.name for p in runs.iterdir()) == ["other"]
 
 
-def test_a_work_folder_in_use_is_never_removed_as_stale(tmp_path):
-    from biasforge.curation.slguset.lifecycle import remove_stale, work_folder
+def test_only_unlocked_work_folders_of_biasforge_are_removed_as_stale(tmp_path):
+    from biasforge.curation.slguset.lifecycle import MARKER, remove_stale, work_folder
 
     out = tmp_path / "run"
-    stale = tmp_path / ".run.work-left"  # a killed run's: nobody holds its lock
+    stale = tmp_path / ".run.work-left"  # a killed run's: marked, nobody holds its lock
     (stale / "parts").mkdir(parents=True)
-    other = tmp_path / ".other.work-left"  # another --out's: not this run's business
+    (stale / MARKER).touch()
+    other = tmp_path / ".other.work-left"  # a killed run's to another --out: also stale
     other.mkdir()
+    (other / MARKER).touch()
+    foreign = tmp_path / ".notes.work-2024"  # not biasforge's (no marker): never touched
+    foreign.mkdir()
     with work_folder(out) as work:
         assert work.name.startswith(".run.work-") and work.is_dir()
-        assert not stale.exists() and other.is_dir()
-        assert remove_stale(out) == []  # the live one is locked
+        assert not stale.exists() and not other.exists() and foreign.is_dir()
+        assert remove_stale(tmp_path / "another") == []  # the live one is locked
         assert work.is_dir()
     assert not work.exists()
+    assert foreign.is_dir()
 
 
 def test_sigkill_of_a_ray_run_leaves_no_ray_process(tmp_path):
-    """``--executor ray`` starts a local Ray cluster (GCS server, raylet, agents, workers —
-    started by fork+exec, out of reach of the at-fork hook): after SIGKILL of the run, the
-    watchdog kills every one of them; 5 s later none is alive."""
+    """``--executor ray`` starts a local Ray head (GCS server, raylet, and the raylet's agents
+    and workers, started by fork+exec): after SIGKILL of the run its process group is killed
+    (``biasforge.processes.group_dies_with_parent``); 5 s later none of them is alive — the
+    agents included, which Ray's own fate-sharing leaves waiting a minute for a dead GCS."""
     corpus = big_corpus(tmp_path / "corpus.txt")
     biasforge = str(Path(sys.executable).with_name("biasforge"))
     command = subprocess.Popen(
@@ -172,108 +197,3 @@ def _cmd(process: psutil.Process) -> str:
         return " ".join(process.cmdline()) or process.name()
     except psutil.Error:
         return ""
-
-
-def start_watched(script: str) -> tuple[subprocess.Popen, psutil.Process]:
-    """Run the Python ``script`` in a session of its own, from the repository root (it imports
-    biasforge); return it and the process whose pid it prints first."""
-    command = subprocess.Popen(
-        [sys.executable, "-c", script],
-        stdout=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        cwd=Path(__file__).parents[2],
-    )
-    try:
-        return command, psutil.Process(int(command.stdout.readline()))
-    except BaseException:
-        command.kill()
-        command.wait()
-        raise
-
-
-ORPHAN_MAKER = """
-import subprocess, sys, time
-from biasforge.curation.slguset.lifecycle import descendants_die_with_parent
-
-with descendants_die_with_parent(interval=600):  # the watchdog never gets a look in time
-    # sh starts a sleep and exits at once: the sleep is re-parented out of this process's tree
-    # before any look, as a raylet's agents are when the raylet dies with the run
-    pid = subprocess.run(["sh", "-c", "sleep 300 >/dev/null 2>&1 & echo $!"],
-                         capture_output=True, text=True, check=True).stdout.strip()
-    print(pid, flush=True)
-    time.sleep(300)
-"""
-
-
-def test_the_watchdog_kills_what_left_the_tree_before_it_looked():
-    """A process the run started, orphaned (re-parented away) before the watchdog's first look
-    and alive when the run is SIGKILLed, is killed too: the watchdog finds it by the run's
-    mark in its environment, not by walking the tree."""
-    command, orphan = start_watched(ORPHAN_MAKER)
-    try:
-        assert alive(orphan) and orphan.ppid() != command.pid  # out of the tree
-        os.kill(command.pid, signal.SIGKILL)
-        command.wait()
-        time.sleep(5)
-        assert not alive(orphan)
-    finally:
-        command.kill()
-        command.wait()
-        if alive(orphan):
-            orphan.kill()
-
-
-EXEC_AWAY = """
-import os, subprocess, sys, time
-from biasforge.curation.slguset.lifecycle import descendants_die_with_parent
-
-with descendants_die_with_parent(interval=0.1):
-    child = subprocess.Popen(["sleep", "300"])
-    print(child.pid, flush=True)
-    time.sleep(1)  # the watchdog has noted the child
-    # exec closes the watchdog's pipe (close-on-exec) without a word while this pid lives on,
-    # as a SIGKILLed process's pipe closes before the process shows as dead
-    os.execv("/bin/sleep", ["sleep", "300"])
-"""
-
-
-def test_the_pipe_closing_without_a_word_is_a_death_even_if_the_pid_still_runs():
-    """The watchdog decides by its pipe, not by the parent's state: a dying process's files
-    close before it is a zombie, and a watchdog that then saw it "running" let it go."""
-    command, child = start_watched(EXEC_AWAY)
-    try:
-        time.sleep(6)
-        assert alive(psutil.Process(command.pid))  # the pid lives on, as sleep
-        assert not alive(child)
-    finally:
-        command.kill()
-        command.wait()
-        if alive(child):
-            child.kill()
-
-
-WATCHDOG_KILLED = """
-import os, signal, time
-import psutil
-from biasforge.curation.slguset.lifecycle import descendants_die_with_parent
-
-with descendants_die_with_parent(interval=0.1):
-    (watchdog,) = psutil.Process().children()
-    watchdog.kill()
-    watchdog.wait(5)
-print("left the context", flush=True)
-"""
-
-
-def test_a_run_whose_watchdog_was_killed_still_leaves_the_context_cleanly():
-    """Telling a dead watchdog "done" must not turn the run's normal exit into a crash."""
-    result = subprocess.run(
-        [sys.executable, "-c", WATCHDOG_KILLED],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=Path(__file__).parents[2],
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == "left the context\n"
