@@ -1,19 +1,37 @@
 """``biasforge curate …``: build candidate items into a run directory.
 
 One subcommand per registered family that declares a curation command (``Family.curation``),
-built-ins and families from the ``biasforge.families`` entry-point group alike.
+built-ins and families from the ``biasforge.families`` entry-point group alike. A command that
+cannot be imported (a broken third-party family) becomes a command that says why, so it never
+breaks the other commands.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import typer
 
 from biasforge import families
+from biasforge.errors import BiasforgeError
 from biasforge.families.base import load_object
 
 app = typer.Typer(help="Build candidate test items into a run directory.", no_args_is_help=True)
 
+
+def _unavailable(name: str, problem: str) -> Callable[[], None]:
+    def command() -> None:
+        raise BiasforgeError(f"curate {name} is unavailable: {problem}")
+
+    command.__doc__ = f"(unavailable: {problem})"
+    return command
+
+
 for _name in families.names():
-    _command = families.get(_name).curation
-    if _command:
-        app.command(_name)(load_object(_command))
+    _spec = families.get(_name).curation
+    if _spec:
+        try:
+            _command = load_object(_spec)
+        except BiasforgeError as exc:
+            _command = _unavailable(_name, str(exc))
+        app.command(_name)(_command)

@@ -275,7 +275,7 @@ FAMILY = Family(
     review=REVIEW,
     card=CARD,
     config_of=config_of,
-    curation="biasforge.curation.becpro.cli:becpro",
+    curation="biasforge.curation.commands.becpro:becpro",
     formats=(
         ExportFormat(
             "becpro-tsv",

@@ -262,7 +262,7 @@ FAMILY = Family(
     card=CARD,
     config_of=config_of,
     text_column="sent_more",
-    curation="biasforge.curation.crowspairs.cli:crowspairs",
+    curation="biasforge.curation.commands.crowspairs:crowspairs",
     formats=(
         ExportFormat(
             "crows-csv",

@@ -180,5 +180,5 @@ FAMILY = Family(
     schema=SCHEMA,
     review=REVIEW,
     card=CARD,
-    curation="biasforge.curation.slguset.cli:slguset",
+    curation="biasforge.curation.commands.slguset:slguset",
 )

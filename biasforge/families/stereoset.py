@@ -386,7 +386,7 @@ FAMILY = Family(
     config_of=config_of,
     config_order=SPLITS,
     text_column="context",
-    curation="biasforge.curation.stereoset.cli:stereoset",
+    curation="biasforge.curation.commands.stereoset:stereoset",
     formats=(
         ExportFormat(
             "stereoset-json",

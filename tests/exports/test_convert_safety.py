@@ -158,11 +158,14 @@ def test_a_reader_of_one_kind_refuses_a_manifest_of_another(crows_release, tmp_p
 
 
 def test_scoring_reads_a_verified_release_and_names_it(crows_release):
+    from biasforge.errors import InputError
     from biasforge.scoring.data import dataset_identity, load_items
 
     _, release = crows_release
     released = pd.concat(pd.read_parquet(p) for p in sorted(release.glob("*/test.parquet")))
     assert sorted(load_items(str(release), "crowspairs")["id"]) == sorted(released["id"])
+    with pytest.raises(InputError, match="holds crowspairs records, not stereoset"):
+        load_items(str(release), "stereoset")
     identity = dataset_identity(str(release))
     assert (identity["name"], identity["version"], identity["kind"]) == (
         "crows-en",

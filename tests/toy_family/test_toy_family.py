@@ -16,7 +16,7 @@ from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
 from tests.annotation.test_families import answer_as_owner
-from tests.conftest import run_cli
+from tests.conftest import one_error_line, run_cli
 
 
 def test_the_commands_list_the_families_of_the_registry(toy_installed):
@@ -26,6 +26,18 @@ def test_the_commands_list_the_families_of_the_registry(toy_installed):
     assert "one punctuation rule" in run_cli("curate", "toy", "--help").stdout
     convert = run_cli("export", "convert", "--help").stdout
     assert "toy-tsv" in convert and "crows-csv" in convert
+
+
+def test_a_family_whose_command_cannot_load_breaks_no_other_command(toy_installed):
+    info = toy_installed / "biasforge_broken-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: biasforge-broken\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[biasforge.families]\nbroken = tests.toy_family.broken:BROKEN\n"
+    )
+    assert "toy" in run_cli("curate", "--help").stdout
+    line = one_error_line(run_cli("curate", "broken", check=False))
+    assert "curate broken is unavailable" in line and "no_such_module" in line
 
 
 def test_a_toy_family_goes_from_curation_to_a_loaded_dataset(server, tmp_path, toy_installed):
