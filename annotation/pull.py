@@ -27,7 +27,6 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from biasforge.annotation import adjudication
 from biasforge.annotation.adjudication import adjudication_name
@@ -38,13 +37,14 @@ from biasforge.annotation.decide import POLICIES, Answer, Decision, decide, prop
 from biasforge.annotation.registry import run_of
 from biasforge.annotation.report import review_report
 from biasforge.annotation.workspaces import ensure_workspace, members
-from biasforge.contract.manifest import write_manifest
 from biasforge.contract.redact import public_path, public_url
+from biasforge.contract.reviewed import KIND as REVIEWED_KIND
+from biasforge.contract.reviewed import write_reviewed
 from biasforge.contract.rundir import read_run
 from biasforge.errors import BiasforgeError
 from biasforge.families import Family, family_of
 from biasforge.families.base import REVIEW_COLUMNS
-from biasforge.files import staged_directory, write_json_atomic, write_text_atomic
+from biasforge.files import staged_directory
 from biasforge.translation_memory import TranslationMemory
 
 __all__ = ["POLICIES", "adjudication_name", "collect", "pull"]
@@ -326,7 +326,7 @@ def pull(
     collected = collect(connection, str(target.id), family.review.label_questions)
     answered = {rid: {a.user for a in answers} for rid, answers in collected.answers.items()}
     merged = adjudication.read(connection, dataset, answered)
-    candidates = pq.read_table(run.path / "candidates.parquet")
+    candidates = run.table
     outcome = decide_all(
         family, candidates.to_pylist(), collected, merged, policy=policy,
         min_submitted=min_submitted, annotators=_annotators(connection), schema=candidates.schema,
@@ -398,16 +398,14 @@ def _write_reviewed(
     """Write the reviewed-records folder atomically; corrections go to the translation memory."""
     for name, kind in (*REVIEW_COLUMNS, ("decision", pa.string())):
         schema = schema.append(pa.field(name, kind))
-    with staged_directory(out, overwrite=True) as stage:
-        pq.write_table(
-            pa.Table.from_pylist(outcome.reviewed, schema=schema), stage / "reviewed.parquet"
-        )
-        pq.write_table(pa.Table.from_pylist(outcome.details), stage / "decisions.parquet")
-        pq.write_table(
-            pa.Table.from_pandas(collected.long, preserve_index=False), stage / "responses.parquet"
-        )
+    with staged_directory(out, overwrite=True, kind=REVIEWED_KIND) as stage:
         tm = write_back_corrections(family, outcome.corrected, origin=origin)
-        write_json_atomic(stage / "agreement.json", summary)
-        report = review_report(summary, outcome.details, provenance["adjudication"], tm)
-        write_text_atomic(stage / "report.md", report)
-        return write_manifest(stage, "reviewed", **provenance, translation_memory=tm)
+        return write_reviewed(
+            stage,
+            reviewed=pa.Table.from_pylist(outcome.reviewed, schema=schema),
+            details=outcome.details,
+            responses=collected.long,
+            agreement=summary,
+            report_md=review_report(summary, outcome.details, provenance["adjudication"], tm),
+            provenance={**provenance, "translation_memory": tm},
+        )
