@@ -192,3 +192,29 @@ def test_metrics_ask_the_interface_only():
     (request,) = lm.seen
     assert request.rule is SlotRule.STEREOSET
     assert request.slot.filled("fox") == "The chess player was fox."
+
+
+def test_a_model_folder_without_tokenizer_files_is_refused(tiny_models, tmp_path):
+    """Issue 27 item 8: transformers builds a five-token tokenizer for such a folder and every
+    word reads as unknown; the model is refused with one line (exit 2) before any scoring."""
+    import shutil
+
+    from tests.conftest import one_error_line, run_cli
+    from tests.scoring.conftest import write_release
+
+    bare = tmp_path / "bare-bert"
+    bare.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        shutil.copy(f"{tiny_models['masked']}/{name}", bare / name)
+    with pytest.raises(BiasforgeError, match="no vocabulary besides the special tokens"):
+        load_model(str(bare), ModelOptions(progress=False))
+    load_model(tiny_models["masked"], ModelOptions(progress=False))  # the full folder loads
+
+    release = write_release(stereoset_items(), tmp_path)
+    result = run_cli(
+        "score", "stereoset", "--dataset", release, "--model", bare, "--out", tmp_path / "out",
+        "--no-progress", "--bootstrap", "0", check=False,
+    )  # fmt: skip
+    line = one_error_line(result)
+    assert "bare-bert" in line and "tokenizer files" in line
+    assert not (tmp_path / "out").exists()
