@@ -418,3 +418,6 @@ class Family:
     config_of: Callable[[pa.Table], list[str]] = single_config  # one config name per row
     config_order: tuple[str, ...] = ()  # configs listed first, in this order
     text_column: str = "sentence"  # what a report quotes for an item
+    # scoring: "module:attr" of each ScoringTask (biasforge.scoring.tasks), imported only by
+    # the score command, so the core never imports scoring or torch
+    scoring_tasks: tuple[str, ...] = ()

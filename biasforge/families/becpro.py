@@ -268,4 +268,11 @@ CARD = Card(
     statistics=statistics,
 )
 
-FAMILY = Family(name="becpro", schema=SCHEMA, review=REVIEW, card=CARD, config_of=config_of)
+FAMILY = Family(
+    name="becpro",
+    schema=SCHEMA,
+    review=REVIEW,
+    card=CARD,
+    config_of=config_of,
+    scoring_tasks=("biasforge.scoring.tasks.becpro:TASK",),
+)

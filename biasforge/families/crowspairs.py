@@ -261,4 +261,5 @@ FAMILY = Family(
     card=CARD,
     config_of=config_of,
     text_column="sent_more",
+    scoring_tasks=("biasforge.scoring.tasks.crowspairs:TASK",),
 )

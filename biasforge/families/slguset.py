@@ -175,4 +175,10 @@ CARD = Card(
     statistics=statistics,
 )
 
-FAMILY = Family(name="slguset", schema=SCHEMA, review=REVIEW, card=CARD)
+FAMILY = Family(
+    name="slguset",
+    schema=SCHEMA,
+    review=REVIEW,
+    card=CARD,
+    scoring_tasks=("biasforge.scoring.tasks.slguset:TASK",),
+)

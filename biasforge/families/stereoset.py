@@ -385,4 +385,5 @@ FAMILY = Family(
     config_of=config_of,
     config_order=SPLITS,
     text_column="context",
+    scoring_tasks=("biasforge.scoring.tasks.stereoset:TASK",),
 )

@@ -56,7 +56,13 @@ CARD = Card(
     ),
 )
 
-FAMILY = Family(name="toy", schema=SCHEMA, review=REVIEW, card=CARD)
+FAMILY = Family(
+    name="toy",
+    schema=SCHEMA,
+    review=REVIEW,
+    card=CARD,
+    scoring_tasks=("tests.toy_family.scoring:TASK",),
+)
 
 
 @dataclass(frozen=True)
