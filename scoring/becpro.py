@@ -11,9 +11,9 @@ hidden, over the same probability with the profession hidden too. Two procedures
   so the numbers compare with the paper's and the TFG's (which ran that code): the published
   TSV's masking (each word replaced wherever an occurrence starts a word, one mask per word),
   fixed-width inputs padded with the mask token and attended to, truncation at
-  2^⌈log2(max words)⌉ tokens, and only the person word's first sub-token read. The model
-  answers ``MaskedPair`` requests (``biasforge.scoring.interface``); the README lists each choice with
-  the line of their code it mirrors.
+  2^⌈log2(max words)⌉ tokens, and only the person word's first sub-token read. Built here
+  from ``masked_logprobs`` alone (see ``bartl_reads``); the README lists each choice with the
+  line of their code it mirrors.
 
 Tables follow the TFG (Tables 4.4–4.8): mean, std, min, max and quartiles by profession group ×
 person gender, and P(f) − P(m), the difference of the mean association for female and male
@@ -30,9 +30,10 @@ import re
 import numpy as np
 import pandas as pd
 
-from biasforge.errors import InputError
+from biasforge.errors import BiasforgeError, InputError
 from biasforge.scoring.data import as_list
-from biasforge.scoring.interface import Capability, LanguageModel, MaskedPair, Slot, SlotFill
+from biasforge.scoring.interface import Capability, LanguageModel, MaskedRead, Slot
+from biasforge.scoring.tasks.masking import joint_logprobs
 from biasforge.scoring.uncertainty import Figures
 
 GROUP_ORDER = ("balanced", "female", "male")
@@ -43,11 +44,11 @@ MARKER = "[MASK]"  # the published TSV's mask; each model reads its own mask tok
 def score_items(lm: LanguageModel, items: pd.DataFrame, procedure: str = "spans") -> pd.DataFrame:
     """One row per item with log P_target, log P_prior and the association."""
     if procedure == "spans":
-        lm.require(Capability.FILL_SLOT, "BEC-Pro's association")
+        lm.require(Capability.READ_MASKED, "BEC-Pro's association")
         values = _spans_logprobs(lm, items)
     elif procedure == "bartl":
-        lm.require(Capability.READ_MASKED_PAIR, "BEC-Pro's published procedure")
-        values = lm.masked_pair_logprobs(bartl_requests(items))
+        lm.require(Capability.READ_MASKED, "BEC-Pro's published procedure")
+        values = bartl_logprobs(lm, items)
     else:
         raise InputError("--procedure", f"unknown BEC-Pro procedure {procedure!r}")
     rows = []
@@ -69,7 +70,8 @@ def score_items(lm: LanguageModel, items: pd.DataFrame, procedure: str = "spans"
 
 
 def _spans_logprobs(lm: LanguageModel, items: pd.DataFrame) -> list[tuple[float, float]]:
-    """(log P_target, log P_prior) with exactly the stored spans hidden (``SlotRule.JOINT``)."""
+    """(log P_target, log P_prior) with exactly the stored spans hidden, one mask per
+    sub-token (``joint_logprobs``)."""
     requests = []
     for row in items.itertuples(index=False):
         person = _person_slot(row)
@@ -78,9 +80,9 @@ def _spans_logprobs(lm: LanguageModel, items: pd.DataFrame) -> list[tuple[float,
         professions = tuple(
             (int(w["start"]), int(w["end"])) for w in map(dict, as_list(row.profession_word_spans))
         )
-        requests += [SlotFill(person, (word,)), SlotFill(person, (word,), masked=professions)]
-    values = lm.slot_logprobs(requests)
-    return [(values[2 * i][0], values[2 * i + 1][0]) for i in range(len(items))]
+        requests += [(person, word, ()), (person, word, professions)]
+    values = joint_logprobs(lm, requests)
+    return [(values[2 * i], values[2 * i + 1]) for i in range(len(items))]
 
 
 def published_masking(text: str, words: list[str]) -> str:
@@ -110,11 +112,30 @@ def bartl_width(targets: list[str]) -> int:
     return int(math.pow(2, math.ceil(math.log2(words))))
 
 
-def bartl_requests(items: pd.DataFrame) -> list[MaskedPair]:
-    """One ``MaskedPair`` per item: the sentence, its ``Sent_TM`` and ``Sent_TAM``."""
+def bartl_logprobs(lm: LanguageModel, items: pd.DataFrame) -> list[tuple[float, float]]:
+    """(log P in Sent_TM, log P in Sent_TAM) per item, as gender-bias-BERT's
+    ``model_evaluation`` (code/bias_utils/utils.py l.161-230) reads them: see ``bartl_reads``."""
+    asked = [read for pair in bartl_reads(lm, items) for read in pair]
+    values = [value for (value,) in lm.masked_logprobs(asked)]
+    return list(zip(values[::2], values[1::2], strict=True))
+
+
+def bartl_reads(lm: LanguageModel, items: pd.DataFrame) -> list[tuple[MaskedRead, MaskedRead]]:
+    """Per item, the target and prior reads of Bartl et al.'s published code.
+
+    Each span of the person (``Sent_TM``) and of the person and profession (``Sent_TAM``) is
+    hidden by *one* mask token, whatever the number of sub-tokens it covers. The sentence, the
+    target and the prior are each tokenised with the special tokens, then cut after ``width``
+    tokens or padded to it with the *mask* token (``input_pipeline``: keras ``pad_sequences``
+    with ``value`` the mask id, ``truncating`` and ``padding`` "post"), and every token whose
+    id is not 0 is attended to, padding included (``attention_mask_creator``). The token read
+    is the sentence's own token at the position of the prior's first mask token, in the
+    target and in the prior (``prob_with_prior``): with the person first, the first sub-token
+    of the person word.
+    """
     masks = [tsv_masks(row) for row in items.itertuples(index=False)]
     width = bartl_width([target for target, _ in masks])
-    requests = []
+    out = []
     for row, (target, prior) in zip(items.itertuples(index=False), masks, strict=True):
         if MARKER not in target:
             raise InputError(
@@ -122,12 +143,30 @@ def bartl_requests(items: pd.DataFrame) -> list[MaskedPair]:
                 f"person {row.person!r} does not start a word of the sentence",
                 record=row.id,
             )
-        requests.append(
-            MaskedPair(
-                row.sentence, Slot.at_marker(target, MARKER), Slot.at_marker(prior, MARKER), width
+        texts = (
+            row.sentence,
+            *(Slot.at_marker(t, MARKER).filled(lm.mask_token) for t in (target, prior)),
+        )
+        sentence, target_ids, prior_ids = (
+            _fixed(ids, width, lm.mask_id) for ids in lm.tokenize(texts, truncate=False)
+        )
+        if lm.mask_id not in prior_ids:
+            raise BiasforgeError(f"{lm.name}: no mask token within {width} tokens of {prior!r}")
+        position = prior_ids.index(lm.mask_id)
+        read = ((position, sentence[position]),)
+        out.append(
+            tuple(
+                MaskedRead(ids, read, tuple(int(i != 0) for i in ids))
+                for ids in (target_ids, prior_ids)
             )
         )
-    return requests
+    return out
+
+
+def _fixed(ids: list[int], width: int, mask_id: int) -> tuple[int, ...]:
+    """``ids`` cut after ``width`` tokens or padded to it with the mask id."""
+    ids = ids[:width]
+    return tuple(ids + [mask_id] * (width - len(ids)))
 
 
 def _person_slot(row) -> Slot:

@@ -3,7 +3,8 @@
 - ``finetune`` (the paper's procedure, StereoSet's ``code/nsp_prediction/main.py``): a copy of
   the model is fine-tuned together with a new NSP head (three linear layers) on pairs from the
   corpus, with StereoSet's optimiser settings (``biasforge.scoring.interface.NSPTraining``); the model's
-  other scores are untouched. This is ``LanguageModel.finetune_nsp``, answered by the adapters.
+  other scores are untouched. The model only gives a trainable copy that reads text pairs
+  (``LanguageModel.pair_encoder``); the head, the optimiser and the loop are this task's.
 - ``head`` (cheap, CPU-friendly): the model stays frozen and only a linear layer over its pair
   representation (``LanguageModel.pair_features``) is trained.
 
@@ -21,13 +22,13 @@ thousand documents of the evaluation language are a reasonable start).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from biasforge.errors import InputError
-from biasforge.scoring.interface import LanguageModel, NSPTraining
+from biasforge.scoring.interface import LanguageModel, NSPTraining, PairEncoder
 
 MODES = ("head", "finetune")
 Scorer = Callable[[Sequence[tuple[str, str]]], list[float]]
@@ -148,4 +149,87 @@ def finetune(lm: LanguageModel, corpus: Path, training: NSPTraining) -> Scorer:
     """The paper's procedure: ``training.steps`` batches of corpus pairs fine-tune a copy of
     the model with a new NSP head; returns the scorer P(is next)."""
     pairs = make_pairs(read_corpus(corpus), training.steps * training.batch_size, training.seed)
-    return lm.finetune_nsp(pairs, training)
+    return finetune_pairs(lm, pairs, training)
+
+
+def finetune_pairs(
+    lm: LanguageModel,
+    pairs: Sequence[tuple[str, str, int]],
+    training: NSPTraining,
+    progress: bool = False,
+) -> Scorer:
+    """StereoSet's ``nsp_prediction/main.py`` on (first, second, label) pairs (label 0: second
+    follows first): AdamW with one learning rate for the model and one for the head, cosine
+    schedule with warm-up, gradients clipped at 1.0, one pass over ``pairs`` in batches."""
+    import torch
+
+    torch.manual_seed(training.seed)
+    encoder = lm.pair_encoder()
+    head = stereoset_head(encoder.width, training.seed).to(encoder.device)
+    optimiser, scheduler = _optimiser(encoder, head, training)
+    for start in _steps(lm.name, len(pairs), training.batch_size, progress):
+        batch = pairs[start : start + training.batch_size]
+        labels = torch.tensor([label for _, _, label in batch], device=encoder.device)
+        hidden = encoder([(a, b) for a, b, _ in batch], training.max_length)
+        loss = torch.nn.functional.cross_entropy(head(hidden.float()), labels)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_([*encoder.parameters(), *head.parameters()], 1.0)
+        optimiser.step()
+        scheduler.step()
+        optimiser.zero_grad()
+    encoder.train(False)
+    head.eval()
+    return lambda scored: _scores(encoder, head, scored, training.max_length)
+
+
+def _steps(name: str, total: int, batch_size: int, progress: bool) -> Iterable[int]:
+    starts = range(0, total, batch_size)
+    if not progress:
+        return starts
+    from tqdm.auto import tqdm
+
+    return tqdm(starts, desc=f"{name} NSP fine-tuning", unit="step", leave=False)
+
+
+def _scores(
+    encoder: PairEncoder, head: Any, pairs: Sequence[tuple[str, str]], max_length: int
+) -> list[float]:
+    """P(is next) (label 0, as BERT) from the fine-tuned copy, 64 pairs at a time."""
+    import torch
+
+    scores: list[float] = []
+    with torch.inference_mode():
+        for i in range(0, len(pairs), 64):
+            hidden = encoder(pairs[i : i + 64], max_length)
+            scores += torch.softmax(head(hidden.float()), dim=-1)[:, 0].cpu().tolist()
+    return scores
+
+
+def stereoset_head(width: int, seed: int, inner: int = 300) -> Any:
+    """``ModelNSP.nsp_head`` of StereoSet's ``code/models/models.py``: three linear layers."""
+    import torch
+
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(
+        torch.nn.Linear(width, inner), torch.nn.Linear(inner, inner), torch.nn.Linear(inner, 2)
+    )
+
+
+def _optimiser(encoder: PairEncoder, head: Any, training: NSPTraining) -> tuple[Any, Any]:
+    """AdamW with the model's and the head's learning rates, and the cosine schedule; the
+    warm-up is capped at a tenth of the steps so a short run still reaches its rate."""
+    import torch
+    from transformers import get_cosine_with_hard_restarts_schedule_with_warmup
+
+    optimiser = torch.optim.AdamW(
+        [
+            {"params": encoder.parameters(), "lr": training.core_lr},
+            {"params": head.parameters(), "lr": training.head_lr},
+        ],
+        weight_decay=training.weight_decay,
+    )
+    warmup = min(training.warmup, training.steps // 10)
+    scheduler = get_cosine_with_hard_restarts_schedule_with_warmup(
+        optimiser, num_warmup_steps=warmup, num_training_steps=max(1, training.steps)
+    )
+    return optimiser, scheduler

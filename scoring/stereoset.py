@@ -3,9 +3,10 @@
 Intrasentence (one score per candidate sentence, higher = more likely), by what the model can
 answer (``biasforge.scoring.interface``):
 
-- a model that fills slots (masked LM, official ``IntrasentenceLoader``): the attribute's
-  ``SlotRule.STEREOSET`` score in the context's ``BLANK``, the mean of P(sub-token i) with
-  the sub-tokens before i inserted before one mask.
+- a model that reads masked positions (masked LM, official ``IntrasentenceLoader``): for each
+  sub-token i of the attribute (tokenised on its own), the decoded sub-tokens before i and one
+  mask fill every occurrence of the context's ``BLANK``, and P(sub-token i) is read at the
+  first mask; the sentence's score is the mean of those probabilities (``official_mlm``).
 - any other (causal, encoder-decoder): the geometric mean of the probabilities of the
   sentence's tokens as the model scores a sentence filling the template (causal: from the start
   token, official ``eval_generative_models``; encoder-decoder: on the decoder side, the
@@ -25,17 +26,16 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pandas as pd
 
-from biasforge.errors import InputError
+from biasforge.errors import BiasforgeError, InputError
 from biasforge.scoring.data import as_list
 from biasforge.scoring.interface import (
     Capability,
     FilledSentence,
     LanguageModel,
     Slot,
-    SlotFill,
-    SlotRule,
 )
 from biasforge.scoring.stereoset_eval import Example
+from biasforge.scoring.tasks.masking import reads
 
 OFFICIAL_MLM = "official MLM: mean P(sub-token) with preceding sub-tokens inserted"
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
@@ -85,7 +85,7 @@ def _blank(row, where: str) -> Slot:
 def intrasentence_method(lm: LanguageModel) -> str:
     """How ``score_intrasentence`` scores this model's sentences (for the report); a causal
     model whose tokenizer adds BOS names the adaptation of the official procedure."""
-    if lm.supports(Capability.FILL_SLOT):
+    if lm.supports(Capability.READ_MASKED):
         return OFFICIAL_MLM
     return f"official generative: geometric mean of {lm.how(Capability.SCORE_SENTENCE)}"
 
@@ -96,7 +96,7 @@ def score_intrasentence(
     """Sentence id -> score for the intrasentence items (see module docstring)."""
     if items.empty:
         return {}
-    if lm.supports(Capability.FILL_SLOT):
+    if lm.supports(Capability.READ_MASKED):
         return _intrasentence_by_slot(lm, items, where)
     ids, requests = [], []
     for row, sentence in _sentences(items):
@@ -106,7 +106,7 @@ def score_intrasentence(
 
 
 def _intrasentence_by_slot(lm: LanguageModel, items: pd.DataFrame, where: str) -> dict[str, float]:
-    """The official masked-LM score: one request per item, its three attributes as fillers."""
+    """The official masked-LM score of every sentence (see ``official_mlm``)."""
     ids, requests = [], []
     for row in items.itertuples(index=False):
         sentences = as_list(row.sentences)
@@ -114,10 +114,33 @@ def _intrasentence_by_slot(lm: LanguageModel, items: pd.DataFrame, where: str) -
             if not str(sentence["attribute"]).strip():
                 raise InputError(where, "attribute is empty", record=sentence["id"])
         ids += [sentence["id"] for sentence in sentences]
-        fillers = tuple(sentence["attribute"] for sentence in sentences)
-        requests.append(SlotFill(_blank(row, where), fillers, rule=SlotRule.STEREOSET))
-    scores = [float(np.exp(lp)) for answer in lm.slot_logprobs(requests) for lp in answer]
-    return dict(zip(ids, scores, strict=True))
+        requests += [(_blank(row, where), sentence["attribute"]) for sentence in sentences]
+    return dict(zip(ids, official_mlm(lm, requests), strict=True))
+
+
+def official_mlm(lm: LanguageModel, requests: list[tuple[Slot, str]]) -> list[float]:
+    """Per (slot, attribute), the official ``IntrasentenceLoader`` score: for each sub-token i
+    of the attribute (tokenised on its own), the decoded sub-tokens before i and one mask fill
+    every occurrence of the slot, P(sub-token i) is read at the first mask, and the score is
+    the mean of those probabilities. Identical masked texts are computed once (an item's three
+    sentences share their first one)."""
+    fillers = list(dict.fromkeys(attribute for _, attribute in requests))
+    encoded = dict(zip(fillers, lm.encode_many(fillers), strict=True))
+    texts, targets, owner = [], [], []
+    for n, (slot, attribute) in enumerate(requests):
+        tokens = encoded[attribute]
+        if not tokens:
+            raise BiasforgeError(f"{lm.name}: the filler {attribute!r} has no tokens")
+        for i, token in enumerate(tokens):
+            prefix = lm.decode(tokens[:i]) if i else ""
+            texts.append(slot.filled(f"{prefix}{lm.mask_token}"))
+            targets.append([token])
+            owner.append(n)
+    values = lm.masked_logprobs(reads(lm, texts, targets))
+    probabilities: list[list[float]] = [[] for _ in requests]
+    for n, (value,) in zip(owner, values, strict=True):
+        probabilities[n].append(float(np.exp(value)))
+    return [float(np.exp(np.log(np.mean(p)))) for p in probabilities]
 
 
 def _geometric_means(logps: list[np.ndarray]) -> list[float]:
