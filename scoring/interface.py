@@ -70,7 +70,7 @@ _NEEDS = {
 }
 # derived capabilities: the task module whose ``answers(lm)`` / ``procedure(lm)`` say whether
 # and how a model answers them (the CrowS-Pairs procedure, kept askable on the model)
-_DERIVED = {Capability.SCORE_PAIR: "biasforge.scoring.crowspairs"}
+_DERIVED = {Capability.SCORE_PAIR: "biasforge.scoring.tasks.crowspairs"}
 # the request method that answers each capability
 _ANSWERED_BY = {
     Capability.READ_MASKED: "masked_logprobs",
@@ -154,7 +154,7 @@ class MinimalPair:
 
 @dataclass(frozen=True)
 class NSPTraining:
-    """How the NSP fine-tuning of ``biasforge.scoring.nsp`` trains (defaults: StereoSet's ``nsp_prediction/main.py``)."""
+    """How the NSP fine-tuning of ``biasforge.scoring.tasks.nsp`` trains (defaults: StereoSet's ``nsp_prediction/main.py``)."""
 
     steps: int = 200
     batch_size: int = 16
@@ -292,9 +292,9 @@ class LanguageModel(abc.ABC):
 
     def pair_logprobs(self, requests: Sequence[MinimalPair]) -> list[tuple[float, float]]:
         """Per request, (score of ``first``, score of ``second``) by CrowS-Pairs' procedure
-        (``biasforge.scoring.crowspairs.pair_scores``, built from the questions above); kept
+        (``biasforge.scoring.tasks.crowspairs.pair_scores``, built from the questions above); kept
         on the model for callers of the earlier interface."""
-        from biasforge.scoring import crowspairs
+        from biasforge.scoring.tasks import crowspairs
 
         self.require(Capability.SCORE_PAIR, "CrowS-Pairs")
         return crowspairs.pair_scores(self, requests)

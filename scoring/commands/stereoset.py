@@ -19,8 +19,7 @@ import pandas as pd
 
 from biasforge.errors import BiasforgeError
 from biasforge.files import staged_directory, write_json_atomic
-from biasforge.scoring import nsp as nsp_mod
-from biasforge.scoring import plots, stereoset
+from biasforge.scoring import plots
 from biasforge.scoring.commands.common import (
     RunOptions,
     comparison_blocks,
@@ -45,6 +44,8 @@ from biasforge.scoring.stereoset_eval import (
     outcomes,
     results_table,
 )
+from biasforge.scoring.tasks import nsp as nsp_mod
+from biasforge.scoring.tasks import stereoset
 from biasforge.scoring.uncertainty import Figures, Resampling, intervals
 
 PROCEDURE = "official"
