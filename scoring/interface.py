@@ -154,7 +154,8 @@ class MinimalPair:
 
 @dataclass(frozen=True)
 class NSPTraining:
-    """How the NSP fine-tuning of ``biasforge.scoring.tasks.nsp`` trains (defaults: StereoSet's ``nsp_prediction/main.py``)."""
+    """How the NSP fine-tuning of ``biasforge.scoring.tasks.nsp`` trains (defaults:
+    StereoSet's ``nsp_prediction/main.py``)."""
 
     steps: int = 200
     batch_size: int = 16

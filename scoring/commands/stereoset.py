@@ -60,6 +60,7 @@ class NSPOptions:
     corpus: Path | None = None
     head: Path | None = None
     training: NSPTraining = field(default_factory=NSPTraining)
+    progress: bool = False  # a progress bar over the fine-tuning steps
 
 
 @dataclass
@@ -162,7 +163,7 @@ def _nsp_scorer(
         return None, ""
     steps = nsp.training.steps
     if nsp.mode == "finetune":
-        scorer = nsp_mod.finetune(lm, nsp.corpus, nsp.training)
+        scorer = nsp_mod.finetune(lm, nsp.corpus, nsp.training, nsp.progress)
         return scorer, f"fine-tuned with an NSP head on {nsp.corpus.name} ({steps} steps)"
     head = nsp_mod.train_head(lm, nsp.corpus, steps=steps, seed=nsp.training.seed, progress=False)
     head.save(folder / "nsp_head.pt")

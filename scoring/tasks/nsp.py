@@ -2,9 +2,9 @@
 
 - ``finetune`` (the paper's procedure, StereoSet's ``code/nsp_prediction/main.py``): a copy of
   the model is fine-tuned together with a new NSP head (three linear layers) on pairs from the
-  corpus, with StereoSet's optimiser settings (``biasforge.scoring.interface.NSPTraining``); the model's
-  other scores are untouched. The model only gives a trainable copy that reads text pairs
-  (``LanguageModel.pair_encoder``); the head, the optimiser and the loop are this task's.
+  corpus, with StereoSet's optimiser settings (``biasforge.scoring.interface.NSPTraining``);
+  the model's other scores are untouched. The model only gives a trainable copy that reads
+  text pairs (``LanguageModel.pair_encoder``); the head, the optimiser and the loop are here.
 - ``head`` (cheap, CPU-friendly): the model stays frozen and only a linear layer over its pair
   representation (``LanguageModel.pair_features``) is trained.
 
@@ -145,11 +145,13 @@ def train_head(
     return NSPHead(weight, bias, lm.name)
 
 
-def finetune(lm: LanguageModel, corpus: Path, training: NSPTraining) -> Scorer:
+def finetune(
+    lm: LanguageModel, corpus: Path, training: NSPTraining, progress: bool = False
+) -> Scorer:
     """The paper's procedure: ``training.steps`` batches of corpus pairs fine-tune a copy of
     the model with a new NSP head; returns the scorer P(is next)."""
     pairs = make_pairs(read_corpus(corpus), training.steps * training.batch_size, training.seed)
-    return finetune_pairs(lm, pairs, training)
+    return finetune_pairs(lm, pairs, training, progress)
 
 
 def finetune_pairs(

@@ -2,13 +2,13 @@
 
 A model that reads masked positions (masked LM) gives log p_male and log p_female at the
 masked keyword (as many masks as each word needs, the product of its sub-token probabilities,
-``biasforge.scoring.tasks.masking.joint_logprobs``). Bias_c > 0 leans male. Other models compare
-the log-likelihoods of the sentence filled with either word, as they score a sentence filling a
-template (causal: the whole sentence from the start token; encoder-decoder: given the sentence
-with the keyword masked). Aggregates follow the paper: mean Bias, the male- and female-leaning degrees
-(sum of the positive / negative Bias_c divided by the number of sentences N, formula (2)),
-counts of clear bias |Bias_c| > 0.3 each way, per keyword pair, and topic words of clearly
-biased sentences by TF-IDF and TextRank (``jieba.analyse``).
+``biasforge.scoring.tasks.masking.joint_logprobs``). Bias_c > 0 leans male. Other models
+compare the log-likelihoods of the sentence filled with either word, as they score a sentence
+filling a template (causal: the whole sentence from the start token; encoder-decoder: given the
+sentence with the keyword masked). Aggregates follow the paper: mean Bias, the male- and
+female-leaning degrees (sum of the positive / negative Bias_c divided by the number of
+sentences N, formula (2)), counts of clear bias |Bias_c| > 0.3 each way, per keyword pair, and
+topic words of clearly biased sentences by TF-IDF and TextRank (``jieba.analyse``).
 """
 
 from __future__ import annotations

@@ -13,9 +13,10 @@ answer (``biasforge.scoring.interface``):
   context with ``BLANK`` masked as the source).
 
 Intersentence: P(is next) from the checkpoint's NSP head when it has one (BERT), otherwise from
-an NSP head trained on a user corpus (``biasforge.scoring.tasks.nsp``, French paper footnote 6) when given;
-otherwise, for models that score continuations, the *context-conditioned likelihood of the
-continuation*: geometric mean of the continuation's token probabilities given the context.
+an NSP head trained on a user corpus (``biasforge.scoring.tasks.nsp``, French paper
+footnote 6) when given; otherwise, for models that score continuations, the
+*context-conditioned likelihood of the continuation*: geometric mean of the continuation's
+token probabilities given the context.
 The last one is a documented substitute, not the paper's NSP procedure.
 """
 
@@ -159,8 +160,8 @@ def score_intersentence(
 ) -> tuple[dict[str, float], str]:
     """Sentence id -> score for intersentence items, and the method used (for the report).
 
-    ``nsp`` is a trained scorer of (context, sentence) pairs (``biasforge.scoring.tasks.nsp``), named
-    ``nsp_method`` in the report; without one, the checkpoint's own NSP head, else the
+    ``nsp`` is a trained scorer of (context, sentence) pairs (``biasforge.scoring.tasks.nsp``),
+    named ``nsp_method`` in the report; without one, the checkpoint's own NSP head, else the
     continuation's likelihood (a substitute, reported as such)."""
     if items.empty:
         return {}, "none"
@@ -254,7 +255,7 @@ def command(
         head_lr=nsp_head_lr,
         seed=options.resampling.seed,
     )
-    nsp = NSPOptions(nsp_train, nsp_corpus, nsp_head, training)
+    nsp = NSPOptions(nsp_train, nsp_corpus, nsp_head, training, options.model.progress)
     run_stereoset(request.dataset, request.models, request.out, options, split, nsp)
 
 
