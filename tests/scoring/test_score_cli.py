@@ -3,6 +3,8 @@ takes the same model and run options, declared once (issue 24)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -88,3 +90,19 @@ def test_a_task_reference_that_does_not_load_is_one_clear_error():
             family_tasks()
     finally:
         families.unregister("broken")
+
+
+@pytest.mark.parametrize("command", sorted(FAMILY_COMMANDS))
+@pytest.mark.parametrize(
+    ("option", "value"), [("--batch-tokens", "0"), ("--max-batch", "-1"), ("--limit", "0")]
+)
+def test_budgets_and_limit_below_one_are_refused_by_every_command(command, option, value):
+    """Issue 27 item 9: ``--batch-tokens 0`` was accepted; ``--limit 0`` meant "all" here and
+    "none" in curate. One declaration refuses them for every family command, before loading."""
+    args = [command, "-d", "nowhere", "-m", "nothing", "-o", "out", option, value]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    said = " ".join(re.sub("[│╭╮╰╯─]", " ", result.output).split())  # rich wraps its box
+    assert f"Invalid value for '{option}': Input should be greater than or equal to 1" in said
+    ok = CliRunner().invoke(app, [*args[:-2], option, "1", "--help"])
+    assert ok.exit_code == 0
