@@ -40,7 +40,7 @@ import abc
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from biasforge.errors import BiasforgeError
 
@@ -194,6 +194,30 @@ class FilledSentence:
 
     template: Slot
     sentence: str
+
+
+class MaskedModel(Protocol):
+    """What a task may use of a model that answers ``READ_MASKED``: the question, and the
+    tokenizer-level helpers it builds the question's token sequences with."""
+
+    name: str
+    mask_token: str
+    mask_id: int
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` without special tokens."""
+
+    def encode_many(self, texts: Sequence[str]) -> list[list[int]]:
+        """``encode`` of each text, in one batched call."""
+
+    def tokenize(self, texts: Sequence[str], truncate: bool = True) -> list[list[int]]:
+        """Token ids of each text with the special tokens (cut at the model's length)."""
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text of token ids."""
+
+    def masked_logprobs(self, requests: Sequence[MaskedRead]) -> list[tuple[float, ...]]:
+        """See ``LanguageModel.masked_logprobs``."""
 
 
 def _derived(capability: Capability):

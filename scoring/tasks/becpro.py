@@ -34,7 +34,7 @@ import typer
 
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.scoring.data import as_list
-from biasforge.scoring.interface import Capability, LanguageModel, MaskedRead, Slot
+from biasforge.scoring.interface import Capability, LanguageModel, MaskedModel, MaskedRead, Slot
 from biasforge.scoring.tasks import ScoreRequest, ScoringTask
 from biasforge.scoring.tasks.masking import joint_logprobs
 from biasforge.scoring.uncertainty import Figures
@@ -123,7 +123,7 @@ def bartl_logprobs(lm: LanguageModel, items: pd.DataFrame) -> list[tuple[float, 
     return list(zip(values[::2], values[1::2], strict=True))
 
 
-def bartl_reads(lm: LanguageModel, items: pd.DataFrame) -> list[tuple[MaskedRead, MaskedRead]]:
+def bartl_reads(lm: MaskedModel, items: pd.DataFrame) -> list[tuple[MaskedRead, MaskedRead]]:
     """Per item, the target and prior reads of Bartl et al.'s published code.
 
     Each span of the person (``Sent_TM``) and of the person and profession (``Sent_TAM``) is

@@ -16,7 +16,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from biasforge.scoring.interface import Capability, LanguageModel, MaskedRead, MinimalPair
+from biasforge.scoring.interface import (
+    Capability,
+    LanguageModel,
+    MaskedModel,
+    MaskedRead,
+    MinimalPair,
+)
 from biasforge.scoring.tasks import ScoreRequest, ScoringTask
 from biasforge.scoring.uncertainty import Figures, Resampling, intervals
 
@@ -50,7 +56,7 @@ def pair_scores(lm: LanguageModel, pairs: Sequence[MinimalPair]) -> list[tuple[f
     return list(zip(sums[::2], sums[1::2], strict=True))
 
 
-def _metric_py(lm: LanguageModel, pairs: Sequence[MinimalPair]) -> list[tuple[float, float]]:
+def _metric_py(lm: MaskedModel, pairs: Sequence[MinimalPair]) -> list[tuple[float, float]]:
     """``metric.py``'s ``mask_unigram``: the two sentences are tokenised with the special
     tokens, their shared tokens found by ``difflib`` on the token ids, and each shared token
     but the first and last (the special tokens) masked alone in its sentence; a sentence's

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from biasforge.errors import BiasforgeError
-from biasforge.scoring.interface import LanguageModel, MaskedRead, Slot
+from biasforge.scoring.interface import MaskedModel, MaskedRead, Slot
 
 
 def word_ids(
@@ -42,7 +42,7 @@ def render(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
     return "".join([*pieces, text[cursor:]])
 
 
-def mask_positions(lm: LanguageModel, ids: Sequence[int], wanted: int, text: str) -> list[int]:
+def mask_positions(lm: MaskedModel, ids: Sequence[int], wanted: int, text: str) -> list[int]:
     """Positions of the mask tokens in ``ids``; one clear error if fewer than ``wanted``."""
     positions = [i for i, x in enumerate(ids) if x == lm.mask_id]
     if len(positions) < wanted:
@@ -53,7 +53,7 @@ def mask_positions(lm: LanguageModel, ids: Sequence[int], wanted: int, text: str
     return positions
 
 
-def reads(lm: LanguageModel, texts: Sequence[str], targets: Sequence[list[int | None]]):
+def reads(lm: MaskedModel, texts: Sequence[str], targets: Sequence[list[int | None]]):
     """One ``MaskedRead`` per masked text: the k-th mask read for ``targets[k]`` (None: a mask
     that is hidden but not read)."""
     out = []
@@ -65,7 +65,7 @@ def reads(lm: LanguageModel, texts: Sequence[str], targets: Sequence[list[int | 
 
 
 def joint_variant(
-    lm: LanguageModel, slot: Slot, filler: str, masked: Sequence[tuple[int, int]] = ()
+    lm: MaskedModel, slot: Slot, filler: str, masked: Sequence[tuple[int, int]] = ()
 ) -> tuple[str, list[int | None]]:
     """The text with one mask per sub-token of ``filler`` (as it tokenises in place) in every
     occurrence of the slot, read at the first; each span of ``masked`` hidden too, unread, by
@@ -82,7 +82,7 @@ def joint_variant(
 
 
 def joint_logprobs(
-    lm: LanguageModel, requests: Sequence[tuple[Slot, str, Sequence[tuple[int, int]]]]
+    lm: MaskedModel, requests: Sequence[tuple[Slot, str, Sequence[tuple[int, int]]]]
 ) -> list[float]:
     """Per (slot, filler, masked spans): log P(filler in the slot), every sub-token of the
     filler masked at once and the log-probabilities summed (SlguSet, BEC-Pro)."""

@@ -36,6 +36,7 @@ from biasforge.scoring.interface import (
     Capability,
     FilledSentence,
     LanguageModel,
+    MaskedModel,
     Slot,
 )
 from biasforge.scoring.stereoset_eval import Example
@@ -123,7 +124,7 @@ def _intrasentence_by_slot(lm: LanguageModel, items: pd.DataFrame, where: str) -
     return dict(zip(ids, official_mlm(lm, requests), strict=True))
 
 
-def official_mlm(lm: LanguageModel, requests: list[tuple[Slot, str]]) -> list[float]:
+def official_mlm(lm: MaskedModel, requests: list[tuple[Slot, str]]) -> list[float]:
     """Per (slot, attribute), the official ``IntrasentenceLoader`` score: for each sub-token i
     of the attribute (tokenised on its own), the decoded sub-tokens before i and one mask fill
     every occurrence of the slot, P(sub-token i) is read at the first mask, and the score is
