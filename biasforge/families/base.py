@@ -458,6 +458,9 @@ class Family:
     config_of: Callable[[pa.Table], list[str]] = single_config  # one config name per row
     config_order: tuple[str, ...] = ()  # configs listed first, in this order
     text_column: str = "sentence"  # what a report quotes for an item
+    # scoring: "module:attr" of each ScoringTask (biasforge.scoring.tasks), imported only by
+    # the score command, so the core never imports scoring or torch
+    scoring_tasks: tuple[str, ...] = ()
     # ``curate NAME``: "module:function", a typer command (its options, then the family's
     # curate function); imported only when the curate CLI is built, so no stage is loaded here.
     curation: str | None = None

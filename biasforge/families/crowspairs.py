@@ -270,4 +270,5 @@ FAMILY = Family(
             "the CrowS-Pairs CSV that its metric.py reads",
         ),
     ),
+    scoring_tasks=("biasforge.scoring.tasks.crowspairs:TASK",),
 )

@@ -181,4 +181,5 @@ FAMILY = Family(
     review=REVIEW,
     card=CARD,
     curation="biasforge.curation.commands.slguset:slguset",
+    scoring_tasks=("biasforge.scoring.tasks.slguset:TASK",),
 )

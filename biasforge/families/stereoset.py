@@ -486,4 +486,5 @@ FAMILY = Family(
             "intrasentence items as CrowS-Pairs minimal pairs",
         ),
     ),
+    scoring_tasks=("biasforge.scoring.tasks.stereoset:TASK",),
 )

@@ -67,6 +67,7 @@ FAMILY = Family(
     card=CARD,
     curation="tests.toy_family:curate_command",
     formats=(ExportFormat("toy-tsv", "tests.toy_family:write_tsv", "id, register, sentence"),),
+    scoring_tasks=("tests.toy_family.scoring:TASK",),
 )
 
 

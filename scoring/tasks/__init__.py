@@ -1,0 +1,54 @@
+"""Benchmark procedures, one module per family, each built only from the model interface's
+generic questions (``biasforge.scoring.interface``), in the shape of lm-evaluation-harness's
+tasks: the model answers "how likely is this continuation?" or "what is at these masked
+positions?", the task decides what to ask and how to aggregate.
+
+A family declares its tasks by import string in ``Family.scoring_tasks`` ("module:attr", loaded
+only when the ``score`` command needs them, so the core never imports torch); ``load_task``
+resolves one. A ``ScoringTask`` is the ``score`` subcommand: its name, its help, and a
+``command(request, **own_options)`` whose extra parameters are typer-annotated options; the
+model and run options every command shares are declared once in ``biasforge.scoring.options``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from biasforge.errors import BiasforgeError
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    """What every score command receives: the dataset, the models, the output folder and the
+    shared options (``biasforge.scoring.commands.common.RunOptions``)."""
+
+    dataset: str
+    models: list[str]
+    out: Path
+    options: object
+
+
+@dataclass(frozen=True)
+class ScoringTask:
+    """One ``score`` subcommand a family declares (see the module docstring)."""
+
+    name: str
+    help: str
+    command: Callable[..., object]
+
+
+def load_task(reference: str) -> ScoringTask:
+    """The task object named by ``"module:attr"``; one clear error when it cannot be found."""
+    module_name, sep, attr = reference.partition(":")
+    if not sep or not module_name or not attr:
+        raise BiasforgeError(f"scoring task {reference!r}: expected 'module:attr'")
+    try:
+        task = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise BiasforgeError(f"scoring task {reference!r} cannot be loaded: {exc}") from None
+    if not isinstance(task, ScoringTask):
+        raise BiasforgeError(f"scoring task {reference!r} is not a ScoringTask")
+    return task
