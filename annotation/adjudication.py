@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 import httpx
 
@@ -208,14 +208,15 @@ def _panel_dataset(
     missing."""
     import argilla as rg
 
+    from biasforge.annotation.push import find_dataset
+
     rg_client = client(connection)
     name = dataset_name(dataset, proposals)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "dataset not found" is expected the first time
-        found = rg_client.datasets(name=name, workspace=panel)
+    found = find_dataset(rg_client, panel, name)
     if found is None:
+        space = UUID(ensure_workspace(rg_client.http_client, panel)["id"])
         found = rg.Dataset(
-            name=name, workspace=panel, settings=settings(family, proposals), client=rg_client
+            name=name, workspace=space, settings=settings(family, proposals), client=rg_client
         ).create()
     return str(found.id)
 
