@@ -67,7 +67,8 @@ def panel_name(workspace: str, eligible: frozenset[str]) -> str:
     """
     if not eligible:
         return f"{workspace}-adjudication-owners"
-    names = "-".join(sorted(eligible))
+    # a username created outside biasforge may hold characters a workspace name cannot
+    names = re.sub(r"[^A-Za-z0-9_-]", "_", "-".join(sorted(eligible)))
     digest = hashlib.sha256(",".join(sorted(eligible)).encode()).hexdigest()[:6]
     return f"{workspace}-adjudication-{names[:40]}-{digest}"
 

@@ -16,6 +16,7 @@ import sys
 import httpx
 import pytest
 
+from biasforge.annotation.adjudication import panel_name
 from biasforge.annotation.names import WORKSPACE_NAME_MAX, workspace_problem
 from biasforge.annotation.serve import CREDENTIALS_FILE
 from biasforge.files import sha256_file
@@ -67,6 +68,15 @@ def test_workspace_rule_is_the_sdks_and_bounded():
     assert workspace_problem("x" * (WORKSPACE_NAME_MAX + 1)) is not None
     for name in BAD_WORKSPACES:
         assert workspace_problem(name) is not None, name
+
+
+def test_panel_workspace_of_oddly_named_users_is_a_valid_name():
+    """Users created outside biasforge (the server takes any username) name a panel
+    workspace the SDK can still read; two such sets stay apart."""
+    one = panel_name("biasforge", frozenset({"dot.ted", "a b"}))
+    two = panel_name("biasforge", frozenset({"dot_ted", "a_b"}))
+    assert workspace_problem(one) is None and workspace_problem(two) is None
+    assert one != two
 
 
 @pytest.mark.parametrize("name", BAD_WORKSPACES, ids=repr)
