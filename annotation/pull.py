@@ -299,6 +299,8 @@ def other_run(
     if pushed.get("family") not in (None, family.name):
         return f"it holds {family.name} items; {dataset!r} was pushed from a {pushed['family']} run"
     if pushed.get("identity") not in (None, run_identity(run.manifest)):
+        if Path(pushed["run"]) == run.path.resolve():
+            return f"its candidates changed since {dataset!r} was pushed from it"
         return (
             f"its candidates are not those {dataset!r} was pushed from "
             f"({public_path(Path(pushed['run']))}); pass that run"

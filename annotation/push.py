@@ -20,6 +20,7 @@ under load, a keep-alive closed as a request goes out) is retried from the start
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,7 +74,12 @@ def find_dataset(rg_client, workspace: str, name: str):
     """The SDK dataset ``name`` of ``workspace``, or None; looked up by id, because the SDK's
     lookup by name parses every workspace of the server and fails on one it cannot read."""
     found = workspaces.dataset_named(rg_client.http_client, workspace, name)
-    return None if found is None else rg_client.datasets(id=found["id"])
+    if found is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "not found": deleted since the listing; None then
+        dataset = rg_client.datasets(id=found["id"])
+    return None if dataset is None else dataset.get()  # .get() loads its settings
 
 
 def _existing(rg_client, connection: Connection, name: str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -198,7 +199,7 @@ def test_pull_overwrites_only_an_earlier_pull_of_the_same_dataset(two_pushed, tm
     assert json.loads((out_a / "manifest.json").read_text())["dataset"] == "ow-a"
 
 
-def test_pull_refuses_a_run_other_than_the_one_pushed(two_pushed, tmp_path):
+def test_pull_refuses_a_run_other_than_the_one_pushed(two_pushed, becpro_run, tmp_path):
     out = tmp_path / "reviewed"
     other = cli("pull", "--dataset", "ow-a", "--out", out, "--run", two_pushed["ow-b"])
     assert_one_line_error(other, "--run", "'ow-a' was pushed from")
@@ -208,6 +209,12 @@ def test_pull_refuses_a_run_other_than_the_one_pushed(two_pushed, tmp_path):
     assert not out.exists()
     same = cli("pull", "--dataset", "ow-a", "--out", out, "--run", two_pushed["ow-a"])
     assert same.returncode == 0, same.stderr
+
+    pushed = two_pushed["ow-a"]  # re-curated in place with other candidates since the push
+    shutil.rmtree(pushed)
+    subset_run(becpro_run, pushed, 5)
+    changed = cli("pull", "--dataset", "ow-a", "--out", tmp_path / "again")
+    assert_one_line_error(changed, "changed since 'ow-a' was pushed")
 
 
 def test_two_concurrent_pushes_store_each_record_once(server, becpro_run, tmp_path):
