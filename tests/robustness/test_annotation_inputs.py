@@ -234,7 +234,9 @@ def test_two_concurrent_pushes_store_each_record_once(server, becpro_run, tmp_pa
         if code != 0:
             assert code == 2 and "Traceback" not in err and "SQL" not in err, err
             # one error line (the progress bar shares stderr)
-            assert len([x for x in err.splitlines() if x.startswith("error:")]) == 1, err
+            errors = [x for x in err.splitlines() if x.startswith("error:")]
+            assert len(errors) == 1 and "another push" in errors[0], err
+            assert "external ids:" not in err, err  # not the server's list of ids
     assert any(code == 0 for code, _, _ in results), results
     with owner_api(server) as api:
         spaces = {w["name"]: w["id"] for w in api.get("/api/v1/me/workspaces").json()["items"]}
