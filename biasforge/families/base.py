@@ -478,17 +478,20 @@ class Family:
         )
 
 
-def load_object(spec: str) -> Any:
+def load_object(spec: str, what: str = "object declared by a family") -> Any:
     """The object an import string ``"package.module:name"`` names.
 
-    Families name their stage code (curation command, export writers) by import string, so
-    the core package never imports a stage and a family from an entry point brings its own.
+    Families name their stage code (curation command, export writers, scoring tasks) by import
+    string, so the core package never imports a stage and a family from an entry point brings
+    its own. ``what`` names the object in the one-line error.
     """
-    module, _, name = spec.partition(":")
+    module, sep, name = spec.partition(":")
+    if not sep or not module or not name:
+        raise BiasforgeError(f"{what} {spec!r}: expected 'module:attr'")
     try:
         return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as exc:
-        raise BiasforgeError(f"cannot load {spec!r} declared by a family: {exc}") from exc
+        raise BiasforgeError(f"{what} {spec!r} cannot be loaded: {exc}") from None
 
 
 @dataclass(frozen=True)

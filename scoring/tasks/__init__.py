@@ -12,12 +12,12 @@ model and run options every command shares are declared once in ``biasforge.scor
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from biasforge.errors import BiasforgeError
+from biasforge.families.base import load_object
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,7 @@ class ScoringTask:
 
 def load_task(reference: str) -> ScoringTask:
     """The task object named by ``"module:attr"``; one clear error when it cannot be found."""
-    module_name, sep, attr = reference.partition(":")
-    if not sep or not module_name or not attr:
-        raise BiasforgeError(f"scoring task {reference!r}: expected 'module:attr'")
-    try:
-        task = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise BiasforgeError(f"scoring task {reference!r} cannot be loaded: {exc}") from None
+    task = load_object(reference, "scoring task")
     if not isinstance(task, ScoringTask):
         raise BiasforgeError(f"scoring task {reference!r} is not a ScoringTask")
     return task
