@@ -14,12 +14,16 @@ pools intra- and intersentence examples by target term.
 
 from __future__ import annotations
 
+import json
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from biasforge.errors import InputError
 from biasforge.scoring.uncertainty import Figures
 
 DOMAINS = ("gender", "profession", "race", "religion")
@@ -203,3 +207,45 @@ def _term_matrix(strata: list[tuple], split: str, domain: str) -> np.ndarray:
     for s in chosen:
         matrix[terms.index(s[2]), strata.index(s)] = 1.0
     return matrix
+
+
+# ------------------------------------------------------------------ predictions file
+
+
+def read_predictions(path: Path) -> dict[str, float]:
+    """Sentence id → score from a predictions file in the official layout
+    (``{"intrasentence": [{"id", "score"}, …], "intersentence": […]}``); anything else is
+    refused with one line naming the file and, for bad JSON, its line and column."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise InputError(path, f"not JSON at {where}: {exc.msg}") from None
+    if not isinstance(data, dict) or not any(split in data for split in SPLITS):
+        raise InputError(
+            path, 'expected an object with "intrasentence" and/or "intersentence" lists'
+        )
+    scores: dict[str, float] = {}
+    for split in SPLITS:
+        entries = data.get(split, [])
+        if not isinstance(entries, list):
+            raise InputError(path, f'"{split}" must be a list of {{"id", "score"}} objects')
+        for i, entry in enumerate(entries):
+            key = _prediction(path, split, i, entry)
+            scores[key] = _score_of(path, split, i, entry)
+    return scores
+
+
+def _prediction(path: Path, split: str, index: int, entry: object) -> str:
+    if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+        raise InputError(path, f'{split}[{index}]: expected {{"id": string, "score": number}}')
+    return entry["id"]
+
+
+def _score_of(path: Path, split: str, index: int, entry: dict) -> float:
+    value = entry.get("score")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise InputError(path, f"{split}[{index}] ({entry['id']}): score must be a number")
+    return float(value)

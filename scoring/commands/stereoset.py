@@ -42,6 +42,7 @@ from biasforge.scoring.stereoset_eval import (
     figures,
     official_results,
     outcomes,
+    read_predictions,
     results_table,
 )
 from biasforge.scoring.tasks import nsp as nsp_mod
@@ -83,6 +84,8 @@ def run_stereoset(
 ) -> Path:
     """Score every model and write the report folder (see the module docstring)."""
     nsp = nsp or NSPOptions()
+    if nsp.head is not None:
+        nsp_mod.NSPHead.load(nsp.head)  # a bad file is refused before any model is loaded
     items = _items(dataset, split, options.limit)
     examples = stereoset.examples_from(items, dataset)
     source = dataset_identity(dataset)
@@ -390,15 +393,8 @@ def _methods(scored: dict[str, Scored]) -> pd.DataFrame:
 
 def evaluate_predictions(dataset: str, predictions: Path) -> dict:
     """Official evaluator numbers for a predictions JSON file against a dataset's items."""
-    import json
-
     items = load_items(dataset, "stereoset")
-    data = json.loads(Path(predictions).read_text(encoding="utf-8"))
-    scores = {
-        p["id"]: float(p["score"])
-        for split in ("intrasentence", "intersentence")
-        for p in data.get(split, [])
-    }
+    scores = read_predictions(Path(predictions))
     examples = [e for e in stereoset.examples_from(items, dataset) if e.stereotype in scores]
     if not examples:
         raise BiasforgeError(f"{predictions}: no prediction matches the dataset's sentence ids")

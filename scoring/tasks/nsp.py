@@ -102,8 +102,30 @@ class NSPHead:
     def load(cls, path: Path) -> NSPHead:
         import torch
 
-        data = torch.load(path, weights_only=True)
+        expected = "not an NSP head saved by biasforge (<out>/<model>/nsp_head.pt)"
+        if not path.is_file():
+            what = "a folder, not a file" if path.is_dir() else "no such file"
+            raise InputError(path, f"{what} (--nsp-head)")
+        if path.stat().st_size == 0:
+            raise InputError(path, f"empty file: {expected}")
+        try:
+            data = torch.load(path, weights_only=True)
+        except Exception as exc:
+            raise InputError(path, f"{expected} ({type(exc).__name__})") from None
+        if not _is_head(data):
+            raise InputError(path, f"{expected}: no (2, N) weight, (2,) bias and model name")
         return cls(data["weight"], data["bias"], data["model"])
+
+
+def _is_head(data: object) -> bool:
+    """What :meth:`NSPHead.save` writes: a (2, N) weight, a (2,) bias and the model's name."""
+    import torch
+
+    if not isinstance(data, dict) or not isinstance(data.get("model"), str):
+        return False
+    weight, bias = data.get("weight"), data.get("bias")
+    tensors = isinstance(weight, torch.Tensor) and isinstance(bias, torch.Tensor)
+    return tensors and weight.ndim == 2 and weight.shape[0] == 2 and tuple(bias.shape) == (2,)
 
 
 def train_head(
@@ -122,9 +144,9 @@ def train_head(
     feats = []
     chunks = range(0, len(data), 64)
     if progress:
-        from tqdm.auto import tqdm
+        from biasforge.progress import progress_bar
 
-        chunks = tqdm(chunks, desc=f"{lm.name} NSP features", leave=False)
+        chunks = progress_bar(chunks, desc=f"{lm.name} NSP features", leave=False)
     for i in chunks:
         feats.append(lm.pair_features([(a, b) for a, b, _ in data[i : i + 64]]))
     x = torch.cat(feats)
@@ -188,9 +210,9 @@ def _steps(name: str, total: int, batch_size: int, progress: bool) -> Iterable[i
     starts = range(0, total, batch_size)
     if not progress:
         return starts
-    from tqdm.auto import tqdm
+    from biasforge.progress import progress_bar
 
-    return tqdm(starts, desc=f"{name} NSP fine-tuning", unit="step", leave=False)
+    return progress_bar(starts, desc=f"{name} NSP fine-tuning", unit="step", leave=False)
 
 
 def _scores(
