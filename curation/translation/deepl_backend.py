@@ -50,11 +50,15 @@ def engine_id_for(server_url: str | None) -> str:
 
 
 def _without_userinfo(url: str) -> str:
-    """``url`` with anything before an ``@`` in its host part removed (plain string work, so
-    it also serves URLs that :func:`urllib.parse.urlsplit` cannot fully parse)."""
+    """``url`` with everything between its scheme (if any) and the last ``@`` removed: plain
+    string work, so it also serves the URLs :func:`urllib.parse.urlsplit` misreads (no
+    scheme: ``user:pw@host`` parses as scheme ``user``, or a ``/`` in the password)."""
+    if "@" not in url:
+        return url
     scheme, sep, rest = url.partition("://")
-    host, slash, path = rest.partition("/")
-    return f"{scheme}{sep}{host.rpartition('@')[2]}{slash}{path}" if sep else url
+    if not sep:
+        scheme, rest = "", url
+    return f"{scheme}{sep}{rest.rpartition('@')[2]}"
 
 
 def check_server_url(url: str | None) -> None:
