@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from biasforge.contract.markdown import md_table
+from biasforge.contract.markdown import excerpt, md_table
 
 DIGITS = 3
 LISTED = 200  # records listed one by one; decisions.parquet has them all
@@ -66,7 +66,7 @@ def decisions_md(details: list[dict[str, Any]]) -> list[str]:
                 d["discarded"],
                 d["missing"],
                 "yes" if d["to_adjudication"] else "",
-                d["reason"],
+                excerpt(d["reason"]),
             ]
             for d in notable[:LISTED]
         ]

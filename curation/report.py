@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from biasforge.contract.markdown import crosstab_md, md_table
+from biasforge.contract.markdown import crosstab_md, excerpt, md_table
 from biasforge.curation.checks import CheckStats
 
 __all__ = ["crosstab_md", "examples_md", "md_table", "rules_md"]
@@ -24,14 +24,14 @@ def examples_md(
     frame: pd.DataFrame, column: str, per_rule: int = 3, text_column: str = "sentence"
 ) -> str:
     """For each rule named in ``column`` (lists of "rule: detail"), a few distinct examples,
-    each quoting the item's ``text_column``."""
+    each quoting (an excerpt of) the item's ``text_column``."""
     seen: dict[str, list[str]] = {}
     for sentence, reasons in zip(frame[text_column], frame[column], strict=True):
         for reason in reasons:
             rule, _, detail = reason.partition(": ")
             examples = seen.setdefault(rule, [])
             if len(examples) < per_rule and all(detail not in e for e in examples):
-                examples.append(f"“{sentence}” — {detail}")
+                examples.append(f"“{excerpt(sentence)}” — {excerpt(detail)}")
     if not seen:
         return "_none_"
     parts = []

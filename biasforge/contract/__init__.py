@@ -22,7 +22,7 @@ from biasforge.contract.manifest import (
     verify_manifest,
     write_manifest,
 )
-from biasforge.contract.markdown import crosstab_md, fmt, frame_md, md_table
+from biasforge.contract.markdown import crosstab_md, excerpt, fmt, frame_md, md_table
 from biasforge.contract.rundir import Run, RunResult, input_entry, is_run, read_run, write_run
 from biasforge.contract.schema import CHECK, SPAN, Column, FamilySchema, Violation
 
@@ -35,6 +35,7 @@ __all__ = [
     "RunResult",
     "Violation",
     "crosstab_md",
+    "excerpt",
     "fmt",
     "frame_md",
     "input_entry",

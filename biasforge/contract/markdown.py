@@ -57,3 +57,17 @@ def crosstab_md(
     return md_table(
         header, [[idx, *row] for idx, row in zip(table.index, table.values.tolist(), strict=True)]
     )
+
+
+#: characters of an item's text a report quotes; the whole item is in the run's parquet files
+EXCERPT = 200
+
+
+def excerpt(text: object, limit: int = EXCERPT) -> str:
+    """``text`` as a report quotes it: whole when at most ``limit`` characters, else its first
+    ``limit`` characters and "…(N characters)", so a huge item (a 10 MB sentence someone fed
+    in) cannot copy itself into report.md; newlines are flattened so a quote stays one line."""
+    text = str(text).replace("\r", " ").replace("\n", " ")
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…({len(text)} characters)"

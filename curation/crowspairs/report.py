@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from biasforge.contract.markdown import md_table
+from biasforge.contract.markdown import excerpt, md_table
 from biasforge.curation.checks import CheckResult
 
 
@@ -35,9 +35,9 @@ def render_report(config: dict, stats: dict, result: CheckResult) -> str:
     flagged = kept[kept["needs_review"]].head(10) if len(kept) else kept
     for row in flagged.itertuples(index=False):
         lines.append(
-            f"- `{row.source_id}` {row.sent_more} / {row.sent_less}: "
-            + "; ".join(row.review_reasons)
+            f"- `{excerpt(row.source_id)}` {excerpt(row.sent_more)} / {excerpt(row.sent_less)}: "
+            + excerpt("; ".join(row.review_reasons))
         )
     for row in rejected.head(10).itertuples(index=False):
-        lines.append(f"- rejected `{row.source_id}`: " + "; ".join(row.reasons))
+        lines.append(f"- rejected `{excerpt(row.source_id)}`: " + excerpt("; ".join(row.reasons)))
     return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from biasforge.contract.markdown import excerpt
 from biasforge.contract.rundir import RunResult, run_writer
 from biasforge.contract.schema import FamilySchema
 
@@ -30,7 +31,7 @@ class Examples:
             rule, _, detail = reason.partition(": ")
             examples = self.seen.setdefault(rule, [])
             if len(examples) < self.per_rule and all(detail not in e for e in examples):
-                examples.append(f"“{sentence}” — {detail}")
+                examples.append(f"“{excerpt(sentence)}” — {excerpt(detail)}")
 
     def markdown(self) -> str:
         if not self.seen:

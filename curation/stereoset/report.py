@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from biasforge.contract.markdown import excerpt
 from biasforge.curation.checks import CheckStats
 from biasforge.curation.report import examples_md, md_table, rules_md
 from biasforge.curation.stereoset.adapt import retryable_failure
@@ -83,7 +84,7 @@ def _failures(rejected: pd.DataFrame) -> str:
     ]
     for row in failed.head(20).itertuples(index=False):
         reason = next(r for r in row.reasons if retryable_failure(r))
-        lines.append(f"- `{row.source_id}` ({row.split}) — {reason}")
+        lines.append(f"- `{excerpt(row.source_id)}` ({row.split}) — {excerpt(reason)}")
     if len(failed) > 20:
         lines.append(f"- … and {len(failed) - 20} more (see rejected.parquet)")
     return "\n".join(lines)
