@@ -40,8 +40,8 @@ from biasforge.curation.translation.runner import (
     Plan,
     RunStats,
     Unit,
+    plan_for,
 )
-from biasforge.curation.translation.runner import plan as plan_units
 from biasforge.curation.translation.settings import TranslationSettings
 from biasforge.errors import BiasforgeError
 from biasforge.files import stable_id
@@ -140,16 +140,29 @@ class DryRun:
                 f"dry run: {self.items} items after the audit ({self.audited_out} rejected); "
                 "the target is the source language: nothing to translate, nothing to pay"
             )
-        saved = 100 * (1 - p.characters_to_send / p.characters_total) if p.characters_total else 0
+        in_memory = sum(len(u.text) for u in p.hits)
+        saved = 100 * in_memory / p.characters_total if p.characters_total else 0
         return (
             f"dry run: {self.items} items after the audit ({self.audited_out} rejected before "
             f"translation); {len(p.units)} distinct texts, {p.characters_total} characters; "
             f"{len(p.hits)} texts already in the translation memory; "
-            f"would send {len(p.missing)} texts = {p.characters_to_send} characters "
-            f"({saved:.1f}% saved by the memory); "
-            f"cost at {self.price_per_million:g} per million characters: "
+            f"would send {len(p.missing) - len(p.refused)} texts = {p.characters_to_send} "
+            f"characters ({saved:.1f}% saved by the memory); "
+            + _refused_note(p)
+            + f"cost at {self.price_per_million:g} per million characters: "
             f"{self.cost:.2f} (nothing was sent)"
         )
+
+
+def _refused_note(p: Plan) -> str:
+    """What the dry run would refuse, as the real run would (too long for one request)."""
+    if not p.refused:
+        return ""
+    chars = sum(len(u.text) for u in p.refused)
+    return (
+        f"would refuse {len(p.refused)} texts = {chars} characters (a sentence over the "
+        "translator's request size limit; shorten them in the source); "
+    )
 
 
 def _translate_assemble(
@@ -375,13 +388,12 @@ def dry_run(
             estimate = Plan(units, {}, [], sum(len(u.text) for u in units), 0)
             kept, rejected = len(audited.result.kept), len(audited.result.rejected)
             return DryRun(estimate, kept, rejected, 0.0, same_language=True)
-        estimate = plan_units(
+        estimate = plan_for(
             audited.all_units(),
-            engine=translator.engine_id,
-            options=translator.options_key(),
+            translator,
+            memory,
             source=options.source_lang,
             target=options.lang,
-            memory=memory,
         )
         quota = quota_note(translator, estimate.characters_to_send)
     kept, rejected = len(audited.result.kept), len(audited.result.rejected)

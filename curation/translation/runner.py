@@ -20,6 +20,7 @@ from typing import Any
 
 from biasforge.curation.translation.base import TranslationError, Translator
 from biasforge.curation.translation.sizing import fit_context, join_pieces, json_bytes, split_text
+from biasforge.progress import progress_bar
 from biasforge.translation_memory import TranslationMemory, memory_key
 
 #: characters per request: a failed request costs at most this much to resend
@@ -64,11 +65,20 @@ class RetryPolicy:
 
 @dataclass
 class Plan:
+    """What a run would do: the units the memory answers, and the requests it would send.
+
+    ``characters_to_send`` counts what the requests carry (a text cut at sentence ends loses
+    the whitespace between its pieces), never the ``refused`` units, so a dry run's count is
+    what the real run sends."""
+
     units: list[Unit]
     hits: dict[Unit, str]
     missing: list[Unit]
     characters_total: int
     characters_to_send: int
+    #: units not in the memory that cannot be sent at all, with the reason
+    refused: dict[Unit, str] = field(default_factory=dict)
+    requests: _Requests | None = None
 
     def cost(self, price_per_million: float = DEFAULT_PRICE_PER_MILLION) -> float:
         return self.characters_to_send * price_per_million / 1_000_000
@@ -122,19 +132,48 @@ def plan(
     source: str,
     target: str,
     memory: TranslationMemory,
+    max_batch: int = 50,
+    limit: int | None = None,
 ) -> Plan:
-    """What a run would send: units not in the memory, and their character count."""
+    """What a run would send: units not in the memory, cut into the requests
+    :func:`translate_units` sends (``max_batch`` texts, ``limit`` JSON bytes: the translator's
+    ``max_batch`` and ``max_request_bytes``), their character count and the units refused."""
     units = list(dict.fromkeys(units))
     keys = {u: unit_key(engine, options, source, target, u) for u in units}
     stored = memory.get_many(keys.values())
     hits = {u: stored[k] for u, k in keys.items() if k in stored}
     missing = [u for u in units if u not in hits]
+    requests = _plan_requests(missing, max_batch, limit)
     return Plan(
         units=units,
         hits=hits,
         missing=missing,
         characters_total=sum(len(u.text) for u in units),
-        characters_to_send=sum(len(u.text) for u in missing),
+        characters_to_send=sum(len(p.text) for batch in requests.batches for p in batch),
+        refused=requests.refused,
+        requests=requests,
+    )
+
+
+def plan_for(
+    units: Iterable[Unit],
+    translator: Translator,
+    memory: TranslationMemory,
+    *,
+    source: str,
+    target: str,
+) -> Plan:
+    """:func:`plan` with ``translator``'s engine, options and request limits: the one plan
+    both a dry run and :func:`translate_units` use."""
+    return plan(
+        units,
+        engine=translator.engine_id,
+        options=translator.options_key(),
+        source=source,
+        target=target,
+        memory=memory,
+        max_batch=translator.max_batch,
+        limit=getattr(translator, "max_request_bytes", None),
     )
 
 
@@ -307,25 +346,15 @@ def translate_units(
     The backend's pre-flight check runs only when something has to be sent, so a run that
     the memory answers entirely needs no key.
     """
-    from tqdm import tqdm
-
     options = translator.options_key()
-    the_plan = plan(
-        units,
-        engine=translator.engine_id,
-        options=options,
-        source=source,
-        target=target,
-        memory=memory,
-    )
+    the_plan = plan_for(units, translator, memory, source=source, target=target)
     stats = RunStats(
         units=len(the_plan.units),
         cache_hits=len(the_plan.hits),
         characters_total=the_plan.characters_total,
     )
     outcomes = {u: Outcome(text, cache_hit=True) for u, text in the_plan.hits.items()}
-    limit = getattr(translator, "max_request_bytes", None)
-    requests = _plan_requests(the_plan.missing, translator.max_batch, limit)
+    requests = the_plan.requests or _Requests()
     for unit, reason in requests.refused.items():
         outcomes[unit] = Outcome(None, False, reason, refused=True)
     if requests.batches:
@@ -342,7 +371,7 @@ def translate_units(
         requests.gaps,
     )
     total = sum(len(batch) for batch in requests.batches)
-    with tqdm(
+    with progress_bar(
         total=total,
         desc=f"translating {source}→{target}",
         unit="text",
