@@ -221,7 +221,7 @@ def _push_once(
     suggest: bool,
 ) -> PushResult:
     """One pass of the push: list what the dataset holds, create the rest."""
-    from tqdm import tqdm
+    from biasforge.progress import progress_bar
 
     dataset = ensure_dataset(connection, dataset_name, family, min_submitted)
     dataset_id = str(dataset.id)
@@ -231,7 +231,9 @@ def _push_once(
     rows = pa.Table.from_pandas(missing, preserve_index=False).to_pylist()
     with http(connection) as api:
         question_ids = {q["name"]: q["id"] for q in questions(api, dataset_id)}
-        bar = tqdm(total=len(rows), unit="rec", desc=f"push {dataset_name}", disable=not progress)
+        bar = progress_bar(
+            total=len(rows), unit="rec", desc=f"push {dataset_name}", disable=not progress
+        )
         for start in range(0, len(rows), batch_size):
             batch = rows[start : start + batch_size]
             items = record_payloads(family, batch, question_ids, suggest=suggest)

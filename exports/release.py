@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from tqdm import tqdm
 
 from biasforge.contract.release import verify_release, write_release
 from biasforge.errors import BiasforgeError, InputError, OutputExistsError
@@ -28,6 +27,7 @@ from biasforge.exports.validate import Violation, validate_table
 from biasforge.exports.versions import parse_version, previous_version
 from biasforge.families import Family
 from biasforge.files import staged_directory
+from biasforge.progress import progress_bar
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 
@@ -131,7 +131,7 @@ class Plan:
 def _read_inputs(sources: list[str | Path], unreviewed: bool) -> list[ReleaseInput]:
     if not sources:
         raise BiasforgeError("give at least one input folder (reviewed records or a run)")
-    with tqdm(sources, desc="reading inputs", leave=False) as bar:  # closed before an error
+    with progress_bar(sources, desc="reading inputs", leave=False) as bar:  # closed before an error
         inputs = [read_input(s, unreviewed=unreviewed) for s in bar]
     if all(item.table.num_rows == 0 for item in inputs):
         raise BiasforgeError(

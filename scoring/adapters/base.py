@@ -216,9 +216,9 @@ class TransformersLM(LanguageModel):
         batches = list(length_batches(lengths, self.options.batch_tokens, self.options.max_batch))
         if not self.options.progress:
             return batches
-        from tqdm.auto import tqdm
+        from biasforge.progress import progress_bar
 
-        return tqdm(batches, desc=f"{self.name} {what}", unit="batch", leave=False)
+        return progress_bar(batches, desc=f"{self.name} {what}", unit="batch", leave=False)
 
     # -- the cheap vocabulary head -------------------------------------------------------------
     def _output_head(self) -> Callable | None:
