@@ -120,7 +120,15 @@ def _swap_lock(final: Path) -> Iterator[None]:
 
 
 def _every_file(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    """Every file, link (to a file, a folder or nowhere) and empty folder under ``folder``,
+    without following links: whatever replacing the folder would delete."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        here = Path(root)
+        links = [d for d in dirs if (here / d).is_symlink()]
+        empty = [d for d in dirs if d not in links and not any((here / d).iterdir())]
+        found += [(here / name).relative_to(folder).as_posix() for name in files + links + empty]
+    return sorted(found)
 
 
 def _manifest_of(folder: Path) -> dict[str, Any] | str:
