@@ -180,9 +180,10 @@ def _check_release(meta: dict, source: dict, results: Path, task: str) -> None:
         )
 
 
-def read_runs(folders: Sequence[Path], source: dict) -> tuple[str, list[Run]]:
-    """The family and one :class:`Run` per results file, checked against the release."""
-    families, runs = set(), []
+def read_runs(folders: Sequence[Path], source: dict, family: str) -> list[Run]:
+    """One :class:`Run` per results file holding tasks of ``family``, each task checked
+    against the release (tasks of other families in the same results are left alone)."""
+    runs = []
     for results in _results_files(folders):
         try:
             data = json.loads(results.read_text(encoding="utf-8"))
@@ -193,20 +194,29 @@ def read_runs(folders: Sequence[Path], source: dict) -> tuple[str, list[Run]]:
         run = Run(spec, config)
         for task, task_config in sorted(configs.items()):
             meta = task_config.get("metadata") or {}
-            if "biasforge_family" not in meta:
+            if meta.get("biasforge_family") != family:
                 continue  # another task of the same lm-eval run
             _check_release(meta, source, results, task)
-            families.add(meta["biasforge_family"])
-            _read_task(run, _samples(results, task), meta["biasforge_family"])
+            _read_task(run, _samples(results, task), family)
             run.tasks.append(task)
         if run.tasks:
             runs.append(run)
     if not runs:
         raise BiasforgeError(
-            f"{', '.join(map(str, folders))}: no task exported by biasforge "
+            f"{', '.join(map(str, folders))}: no {family} task exported by biasforge "
             "(export convert --format lm-eval) in these results"
         )
-    return families.pop(), runs
+    return runs
+
+
+def _family(dataset: str) -> str:
+    from biasforge import families
+    from biasforge.contract.folders import read_items
+
+    frame = read_items(dataset).frame
+    if "family" not in frame.columns:
+        raise InputError(dataset, "no 'family' column: these are not biasforge items")
+    return families.family_of(frame["family"].unique(), dataset).name
 
 
 def import_lm_eval(
@@ -216,8 +226,8 @@ def import_lm_eval(
     from biasforge.scoring.commands import run_slguset, run_stereoset
     from biasforge.scoring.commands.crowspairs import run_crowspairs
 
-    source = dataset_identity(dataset)
-    family, runs = read_runs(folders, source)
+    source, family = dataset_identity(dataset), _family(dataset)
+    runs = read_runs(folders, source, family)
     names = unique_names([run.spec for run in runs])
     replayed = dict(zip(names, runs, strict=True))
 
