@@ -101,7 +101,7 @@ def _identity(name: str, run: Run) -> ModelIdentity:
     return ModelIdentity(
         name=name,
         display=f"{name} (lm-eval {run.config.get('model', '?')} backend)",
-        source=folder.name if folder.is_dir() else run.spec,
+        source=_public(run.spec),
         kind=f"causal (lm-eval {run.config.get('model', '?')})",
         revision=str(args.get("revision", "")),
         sha256=sha,
@@ -109,6 +109,11 @@ def _identity(name: str, run: Run) -> ModelIdentity:
         dtype=str(args.get("dtype", "")),
         parameters=int(run.config.get("model_num_parameters") or 0),
     )
+
+
+def _public(spec: str) -> str:
+    """A hub id as given; a path (of this or the machine lm-eval ran on) by its folder name."""
+    return Path(spec).name if spec.startswith(("/", "~", ".")) or "\\" in spec else spec
 
 
 def _model_args(value: Any) -> dict[str, Any]:
@@ -228,7 +233,7 @@ def import_lm_eval(
 
     source, family = dataset_identity(dataset), _family(dataset)
     runs = read_runs(folders, source, family)
-    names = unique_names([run.spec for run in runs])
+    names = unique_names([_public(run.spec) for run in runs])
     replayed = dict(zip(names, runs, strict=True))
 
     def models_from(models: list[str], _options: Any) -> Iterator[tuple[str, LanguageModel]]:

@@ -180,3 +180,32 @@ def test_task_folder_is_portable(releases, lm_eval_run):
         sha = dataset_identity(str(releases[family]))["sha256"]
         tasks = [t for t in texts if t.startswith("task:")]
         assert tasks and all(f'biasforge_release_sha256: "{sha}"' in t for t in tasks)
+
+
+def _refused(*args: object) -> str:
+    done = run_cli("score", "import-lm-eval", *args, check=False)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    return lines[0]
+
+
+def test_bad_results_folders_are_refused(releases, lm_eval_run, tmp_path):
+    """Not lm-eval output, results without --log_samples, no task of the release's family:
+    one line each, exit 2."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    args = ("--dataset", releases["crowspairs"], "--out", tmp_path / "out")
+    assert "no results_*.json" in _refused(empty, *args)
+    (results,) = lm_eval_run["results"].rglob("results_*.json")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / results.name).write_text(results.read_text())
+    assert "--log_samples" in _refused(bare, *args)
+    data = json.loads(results.read_text())
+    data["configs"] = {OWN_CROWS: data["configs"][OWN_CROWS]}
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / results.name).write_text(json.dumps(data))
+    assert "no crowspairs task exported by biasforge" in _refused(other, *args)
+    assert not (tmp_path / "out").exists()
