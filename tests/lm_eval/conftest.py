@@ -23,8 +23,6 @@ from tests.conftest import run_cli
 from tests.scoring.conftest import CORPUS, stereoset_items
 from tests.scoring.test_slguset_becpro import slguset_items
 
-pytest.importorskip("lm_eval", reason="the lm-eval extra is not installed")
-
 OWN_CROWS = "crows_pairs_english_local"
 
 
