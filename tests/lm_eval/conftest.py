@@ -20,7 +20,11 @@ import pyarrow as pa
 import pytest
 
 from tests.conftest import run_cli
-from tests.scoring.conftest import CORPUS, stereoset_items
+from tests.scoring.conftest import (
+    CORPUS,
+    stereoset_items,
+    tiny_models,  # noqa: F401  (fixture)
+)
 from tests.scoring.test_slguset_becpro import slguset_items
 
 OWN_CROWS = "crows_pairs_english_local"
@@ -130,11 +134,17 @@ def lm_eval_run(tmp_path_factory, releases, bos_model) -> dict:
     run_cli("export", "convert", releases["crowspairs"], "--format", "crows-csv", "--out", csv)
     own_crows_task(root / "tasks" / "own-crows", csv)
     out = root / "results"
+    run_lm_eval(bos_model, root / "tasks", [*groups, OWN_CROWS], out)
+    return {"tasks": folders, "results": out, "groups": groups, "root": root}
+
+
+def run_lm_eval(model: str, include: Path, tasks: list[str], out: Path) -> None:
+    """The lm_eval CLI: hf backend, CPU, float32, per-item samples logged."""
     command = [
         sys.executable, "-m", "lm_eval", "--model", "hf",
-        "--model_args", f"pretrained={bos_model},dtype=float32",
-        "--include_path", root / "tasks",
-        "--tasks", ",".join([*groups, OWN_CROWS]), "--device", "cpu", "--batch_size", "16",
+        "--model_args", f"pretrained={model},dtype=float32",
+        "--include_path", include,
+        "--tasks", ",".join(tasks), "--device", "cpu", "--batch_size", "16",
         "--output_path", out, "--log_samples",
     ]  # fmt: skip
     env = {
@@ -147,4 +157,14 @@ def lm_eval_run(tmp_path_factory, releases, bos_model) -> dict:
         list(map(str, command)), capture_output=True, text=True, env=env, timeout=900
     )
     assert done.returncode == 0, done.stderr[-4000:]
-    return {"tasks": folders, "results": out, "groups": groups, "root": root}
+
+
+@pytest.fixture(scope="session")
+def plain_run(tmp_path_factory, lm_eval_run, tiny_models) -> tuple[str, Path]:  # noqa: F811
+    """The GPT-2 of tests/scoring (its tokenizer adds no BOS) through the StereoSet and
+    CrowS-Pairs tasks: (model path, results folder)."""
+    out = tmp_path_factory.mktemp("plain") / "results"
+    run_lm_eval(
+        tiny_models["causal"], lm_eval_run["root"] / "tasks", lm_eval_run["groups"][:2], out
+    )
+    return tiny_models["causal"], out

@@ -209,3 +209,31 @@ def test_bad_results_folders_are_refused(releases, lm_eval_run, tmp_path):
     (other / results.name).write_text(json.dumps(data))
     assert "no crowspairs task exported by biasforge" in _refused(other, *args)
     assert not (tmp_path / "out").exists()
+
+
+def test_gpt2_style_tokenizer_documented_difference(releases, plain_run, tmp_path):
+    """A tokenizer that adds no BOS (GPT-2): CrowS-Pairs and StereoSet intersentence still
+    equal `biasforge score`; intrasentence does not (the official generative code reads the
+    tokens after the first without the start token, which lm-eval cannot ask), and the
+    imported report names the procedure it used (README)."""
+    model, results = plain_run
+    name = "tiny-gpt2"
+    for family, table in (("crowspairs", "pairs.csv"), ("stereoset", f"{name}/sentences.csv")):
+        imported, scored = tmp_path / f"i-{family}", tmp_path / f"s-{family}"
+        run_cli(
+            "score", "import-lm-eval", results, "--dataset", releases[family], "--out",
+            imported, "--bootstrap", "0",
+        )  # fmt: skip
+        run_cli(
+            "score", family, "--dataset", releases[family], "--model", model, "--out", scored,
+            "--no-progress", "--bootstrap", "0", "--dtype", "float32",
+        )  # fmt: skip
+        got, want = pd.read_csv(imported / table), pd.read_csv(scored / table)
+        if family == "crowspairs":
+            _same(got, want)
+            continue
+        inter = got["split"] == "intersentence"
+        _same(got[inter], want[inter])
+        gap = np.abs(np.log(got.loc[~inter, "score"]) - np.log(want.loc[~inter, "score"]))
+        assert gap.min() > 1e-3
+        assert "lm-evaluation-harness loglikelihood" in (imported / "report.md").read_text()
