@@ -134,7 +134,7 @@ def convert(
             ),
         ),
     ],
-    out: Annotated[Path, typer.Option("--out", help="file to write")],
+    out: Annotated[Path, typer.Option("--out", help="file to write (lm-eval: a new folder)")],
     masking: Annotated[
         Masking,
         typer.Option(
@@ -160,5 +160,6 @@ def convert(
         raise InputError(source, "no 'family' column: these are not biasforge items")
     family = families.family_of(frame["family"].unique(), str(source))
     layout = family.format(format.value)
-    typer.echo(layout.write(frame, out, label=items.label, masking=masking.value))
-    mark_output(out, format.value)
+    typer.echo(layout.write(frame, out, label=items.label, masking=masking.value, source=source))
+    if out.is_file():  # a folder (lm-eval tasks) is written new, never over anything
+        mark_output(out, format.value)

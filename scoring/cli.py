@@ -22,7 +22,16 @@ from typing import Annotated, Any, get_type_hints
 import typer
 from typer.core import TyperGroup
 
-from biasforge.scoring.options import LEADING, SHARED, Dataset, Seed, quiet_transformers
+from biasforge.scoring.options import (
+    LEADING,
+    SHARED,
+    Bootstrap,
+    Dataset,
+    Out,
+    Overwrite,
+    Seed,
+    quiet_transformers,
+)
 from biasforge.scoring.tasks import ScoreRequest, ScoringTask, load_task
 
 
@@ -125,3 +134,29 @@ def compare(
     from biasforge.scoring.compare import distances, report
 
     typer.echo(report(distances(stereoset, crowspairs), seed))
+
+
+@app.command("import-lm-eval")
+def import_lm_eval(
+    results: Annotated[
+        list[Path],
+        typer.Argument(help="lm-eval --output_path folder(s), run with --log_samples"),
+    ],
+    dataset: Annotated[
+        str, typer.Option(help="the release the tasks were exported from (its sha256 is checked)")
+    ],
+    out: Out,
+    bootstrap: Bootstrap = 1000,
+    seed: Seed = 0,
+    overwrite: Overwrite = False,
+) -> None:
+    """Read lm-evaluation-harness results of tasks exported with `export convert --format
+    lm-eval` back into a score folder, as `score <family>` writes it (tables, intervals,
+    comparisons, plots, report); results of another release are refused."""
+    from biasforge.scoring.commands.common import RunOptions
+    from biasforge.scoring.lm_eval_import import import_lm_eval as run_import
+    from biasforge.scoring.uncertainty import Resampling
+
+    options = RunOptions(resampling=Resampling(bootstrap, seed), overwrite=overwrite)
+    family, written = run_import(results, dataset, out, options)
+    typer.echo(f"wrote {written}/report.md and {written}/report.html (score {family})")

@@ -498,9 +498,10 @@ def load_object(spec: str, what: str = "object declared by a family") -> Any:
 class ExportFormat:
     """A layout of another tool that a family's items convert to (``export convert``).
 
-    ``writer`` is an import string of ``write(items, out, *, label, masking) -> str``: it
-    writes the file at ``out`` (``label`` names the release, ``masking`` is ``--masking``) and
-    returns the one-line summary the command prints.
+    ``writer`` is an import string of ``write(items, out, *, label, masking, source) -> str``:
+    it writes the file (or a new folder) at ``out`` (``label`` names the release, ``masking``
+    is ``--masking``, ``source`` the path converted) and returns the one-line summary the
+    command prints.
     """
 
     name: str

@@ -269,6 +269,11 @@ FAMILY = Family(
             "biasforge.exports.crows_csv:write_crowspairs",
             "the CrowS-Pairs CSV that its metric.py reads",
         ),
+        ExportFormat(
+            "lm-eval",
+            "biasforge.exports.lm_eval:write_crowspairs",
+            "an lm-evaluation-harness task folder (as its crows_pairs tasks)",
+        ),
     ),
     scoring_tasks=("biasforge.scoring.tasks.crowspairs:TASK",),
 )

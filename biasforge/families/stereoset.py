@@ -485,6 +485,11 @@ FAMILY = Family(
             "biasforge.exports.crows_csv:write_stereoset_pairs",
             "intrasentence items as CrowS-Pairs minimal pairs",
         ),
+        ExportFormat(
+            "lm-eval",
+            "biasforge.exports.lm_eval:write_stereoset",
+            "an lm-evaluation-harness task folder (one task per split; causal, after the start token)",
+        ),
     ),
     scoring_tasks=("biasforge.scoring.tasks.stereoset:TASK",),
 )

@@ -8,6 +8,7 @@ type: pairs, percent, low, high, neutral, |percent − 50|), ``models.json``, ``
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -34,8 +35,15 @@ ABOUT = (
 )
 
 
-def run_crowspairs(dataset: str, models: list[str], out: Path, options: RunOptions) -> Path:
-    """Score every model and write the report folder (see the module docstring)."""
+def run_crowspairs(
+    dataset: str,
+    models: list[str],
+    out: Path,
+    options: RunOptions,
+    models_from: Callable = each_model,
+) -> Path:
+    """Score every model and write the report folder (see the module docstring);
+    ``models_from`` yields the (name, model) pairs (``score import-lm-eval`` replays results)."""
     items = load_items(dataset, "crowspairs")
     if options.limit:
         items = items.head(options.limit).reset_index(drop=True)
@@ -43,7 +51,7 @@ def run_crowspairs(dataset: str, models: list[str], out: Path, options: RunOptio
     started = time.time()
     with staged_directory(out, overwrite=options.overwrite, kind="score") as stage:
         pairs, tables, identities, procedures = [], [], [], {}
-        for name, lm in each_model(models, options.model):
+        for name, lm in models_from(models, options.model):
             scored = crowspairs.score_pairs(lm, items)
             pairs.append(scored.assign(model=name))
             tables.append(crowspairs.results(scored, options.resampling).assign(model=name))

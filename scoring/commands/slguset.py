@@ -8,6 +8,7 @@ Files: ``sentences.csv``, ``summary.csv`` and ``pairs.csv`` (each figure with ``
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -39,9 +40,15 @@ COUNTS = ("male_leaning", "female_leaning", "clear_male", "clear_female", "not_c
 
 
 def run_slguset(
-    dataset: str, models: list[str], out: Path, options: RunOptions, top_k: int = 5
+    dataset: str,
+    models: list[str],
+    out: Path,
+    options: RunOptions,
+    top_k: int = 5,
+    models_from: Callable = each_model,
 ) -> Path:
-    """Score every model and write the report folder (see the module docstring)."""
+    """Score every model and write the report folder (see the module docstring);
+    ``models_from`` yields the (name, model) pairs (``score import-lm-eval`` replays results)."""
     items = load_items(dataset, "slguset")
     if options.limit:
         items = items.head(options.limit).reset_index(drop=True)
@@ -49,7 +56,7 @@ def run_slguset(
     started = time.time()
     with staged_directory(out, overwrite=options.overwrite, kind="score") as stage:
         scored, identities = {}, []
-        for name, lm in each_model(models, options.model):
+        for name, lm in models_from(models, options.model):
             scored[name] = slguset.score_items(lm, items)
             identities.append(lm.identity)
         pd.concat([s.assign(model=n) for n, s in scored.items()]).to_csv(

@@ -10,6 +10,7 @@ output, untouched), ``sentences.csv`` and ``identity.json``. Across models: ``re
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -81,8 +82,10 @@ def run_stereoset(
     options: RunOptions,
     split: str = "all",
     nsp: NSPOptions | None = None,
+    models_from: Callable = each_model,
 ) -> Path:
-    """Score every model and write the report folder (see the module docstring)."""
+    """Score every model and write the report folder (see the module docstring);
+    ``models_from`` yields the (name, model) pairs (``score import-lm-eval`` replays results)."""
     nsp = nsp or NSPOptions()
     if nsp.head is not None:
         nsp_mod.NSPHead.load(nsp.head)  # a bad file is refused before any model is loaded
@@ -92,7 +95,7 @@ def run_stereoset(
     started = time.time()
     with staged_directory(out, overwrite=options.overwrite, kind="score") as stage:
         scored: dict[str, Scored] = {}
-        for name, lm in each_model(models, options.model):
+        for name, lm in models_from(models, options.model):
             scored[name] = _score_model(lm, items, examples, stage / name, nsp)
         results, means = _results(examples, scored, options.resampling)
         results.to_csv(stage / "results.csv", index=False)

@@ -148,3 +148,23 @@ def test_installed_command_scores_stereoset_with_a_local_model(installed, tiny_m
     predictions = json.loads((folder / "predictions.json").read_text("utf-8"))
     assert len(predictions["intrasentence"]) == 15 and len(predictions["intersentence"]) == 9
     assert _torch_fingerprint(installed.site) == installed.torch_before
+
+
+def test_the_lm_eval_extra_keeps_the_users_torch(installed):
+    """``biasforge[lm-eval]`` resolved where the user's torch and the scoring extra already
+    are (``pip install --dry-run --report``): it installs no torch, and changes no installed
+    version but python-dateutil's (lm-eval's typepy holds it below 3; pandas accepts 2.8.2+)."""
+    (wheel,) = installed.dist.glob("biasforge-*.whl")
+    python = installed.venv / "bin" / "python"
+    report = installed.work / "lm-eval-report.json"
+    _run([python, "-m", "pip", "install", "--quiet", "--dry-run", "--report", report,
+          f"{wheel}[lm-eval]"], cwd=installed.work)  # fmt: skip
+    planned = {
+        item["metadata"]["name"].lower().replace("_", "-"): item["metadata"]["version"]
+        for item in json.loads(report.read_text("utf-8"))["install"]
+    }
+    assert "lm-eval" in planned and "torch" not in planned
+    listed = _run([python, "-m", "pip", "list", "--format", "json"], cwd=installed.work)
+    have = {p["name"].lower().replace("_", "-"): p["version"] for p in json.loads(listed.stdout)}
+    changed = {n for n, v in planned.items() if n in have and have[n] != v} - {"biasforge"}
+    assert changed <= {"python-dateutil"}, changed

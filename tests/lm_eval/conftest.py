@@ -1,0 +1,170 @@
+"""One real lm-evaluation-harness run shared by the tests of this folder.
+
+A tiny random GPT-2-shaped model whose tokenizer starts every text with BOS (as Gemma's and
+Llama's do) is built offline; the StereoSet, CrowS-Pairs (the bundled English sample) and
+SlguSet demo releases are exported as lm-eval task folders; and ``lm_eval`` (its CLI, ``--model
+hf``, CPU, ``--log_samples``) runs all of them at once, together with lm-eval's own
+``crows_pairs_english`` task (its YAML and ``utils.py`` from the installed package, pointed at
+the same pairs in a local CSV, since the Hub is not reachable here).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from tests.conftest import run_cli
+from tests.scoring.conftest import (
+    CORPUS,
+    stereoset_items,
+    tiny_models,  # noqa: F401  (fixture)
+)
+from tests.scoring.test_slguset_becpro import slguset_items
+
+OWN_CROWS = "crows_pairs_english_local"
+
+
+def _bos_tokenizer():
+    """A byte-level BPE whose post-processor starts every text with <bos>."""
+    from tokenizers import ByteLevelBPETokenizer
+    from tokenizers.processors import TemplateProcessing
+    from transformers import PreTrainedTokenizerFast
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(CORPUS, vocab_size=400, special_tokens=["<bos>", "<eos>"])
+    inner = bpe._tokenizer
+    bos = inner.token_to_id("<bos>")
+    inner.post_processor = TemplateProcessing(
+        single="<bos> $A", pair="<bos> $A $B", special_tokens=[("<bos>", bos)]
+    )
+    return PreTrainedTokenizerFast(
+        tokenizer_object=inner, bos_token="<bos>", eos_token="<eos>", pad_token="<eos>"
+    )
+
+
+@pytest.fixture(scope="session")
+def bos_model(tmp_path_factory) -> str:
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    tok = _bos_tokenizer()
+    assert tok("a")["input_ids"][0] == tok.bos_token_id
+    torch.manual_seed(3)
+    model = GPT2LMHeadModel(
+        GPT2Config(
+            vocab_size=len(tok), n_embd=32, n_layer=2, n_head=2, n_positions=512,
+            bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+        )
+    )  # fmt: skip
+    path = tmp_path_factory.mktemp("lm") / "tiny-bos-gpt2"
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)
+
+
+def write_release(frame, root: Path, name: str, version: str, config) -> Path:
+    """``frame`` as release ``root/name/version`` through the contract's writer."""
+    from biasforge.contract.release import write_release as write_release_files
+
+    folder = root / name / version
+    folder.mkdir(parents=True)
+    configs = {
+        key: pa.Table.from_pandas(part.reset_index(drop=True), preserve_index=False)
+        for key, part in frame.groupby(config)
+    }
+    write_release_files(
+        folder, configs, card=f"# {name}\n", changelog="# Changelog\n", name=name,
+        version=version, family=str(frame["family"].iloc[0]),
+    )  # fmt: skip
+    return folder
+
+
+@pytest.fixture(scope="session")
+def releases(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("releases")
+    run_cli("curate", "crowspairs", "--lang", "en", "--out", root / "crows-run")
+    run_cli(
+        "export", "release", root / "crows-run", "--name", "crowspairs-en", "--version",
+        "0.1.0", "--out", root, "--unreviewed",
+    )  # fmt: skip
+    return {
+        "stereoset": write_release(stereoset_items(), root, "stereoset-demo", "1.0.0", "split"),
+        "crowspairs": root / "crowspairs-en" / "0.1.0",
+        "slguset": write_release(slguset_items(), root, "slguset-demo", "1.0.0", "language"),
+    }
+
+
+def own_crows_task(folder: Path, csv: Path) -> None:
+    """lm-eval's crows_pairs_english YAML and utils.py, reading ``csv`` instead of the Hub."""
+    import lm_eval
+
+    source = Path(lm_eval.__file__).parent / "tasks" / "crows_pairs"
+    folder.mkdir()
+    shutil.copyfile(source / "utils.py", folder / "utils.py")
+    text = (source / "crows_pairs_english.yaml").read_text()
+    assert "dataset_path: jannalu/crows_pairs_multilingual\ndataset_name: english\n" in text
+    text = text.replace(
+        "dataset_path: jannalu/crows_pairs_multilingual\ndataset_name: english\n",
+        f"dataset_path: csv\ndataset_kwargs:\n  data_files:\n    test: {csv}\n",
+    ).replace("task: crows_pairs_english", f"task: {OWN_CROWS}")
+    (folder / f"{OWN_CROWS}.yaml").write_text(text)
+
+
+@pytest.fixture(scope="session")
+def lm_eval_run(tmp_path_factory, releases, bos_model) -> dict:
+    """Export the three releases, then one lm_eval run over all of them (and lm-eval's own
+    CrowS-Pairs task); the task folders and the results folder."""
+    from biasforge.exports.lm_eval import release_identity, task_prefix
+
+    root = tmp_path_factory.mktemp("lm-eval")
+    (root / "tasks").mkdir()  # lm-eval takes one --include_path, searched recursively
+    folders, groups = {}, []
+    for family, release in releases.items():
+        folders[family] = root / "tasks" / family
+        run_cli("export", "convert", release, "--format", "lm-eval", "--out", folders[family])
+        identity = release_identity(release)
+        groups.append(task_prefix(identity["name"], identity["version"]))
+    csv = root / "crows.csv"
+    run_cli("export", "convert", releases["crowspairs"], "--format", "crows-csv", "--out", csv)
+    own_crows_task(root / "tasks" / "own-crows", csv)
+    out = root / "results"
+    run_lm_eval(bos_model, root / "tasks", [*groups, OWN_CROWS], out)
+    return {"tasks": folders, "results": out, "groups": groups, "root": root}
+
+
+def run_lm_eval(model: str, include: Path, tasks: list[str], out: Path) -> None:
+    """The lm_eval CLI: hf backend, CPU, float32, per-item samples logged."""
+    command = [
+        sys.executable, "-m", "lm_eval", "--model", "hf",
+        "--model_args", f"pretrained={model},dtype=float32",
+        "--include_path", include,
+        "--tasks", ",".join(tasks), "--device", "cpu", "--batch_size", "16",
+        "--output_path", out, "--log_samples",
+    ]  # fmt: skip
+    env = {
+        **os.environ,
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HUB_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+    done = subprocess.run(
+        list(map(str, command)), capture_output=True, text=True, env=env, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+
+
+@pytest.fixture(scope="session")
+def plain_run(tmp_path_factory, lm_eval_run, tiny_models) -> tuple[str, Path]:  # noqa: F811
+    """The GPT-2 of tests/scoring (its tokenizer adds no BOS) through the StereoSet and
+    CrowS-Pairs tasks: (model path, results folder)."""
+    out = tmp_path_factory.mktemp("plain") / "results"
+    run_lm_eval(
+        tiny_models["causal"], lm_eval_run["root"] / "tasks", lm_eval_run["groups"][:2], out
+    )
+    return tiny_models["causal"], out
