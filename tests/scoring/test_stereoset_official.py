@@ -165,3 +165,31 @@ def test_predictions_always_accepted_by_the_official_evaluator(base_bert, sample
         official_evaluation(full, preds)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["options"]["procedure"] == "official"
+
+
+def test_refusals_name_the_sentence_and_the_other_procedure(base_bert, tmp_path):
+    """A sentence with no word at the BLANK's position: the official loader raises
+    ``IndexError`` on it, so ``official`` refuses it by name (exit 2, one line); ``filler``
+    scores it, and the report says why no gold file was written (the loader would fail)."""
+    from tests.conftest import one_error_line, run_cli
+    from tests.scoring.conftest import stereoset_items
+
+    items = stereoset_items()
+    items = items[items["split"] == "intrasentence"].reset_index(drop=True)
+    sentences = [dict(s) for s in items.at[0, "sentences"]]
+    sentences[2]["sentence"] = "The chess player was"  # "The chess player was BLANK."
+    items.at[0, "sentences"] = sentences
+    path = tmp_path / "items.parquet"
+    items.to_parquet(path, index=False)
+    common = ["score", "stereoset", "-d", path, "-m", base_bert, "--no-progress"]
+    refused = run_cli(*common, "-o", tmp_path / "a", "--bootstrap", "0", check=False)
+    line = one_error_line(refused)
+    assert sentences[2]["id"] in line and "--procedure filler" in line
+    assert not (tmp_path / "a").exists()
+    bogus = run_cli(*common, "-o", tmp_path / "b", "--procedure", "bogus", check=False)
+    assert bogus.returncode == 2 and "official or filler" in bogus.stderr
+    run_cli(*common, "-o", tmp_path / "c", "--bootstrap", "0", "--procedure", "filler")
+    report = (tmp_path / "c" / "report.md").read_text()
+    assert "no `gold.json` (not written:" in report and "BLANK's position" in report
+    assert not (tmp_path / "c" / "tiny-bert-base-vocab" / "gold.json").exists()
+    assert "**filler:" in report
