@@ -311,7 +311,8 @@ def _document(
             + "). Evaluation: **official** — LMS, SS and ICAT per target term, averaged over "
             "terms, exactly as StereoSet's `evaluation.py` (ties count as anti-stereotype); "
             "each model's `results.json` is that evaluator's output. Masked LMs' "
-            f"intrasentence attribute (`--procedure`): **{stereoset.PROCEDURES[procedure]}**."
+            f"intrasentence attribute (`--procedure`): **{stereoset.PROCEDURES[procedure]}**. "
+            f"{_differing(items)}"
         ),
         *_evaluator_blocks(scored),
         *_adaptations(scored),
@@ -346,6 +347,16 @@ def _document(
 
 def _chosen(items: pd.DataFrame, model: Scored) -> list[Example]:
     return [e for e in stereoset.examples_from(items) if e.stereotype in model.scores]
+
+
+def _differing(items: pd.DataFrame) -> str:
+    """How many sentences the other procedure would read differently, and which."""
+    ids = stereoset.readings_differ(items)
+    shown = ", ".join(f"`{i}`" for i in ids[:12]) + (", …" if len(ids) > 12 else "")
+    return (
+        f"On these items the official and filler readings differ for {len(ids)} "
+        f"intrasentence sentence(s){': ' + shown if ids else ''}."
+    )
 
 
 def _evaluator_blocks(scored: dict[str, Scored]) -> list[Paragraph]:

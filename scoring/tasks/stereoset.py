@@ -57,7 +57,8 @@ PROCEDURES = {
     "official": "official: the attribute is the sentence's word at the context's BLANK word "
     "(split on spaces, punctuation stripped), as StereoSet's dataloader.py reads it",
     "filler": "filler: the attribute is the stored filler, the text in the BLANK's place "
-    "(differs from official where BLANK is glued to other characters or punctuation)",
+    "(differs from official where BLANK is glued to other characters, or where the filler has "
+    "several words: official reads only the one at the BLANK's position)",
 }
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 
@@ -128,6 +129,16 @@ def template_word(context: str, sentence: str) -> str | None:
     return words[index].translate(_PUNCTUATION)
 
 
+def readings_differ(items: pd.DataFrame) -> list[str]:
+    """Ids of the intrasentence sentences whose official attribute (``template_word``) is not
+    their stored filler: where ``--procedure official`` and ``filler`` score different text."""
+    out = []
+    for row, sentence in _sentences(items[items["split"] == "intrasentence"]):
+        if template_word(row.context, str(sentence["sentence"])) != sentence.get("attribute"):
+            out.append(sentence["id"])
+    return out
+
+
 def intrasentence_method(lm: LanguageModel, procedure: str = "official") -> str:
     """How ``score_intrasentence`` scores this model's sentences (for the report); a causal
     model whose tokenizer adds BOS names the adaptation of the official procedure."""
@@ -171,10 +182,13 @@ def attribute(context: str, sentence: dict, procedure: str, where: str = "datase
     clear error naming the sentence where there is none (the official loader would crash or
     leave the sentence unscored, and its evaluator then fails)."""
     if procedure == "filler":
-        word, why = str(sentence["attribute"]), "the stored attribute is empty"
+        word, why = str(sentence.get("attribute") or ""), "the stored attribute is empty"
     else:
         word = template_word(context, str(sentence["sentence"])) or ""
-        why = "the official procedure reads no word at the BLANK's position (--procedure filler reads the stored filler)"
+        why = (
+            "the official procedure reads no word at the BLANK's position "
+            "(--procedure filler reads the stored filler)"
+        )
     if not word.strip():
         raise InputError(where, why, record=sentence["id"])
     return word

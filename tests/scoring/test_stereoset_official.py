@@ -24,7 +24,7 @@ from biasforge.scoring.cli import app
 from biasforge.scoring.data import as_list
 from biasforge.scoring.models import ModelOptions, load_model
 from biasforge.scoring.stereoset import score_intrasentence
-from biasforge.scoring.tasks.stereoset import template_word
+from biasforge.scoring.tasks.stereoset import readings_differ, template_word
 from tests.conftest import SHARED
 from tests.scoring.conftest import write_release
 from tests.scoring.official_reference import official_evaluation, official_intrasentence_mlm
@@ -132,6 +132,7 @@ def test_official_procedure_on_every_bundled_item(base_bert, sample_items, glued
         for s in as_list(row.sentences)
     }
     assert differ == glued and len(glued) == 12
+    assert set(readings_differ(stored)) == glued  # what the report counts
     assert len(stored) == 103 + 4
 
 
@@ -153,6 +154,7 @@ def test_predictions_always_accepted_by_the_official_evaluator(base_bert, sample
     report = (out / "report.md").read_text()
     named = re.findall(r"evaluation\.py --gold-file (\S+) --predictions-file (\S+?)`", report)
     assert named == [("tiny-bert-base-vocab/gold.json", "tiny-bert-base-vocab/predictions.json")]
+    assert "readings differ for 0 intrasentence sentence(s)." in report
     gold, preds = (out / named[0][0], out / named[0][1])
     evaluated = json.loads(json.dumps(official_evaluation(gold, preds)))
     ours = json.loads((folder / "results.json").read_text())
