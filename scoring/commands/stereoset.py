@@ -374,8 +374,8 @@ def _evaluator_blocks(scored: dict[str, Scored]) -> list[Paragraph]:
         Paragraph(
             "To re-run StereoSet's own evaluator (`code/evaluation.py` of its repository), "
             f"give it each model's `{GOLD}` — the items that model scored, in the official "
-            "layout — with its `predictions.json`; the whole release's export would lack "
-            "scores where a split or item was not scored:"
+            "layout — with its `predictions.json` (paths from this report's folder); the whole "
+            "release's export would lack scores where a split or item was not scored:"
         ),
         *(Paragraph(line) for line in lines),
     ]
