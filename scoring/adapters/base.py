@@ -127,6 +127,23 @@ def pad(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch
     return torch.from_numpy(ids), torch.from_numpy(mask.astype(np.int64))
 
 
+def target_logprobs(logits: torch.Tensor, rows: torch.Tensor, targets: torch.Tensor):
+    """``log_softmax(logits)[rows, targets]``, to float64 precision where the device has it.
+
+    A float32 log-softmax rounds every value near log(vocabulary) (about 10) to its float32
+    spacing, an error of ~6e-7 in each probability, which the official procedures (one
+    softmax per sentence, probabilities averaged) do not make; here only the sum of
+    exponentials is float32 (relative error ~1e-7), its log and the subtraction are float64.
+    """
+    import torch
+
+    top = logits.max(dim=-1).values
+    total = torch.exp(logits - top[:, None]).sum(dim=-1)
+    wide = torch.float32 if logits.device.type == "mps" else torch.float64  # no float64 on MPS
+    shifted = logits[rows, targets].to(wide) - top[rows].to(wide)
+    return shifted - torch.log(total[rows].to(wide))
+
+
 def log_softmax_chunk(vocab: int, budget: int = 1 << 24) -> int:
     """Positions per log-softmax chunk so one chunk holds at most ``budget`` float32 values
     (64 positions of Gemma's 262k vocabulary, 512 of BERT's 30k)."""
@@ -297,8 +314,9 @@ class TransformersLM(LanguageModel):
         targets: torch.Tensor | None = None,
         target_rows: np.ndarray | None = None,
     ) -> torch.Tensor:
-        """Log-softmax (float32) at (rows, cols), through the cheap head when it is verified;
-        the result stays on the device.
+        """Log-softmax at (rows, cols), through the cheap head when it is verified; the result
+        stays on the device (float32 rows; float64 values with ``targets``, see
+        ``target_logprobs``).
 
         With ``targets`` only those log-probabilities are returned: one per position, or, with
         ``target_rows`` (ascending position indices, on the host), ``logp[target_rows[j],
@@ -324,13 +342,15 @@ class TransformersLM(LanguageModel):
         chunks = []
         for c, i in enumerate(range(0, picked.shape[0], step)):
             part = picked[i : i + step]
-            logp = torch.log_softmax((part if project is None else project(part)).float(), dim=-1)
+            logits = (part if project is None else project(part)).float()
             if target_rows is not None:
                 a, b = int(bounds[c]), int(bounds[c + 1])
-                logp = logp[on_device[a:b] - i, targets[a:b]]
+                chunks.append(target_logprobs(logits, on_device[a:b] - i, targets[a:b]))
             elif targets is not None:
-                logp = logp.gather(1, targets[i : i + step, None])[:, 0]
-            chunks.append(logp)
+                rows_here = torch.arange(logits.shape[0], device=logits.device)
+                chunks.append(target_logprobs(logits, rows_here, targets[i : i + step]))
+            else:
+                chunks.append(torch.log_softmax(logits, dim=-1))
         if not chunks:
             return picked.new_zeros((0,) if targets is not None else (0, self._vocab_size)).float()
         return torch.cat(chunks)

@@ -1,7 +1,10 @@
 """``score stereoset``: the official procedure and evaluator per model, with intervals,
 paired comparisons, the French paper's tables and figures, in ``report.md`` and ``report.html``.
 
-Per model: ``predictions.json`` (official layout), ``results.json`` (the official evaluator's
+Per model: ``predictions.json`` (official layout), ``gold.json`` (the items that model scored,
+in the official StereoSet JSON layout, so that StereoSet's own ``evaluation.py --gold-file
+gold.json --predictions-file predictions.json`` accepts the pair whatever was left unscored: a
+split without scores, ``--split``, ``--limit``), ``results.json`` (the official evaluator's
 output, untouched), ``sentences.csv`` and ``identity.json``. Across models: ``results.csv``
 (every split × domain with ``_low``/``_high`` interval bounds), ``comparisons.csv``,
 ``item_bias.csv``, ``spearman.json``, the figures, ``models.json`` and ``manifest.json``.
@@ -18,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from biasforge import families
 from biasforge.errors import BiasforgeError
 from biasforge.files import staged_directory, write_json_atomic
 from biasforge.scoring import plots
@@ -32,7 +36,7 @@ from biasforge.scoring.commands.common import (
     provenance_blocks,
     write_reports,
 )
-from biasforge.scoring.data import dataset_identity, load_items
+from biasforge.scoring.data import as_list, dataset_identity, load_items
 from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
 from biasforge.scoring.interface import LanguageModel, ModelIdentity, NSPTraining
 from biasforge.scoring.stats import spearman_permutation
@@ -50,7 +54,7 @@ from biasforge.scoring.tasks import nsp as nsp_mod
 from biasforge.scoring.tasks import stereoset
 from biasforge.scoring.uncertainty import Figures, Resampling, intervals
 
-PROCEDURE = "official"
+GOLD = "gold.json"
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ class Scored:
     methods: dict[str, str]
     identity: ModelIdentity
     seconds: float
+    gold: str = ""  # why no gold.json was written ("" when it was)
 
 
 def run_stereoset(
@@ -83,10 +88,13 @@ def run_stereoset(
     split: str = "all",
     nsp: NSPOptions | None = None,
     models_from: Callable = each_model,
+    procedure: str = "official",
 ) -> Path:
     """Score every model and write the report folder (see the module docstring);
-    ``models_from`` yields the (name, model) pairs (``score import-lm-eval`` replays results)."""
+    ``models_from`` yields the (name, model) pairs (``score import-lm-eval`` replays results);
+    ``procedure`` is the masked LMs' intrasentence attribute (``stereoset.PROCEDURES``)."""
     nsp = nsp or NSPOptions()
+    stereoset.check_procedure(procedure)
     if nsp.head is not None:
         nsp_mod.NSPHead.load(nsp.head)  # a bad file is refused before any model is loaded
     items = _items(dataset, split, options.limit)
@@ -96,7 +104,7 @@ def run_stereoset(
     with staged_directory(out, overwrite=options.overwrite, kind="score") as stage:
         scored: dict[str, Scored] = {}
         for name, lm in models_from(models, options.model):
-            scored[name] = _score_model(lm, items, examples, stage / name, nsp)
+            scored[name] = _score_model(lm, items, examples, stage / name, nsp, procedure)
         results, means = _results(examples, scored, options.resampling)
         results.to_csv(stage / "results.csv", index=False)
         if not means.empty:
@@ -108,10 +116,10 @@ def run_stereoset(
         spearman = _spearman(results, {n: s.identity.parameters for n, s in scored.items()})
         write_json_atomic(stage / "spearman.json", spearman)
         tables = {"results": results, "means": means, "compared": compared, "spearman": spearman}
-        document = _document(source, items, scored, tables, stage, options)
+        document = _document(source, items, scored, tables, stage, options, procedure)
         write_reports(stage, document)
         identities = [s.identity for s in scored.values()]
-        run = {**options.manifest(), "split": split, "procedure": PROCEDURE}
+        run = {**options.manifest(), "split": split, "procedure": procedure}
         run |= {"nsp_train": nsp.mode, "nsp_corpus": str(nsp.corpus or "")}
         run |= {"nsp_head": str(nsp.head or ""), "nsp_training": asdict(nsp.training)}
         finish(stage, "score stereoset", source, models, identities, run | _seconds(started))
@@ -134,28 +142,51 @@ def _items(dataset: str, split: str, limit: int | None) -> pd.DataFrame:
 
 
 def _score_model(
-    lm: LanguageModel, items: pd.DataFrame, examples: list[Example], folder: Path, nsp: NSPOptions
+    lm: LanguageModel,
+    items: pd.DataFrame,
+    examples: list[Example],
+    folder: Path,
+    nsp: NSPOptions,
+    procedure: str,
 ) -> Scored:
     """Intra- and intersentence scores, and the per-model files."""
     started = time.time()
     intra = items[items["split"] == "intrasentence"]
     inter = items[items["split"] == "intersentence"]
-    scores = stereoset.score_intrasentence(lm, intra)
+    scores = stereoset.score_intrasentence(lm, intra, procedure=procedure)
     scorer, label = _nsp_scorer(lm, nsp, folder) if not inter.empty else (None, "")
     inter_scores, inter_method = stereoset.score_intersentence(lm, inter, scorer, label)
     scores.update(inter_scores)
-    methods = {
-        "procedure": PROCEDURE,
-        "intrasentence": stereoset.intrasentence_method(lm) if not intra.empty else "none",
-        "intersentence": inter_method,
-    }
+    intra_method = stereoset.intrasentence_method(lm, procedure) if not intra.empty else "none"
+    methods = {"procedure": procedure, "intrasentence": intra_method, "intersentence": inter_method}
     folder.mkdir(parents=True, exist_ok=True)
     write_json_atomic(folder / "predictions.json", stereoset.predictions_json(items, scores))
+    gold = _write_gold(items, scores, folder / GOLD)
     chosen = [e for e in examples if e.stereotype in scores]
     write_json_atomic(folder / "results.json", official_results(chosen, scores))
     _sentence_table(items, scores).to_csv(folder / "sentences.csv", index=False)
     write_json_atomic(folder / "identity.json", {**asdict(lm.identity), **methods})
-    return Scored(scores, methods, lm.identity, time.time() - started)
+    return Scored(scores, methods, lm.identity, time.time() - started, gold)
+
+
+def _write_gold(items: pd.DataFrame, scores: dict[str, float], path: Path) -> str:
+    """The items this model scored, in the official StereoSet JSON (the family's
+    ``stereoset-json`` format), for StereoSet's ``evaluation.py``: it looks up a score for
+    every sentence of its gold file, so the full release fails (``KeyError``) where a split
+    was not scored. Returns "" when written, else why not (for the report)."""
+    scored = items[items["sentences"].map(lambda ss: _all_scored(ss, scores))]
+    if scored.empty:
+        return "no item scored"
+    layout = families.get("stereoset").format("stereoset-json")
+    try:
+        layout.write(scored, path, label="biasforge score stereoset")
+    except BiasforgeError as exc:  # an item the official loader would refuse
+        return f"not written: {exc}"
+    return ""
+
+
+def _all_scored(sentences, scores: dict[str, float]) -> bool:
+    return all(s["id"] in scores for s in as_list(sentences))
 
 
 def _nsp_scorer(
@@ -177,8 +208,6 @@ def _nsp_scorer(
 
 
 def _sentence_table(items: pd.DataFrame, scores: dict[str, float]) -> pd.DataFrame:
-    from biasforge.scoring.data import as_list
-
     rows = []
     for row in items.itertuples(index=False):
         for s in as_list(row.sentences):
@@ -277,6 +306,7 @@ def _document(
     tables: dict,
     stage: Path,
     options: RunOptions,
+    procedure: str,
 ) -> Document:
     results = tables["results"]
     counts = items["split"].value_counts().sort_index()
@@ -284,10 +314,13 @@ def _document(
         Paragraph(
             f"{len(items)} items ("
             + ", ".join(f"{k}: {v}" for k, v in counts.items())
-            + "). Procedure: **official** — LMS, SS and ICAT per target term, averaged over "
+            + "). Evaluation: **official** — LMS, SS and ICAT per target term, averaged over "
             "terms, exactly as StereoSet's `evaluation.py` (ties count as anti-stereotype); "
-            "each model's `results.json` is that evaluator's output."
+            "each model's `results.json` is that evaluator's output. Masked LMs' "
+            f"intrasentence attribute (`--procedure`): **{stereoset.PROCEDURES[procedure]}**. "
+            f"{_differing(items)}"
         ),
+        *_evaluator_blocks(scored),
         *_adaptations(scored),
         *provenance_blocks(source, [s.identity for s in scored.values()], _procedures(scored)),
         Heading("Overall"),
@@ -320,6 +353,38 @@ def _document(
 
 def _chosen(items: pd.DataFrame, model: Scored) -> list[Example]:
     return [e for e in stereoset.examples_from(items) if e.stereotype in model.scores]
+
+
+def _differing(items: pd.DataFrame) -> str:
+    """How many sentences the other procedure would read differently, and which."""
+    ids = stereoset.readings_differ(items)
+    shown = ", ".join(f"`{i}`" for i in ids[:12]) + (", …" if len(ids) > 12 else "")
+    return (
+        f"On these items the official and filler readings differ for {len(ids)} "
+        f"intrasentence sentence(s){': ' + shown if ids else ''}."
+    )
+
+
+def _evaluator_blocks(scored: dict[str, Scored]) -> list[Paragraph]:
+    """Which files StereoSet's own evaluator takes, per model (paths from this folder)."""
+    lines = []
+    for name, s in scored.items():
+        if s.gold:
+            lines.append(f"`{name}`: no `{GOLD}` ({s.gold}).")
+        else:
+            lines.append(
+                f"`{name}`: `python evaluation.py --gold-file {name}/{GOLD} "
+                f"--predictions-file {name}/predictions.json`"
+            )
+    return [
+        Paragraph(
+            "To re-run StereoSet's own evaluator (`code/evaluation.py` of its repository), "
+            f"give it each model's `{GOLD}` — the items that model scored, in the official "
+            "layout — with its `predictions.json` (paths from this report's folder); the whole "
+            "release's export would lack scores where a split or item was not scored:"
+        ),
+        *(Paragraph(line) for line in lines),
+    ]
 
 
 def _adaptations(scored: dict[str, Scored]) -> list[Paragraph]:

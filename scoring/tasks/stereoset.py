@@ -7,6 +7,11 @@ answer (``biasforge.scoring.interface``):
   sub-token i of the attribute (tokenised on its own), the decoded sub-tokens before i and one
   mask fill every occurrence of the context's ``BLANK``, and P(sub-token i) is read at the
   first mask; the sentence's score is the mean of those probabilities (``official_mlm``).
+  Which text is "the attribute" is the *procedure* (``PROCEDURES``): ``official`` takes it as
+  the official ``dataloader.py`` does — the sentence's word at the position of the context's
+  (last) word holding ``BLANK``, split on single spaces, ``string.punctuation`` removed — so a
+  context ``"… sometimes.BLANK"`` scores ``"sometimespriest"``; ``filler`` takes the stored
+  filler (the text that stands in the ``BLANK``'s place), a cleaner reading of the same items.
 - any other (causal, encoder-decoder): the geometric mean of the probabilities of the
   sentence's tokens as the model scores a sentence filling the template (causal: from the start
   token, official ``eval_generative_models``; encoder-decoder: on the decoder side, the
@@ -22,6 +27,7 @@ The last one is a documented substitute, not the paper's NSP procedure.
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated
@@ -45,6 +51,16 @@ from biasforge.scoring.tasks.masking import reads
 
 OFFICIAL_MLM = "official MLM: mean P(sub-token) with preceding sub-tokens inserted"
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
+#: what a masked LM reads as a sentence's attribute (``--procedure``); the other kinds of model
+#: score the whole sentence and read no attribute, so the procedure does not change them
+PROCEDURES = {
+    "official": "official: the attribute is the sentence's word at the context's BLANK word "
+    "(split on spaces, punctuation stripped), as StereoSet's dataloader.py reads it",
+    "filler": "filler: the attribute is the stored filler, the text in the BLANK's place "
+    "(differs from official where BLANK is glued to other characters, or where the filler has "
+    "several words: official reads only the one at the BLANK's position)",
+}
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
 
 
 def examples_from(items: pd.DataFrame, where: str = "dataset") -> list[Example]:
@@ -88,22 +104,59 @@ def _blank(row, where: str) -> Slot:
     return Slot.at_marker(row.context, "BLANK")
 
 
-def intrasentence_method(lm: LanguageModel) -> str:
+def check_procedure(procedure: str) -> str:
+    """``procedure`` if it is one of ``PROCEDURES``; one clear error naming them otherwise."""
+    if procedure not in PROCEDURES:
+        raise InputError(
+            "--procedure",
+            f"unknown StereoSet procedure {procedure!r}; use {' or '.join(PROCEDURES)}",
+        )
+    return procedure
+
+
+def template_word(context: str, sentence: str) -> str | None:
+    """The official loader's attribute (``dataloader.StereoSet``): the sentence's word at the
+    index of the *last* word of ``context.split(" ")`` that holds ``BLANK``, every character of
+    ``string.punctuation`` removed. None where the official loader raises (no BLANK word, or
+    the sentence has no word there)."""
+    index = None
+    for i, word in enumerate(context.split(" ")):
+        if "BLANK" in word:
+            index = i
+    words = sentence.split(" ")
+    if index is None or index >= len(words):
+        return None
+    return words[index].translate(_PUNCTUATION)
+
+
+def readings_differ(items: pd.DataFrame) -> list[str]:
+    """Ids of the intrasentence sentences whose official attribute (``template_word``) is not
+    their stored filler: where ``--procedure official`` and ``filler`` score different text."""
+    out = []
+    for row, sentence in _sentences(items[items["split"] == "intrasentence"]):
+        if template_word(row.context, str(sentence["sentence"])) != sentence.get("attribute"):
+            out.append(sentence["id"])
+    return out
+
+
+def intrasentence_method(lm: LanguageModel, procedure: str = "official") -> str:
     """How ``score_intrasentence`` scores this model's sentences (for the report); a causal
     model whose tokenizer adds BOS names the adaptation of the official procedure."""
     if lm.supports(Capability.READ_MASKED):
-        return OFFICIAL_MLM
+        return f"{OFFICIAL_MLM}; attribute read by the {procedure} procedure"
     return f"official generative: geometric mean of {lm.how(Capability.SCORE_SENTENCE)}"
 
 
 def score_intrasentence(
-    lm: LanguageModel, items: pd.DataFrame, where: str = "dataset"
+    lm: LanguageModel, items: pd.DataFrame, where: str = "dataset", procedure: str = "official"
 ) -> dict[str, float]:
-    """Sentence id -> score for the intrasentence items (see module docstring)."""
+    """Sentence id -> score for the intrasentence items (see module docstring); ``procedure``
+    picks the attribute a masked LM reads (``PROCEDURES``)."""
+    check_procedure(procedure)
     if items.empty:
         return {}
     if lm.supports(Capability.READ_MASKED):
-        return _intrasentence_by_slot(lm, items, where)
+        return _intrasentence_by_slot(lm, items, where, procedure)
     ids, requests = [], []
     for row, sentence in _sentences(items):
         ids.append(sentence["id"])
@@ -111,17 +164,34 @@ def score_intrasentence(
     return dict(zip(ids, _geometric_means(lm.sentence_logprobs(requests)), strict=True))
 
 
-def _intrasentence_by_slot(lm: LanguageModel, items: pd.DataFrame, where: str) -> dict[str, float]:
+def _intrasentence_by_slot(
+    lm: LanguageModel, items: pd.DataFrame, where: str, procedure: str
+) -> dict[str, float]:
     """The official masked-LM score of every sentence (see ``official_mlm``)."""
     ids, requests = [], []
     for row in items.itertuples(index=False):
-        sentences = as_list(row.sentences)
-        for sentence in sentences:
-            if not str(sentence["attribute"]).strip():
-                raise InputError(where, "attribute is empty", record=sentence["id"])
-        ids += [sentence["id"] for sentence in sentences]
-        requests += [(_blank(row, where), sentence["attribute"]) for sentence in sentences]
+        slot = _blank(row, where)
+        for sentence in as_list(row.sentences):
+            ids.append(sentence["id"])
+            requests.append((slot, attribute(row.context, sentence, procedure, where)))
     return dict(zip(ids, official_mlm(lm, requests), strict=True))
+
+
+def attribute(context: str, sentence: dict, procedure: str, where: str = "dataset") -> str:
+    """The text a masked LM scores in the BLANK for ``sentence`` under ``procedure``; one
+    clear error naming the sentence where there is none (the official loader would crash or
+    leave the sentence unscored, and its evaluator then fails)."""
+    if procedure == "filler":
+        word, why = str(sentence.get("attribute") or ""), "the stored attribute is empty"
+    else:
+        word = template_word(context, str(sentence["sentence"])) or ""
+        why = (
+            "the official procedure reads no word at the BLANK's position "
+            "(--procedure filler reads the stored filler)"
+        )
+    if not word.strip():
+        raise InputError(where, why, record=sentence["id"])
+    return word
 
 
 def official_mlm(lm: MaskedModel, requests: list[tuple[Slot, str]]) -> list[float]:
@@ -236,6 +306,15 @@ def command(
         Path | None,
         typer.Option(help="Reuse an NSP head saved by an earlier run (<out>/<model>/nsp_head.pt)."),
     ] = None,
+    procedure: Annotated[
+        str,
+        typer.Option(
+            help="Masked LMs' intrasentence attribute. official (default): the sentence's word "
+            "at the BLANK word's position, punctuation stripped, as StereoSet's dataloader.py "
+            "(glued words included: 'sometimes.BLANK' reads 'sometimespriest'); filler: the "
+            "stored filler in the BLANK's place."
+        ),
+    ] = "official",
 ) -> None:
     """LMS, SS and ICAT (official StereoSet procedure and evaluator) per domain and split,
     with bootstrap intervals and paired comparisons of models."""
@@ -244,6 +323,8 @@ def command(
 
     if split not in SPLITS:
         raise typer.BadParameter("split must be intrasentence, intersentence or all")
+    if procedure not in PROCEDURES:
+        raise typer.BadParameter(f"--procedure must be {' or '.join(PROCEDURES)}")
     if nsp_train not in ("head", "finetune"):
         raise typer.BadParameter("--nsp-train must be finetune or head")
     if nsp_train == "finetune" and (nsp_corpus is None or nsp_head is not None):
@@ -257,7 +338,7 @@ def command(
         seed=options.resampling.seed,
     )
     nsp = NSPOptions(nsp_train, nsp_corpus, nsp_head, training, options.model.progress)
-    run_stereoset(request.dataset, request.models, request.out, options, split, nsp)
+    run_stereoset(request.dataset, request.models, request.out, options, split, nsp, procedure)
 
 
 TASK = ScoringTask("stereoset", command.__doc__ or "", command)

@@ -28,10 +28,12 @@ def test_masked_equals_metric_py(tiny_models):  # noqa: F811
     fast = lm.pair_logprobs(pairs)
     for pair, got in zip(pairs, fast, strict=True):
         want = mask_unigram(lm.model, lm.tokenizer, pair.first, pair.second, uncased=True)
-        # sums of float32 log-probabilities near -505: 1e-8 relative is well under float32
-        # precision (1.2e-7), where an absolute 1e-6 is not (the two differ by ~3e-9 relative)
-        assert got[0] == pytest.approx(want[0], rel=1e-8, abs=1e-6)
-        assert got[1] == pytest.approx(want[1], rel=1e-8, abs=1e-6)
+        # sums of log-probabilities near -505: metric.py's float32 log-softmax rounds each
+        # term near log(vocab) to its float32 spacing, while the adapter's reads are exact to
+        # float64 but for the float32 sum of exponentials (adapters/base.py target_logprobs):
+        # the two differ by up to 2.1e-8 relative here, under float32 precision (1.2e-7)
+        assert got[0] == pytest.approx(want[0], rel=1e-7, abs=1e-6)
+        assert got[1] == pytest.approx(want[1], rel=1e-7, abs=1e-6)
     assert "metric.py" in lm.how(Capability.SCORE_PAIR)
 
 

@@ -96,15 +96,24 @@ def test_two_blanks_follow_the_official_procedure(tiny_models, items):
     """Two StereoSet dev contexts hold BLANK twice: the official loader fills both and reads
     the first mask; the fast path must agree."""
     lm = load_model(tiny_models["masked"], ModelOptions(progress=False))
-    intra = items[items["split"] == "intrasentence"].head(2).copy()
-    context = "The BLANK is strict about BLANK."
-    intra["context"] = [context, context]
-    official = official_intrasentence_mlm(lm.model, lm.tokenizer, intra)
-    fast = score_intrasentence(lm, intra)
+    intra = items[items["split"] == "intrasentence"].head(2)
+    two = _with_context(intra, "The BLANK is strict about BLANK.")
+    official = official_intrasentence_mlm(lm.model, lm.tokenizer, two)
+    fast = score_intrasentence(lm, two)
     assert fast.keys() == official.keys() and len(fast) == 6
     assert max(abs(fast[k] - official[k]) for k in fast) < 1e-6
-    one_blank = score_intrasentence(lm, intra.assign(context="The BLANK is strict."))
+    one_blank = score_intrasentence(lm, _with_context(intra, "The BLANK is strict."))
     assert max(abs(fast[k] - one_blank[k]) for k in fast) > 1e-6  # the second mask is seen
+
+
+def _with_context(items, context: str):
+    """``items`` with ``context``, their sentences rewritten to fill it with each attribute
+    (the official procedure reads the attribute from the sentence)."""
+    sentences = [
+        [{**s, "sentence": context.replace("BLANK", s["attribute"])} for s in ss]
+        for ss in items["sentences"]
+    ]
+    return items.assign(context=context, sentences=sentences)
 
 
 def test_causal_fast_path_matches_official_procedure(tiny_models, items):
