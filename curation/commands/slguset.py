@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from biasforge.contract.rundir import CANDIDATES, REPORT
+from biasforge.curation.commands import options as check
 
 
 def slguset(
@@ -65,7 +66,11 @@ def slguset(
         typer.Option(help="Ray cluster to join (default: start a local one with --num-proc CPUs)"),
     ] = None,
     slurm_partition: Annotated[
-        str | None, typer.Option(help="Slurm partition of the jobs (--executor slurm)")
+        str | None,
+        typer.Option(
+            callback=check.slurm_partition,
+            help="Slurm partition of the jobs (--executor slurm); several: comma-separated",
+        ),
     ] = None,
     slurm_time: Annotated[
         str, typer.Option(help="Slurm time limit of one mining task")

@@ -10,6 +10,7 @@ naming file and line.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,13 +100,38 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
             ) from None
 
 
+def _not_chinese(word: str) -> str | None:
+    """The first character of ``word`` that is not a CJK ideograph, or None.
+
+    Every entry of the lexicon is a Chinese word matched character for character against
+    Chinese sentences: a quote, a Latin letter or punctuation (``"男``) makes an entry that
+    never matches, or matches where it should not, without any error.
+    """
+    for char in word:
+        if not unicodedata.name(char, "").startswith(("CJK UNIFIED", "CJK COMPATIBILITY")):
+            return char
+    return None
+
+
+def _check_word(path: Path, lineno: int, word: str, what: str) -> str:
+    bad = _not_chinese(word)
+    if bad is not None:
+        raise InputError(
+            path,
+            f"{what} {word!r} holds {bad!r} (U+{ord(bad):04X}); entries are Chinese characters "
+            "only",
+            line=lineno,
+        )
+    return word
+
+
 def _word_list(path: Path) -> frozenset[str]:
     if not path.is_file():
         raise InputError(path, "word list is missing")
     words: set[str] = set()
-    for _, line in _lines(path):
+    for lineno, line in _lines(path):
         line = line.split("#", 1)[0]
-        words.update(line.split())
+        words.update(_check_word(path, lineno, word, "entry") for word in line.split())
     return frozenset(words)
 
 
@@ -155,6 +181,7 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
             raise InputError(path, "need pair, male and female (tab-separated)", line=lineno)
         pair, male, female = (c.strip() for c in cells[:3])
         for text, gender, other in ((male, "male", female), (female, "female", male)):
+            _check_word(path, lineno, text, f"{gender} form")
             if text in forms and forms[text].pair != pair:
                 raise InputError(
                     path, f"{text!r} is already a form of pair {forms[text].pair}", line=lineno
