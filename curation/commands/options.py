@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import typer
+
 from biasforge.errors import BiasforgeError
 
 #: a Slurm partition name: letters, digits, ``_``, ``.`` and ``-``, not starting with ``-``
@@ -38,12 +40,12 @@ def formality(value: str | None) -> str | None:
     return value
 
 
-def language(value: str) -> str:
+def language(param: typer.CallbackParam, value: str) -> str:
     """``--lang``/``--source-lang`` of a translated family: a language DeepL knows."""
     allowed = _deepl_values("languages")
     if allowed is not None and value.lower() not in allowed:
         raise BiasforgeError(
-            f"--lang {value!r} is not a language DeepL translates; choose one of "
+            f"{param.opts[0]} {value!r} is not a language DeepL translates; choose one of "
             f"{', '.join(allowed)}"
         )
     return value

@@ -78,6 +78,12 @@ def _shifted_id(folder: Path) -> tuple[Args, str]:
     return _crows(folder, [header, row]), "cp.csv:2: 4 fields where the header has 5"
 
 
+def _extra_field(folder: Path) -> tuple[Args, str]:
+    header = b",sent_more,sent_less,stereo_antistereo,bias_type"
+    rows = [b"1,He cried.,She cried.,stereo,gender", b"2,He ran.,She ran.,stereo,gender,x"]
+    return _crows(folder, [header, *rows]), "cp.csv:3: 6 fields where the header has 5"
+
+
 def _bad_id(folder: Path) -> tuple[Args, str]:
     header = b"id\tsent_more\tsent_less\tstereo_antistereo\tbias_type"
     row = b"2 His\tHe cried.\tShe cried.\tstereo\tgender"
@@ -143,6 +149,7 @@ CASES = [
     Case("crowspairs-stray-quote", _stray_quote),
     Case("crowspairs-stray-quote-shifts-id", _shifted_id),
     Case("crowspairs-id-with-space", _bad_id),
+    Case("crowspairs-extra-field", _extra_field),
     Case(
         "crowspairs-group-words-robot",
         lambda d: (
@@ -167,7 +174,7 @@ CASES = [
     Case("crowspairs-lang-xx", lambda d: (_crows(d, _crows_lines(), lang="xx"), "--lang 'xx'")),
     Case(
         "crowspairs-source-lang-xx",
-        lambda d: (_crows(d, _crows_lines(), "--source-lang", "xx"), "--lang 'xx'"),
+        lambda d: (_crows(d, _crows_lines(), "--source-lang", "xx"), "--source-lang 'xx'"),
     ),
     Case(
         "crowspairs-limit-zero",
@@ -307,9 +314,18 @@ def test_crowspairs_latin1_csv_with_encoding_gives_the_utf8_items(tmp_path):
     assert sentences == _items(tmp_path / "u", "sent_more")
 
 
+def test_limit_one_is_one_item_and_encoding_leaves_bundled_files_utf8(tmp_path):
+    """--limit 1 is one pair; --encoding utf-16 (a user's Excel export) is not applied to the
+    bundled sample and group words, which are UTF-8 (read as UTF-16 they are garbage)."""
+    run_cli("curate", "crowspairs", "--lang", "en", "--limit", "1", "--encoding", "utf-16",
+            "--out", tmp_path / "r")  # fmt: skip
+    assert len(_items(tmp_path / "r", "sent_more")) == 1
+
+
 def test_becpro_latin1_lexicon_with_encoding_gives_the_bundled_items(tmp_path):
     lexicon = _latin1_becpro(tmp_path)
-    run_cli("curate", "becpro", "--lang", "es", "--out", tmp_path / "u")
+    # --encoding is the user's files': the bundled lexicon is still read as UTF-8
+    run_cli("curate", "becpro", "--lang", "es", "--encoding", "latin-1", "--out", tmp_path / "u")
     run_cli("curate", "becpro", "--lang", "es", "--lexicon", lexicon, "--encoding", "latin-1",
             "--out", tmp_path / "l")  # fmt: skip
     sentences = _items(tmp_path / "l", "sentence")
