@@ -21,13 +21,13 @@ from biasforge.errors import BiasforgeError, InputError
 DEFAULT = "utf-8"
 
 
-def check_encoding(encoding: str) -> str:
+def check_encoding(encoding: str, option: str = "--encoding") -> str:
     """The codec's canonical name; an unknown encoding is refused with the option named."""
     try:
         return codecs.lookup(encoding).name
     except LookupError:
         raise BiasforgeError(
-            f"--encoding {encoding!r} is not an encoding Python knows (e.g. utf-8, latin-1, "
+            f"{option} {encoding!r} is not an encoding Python knows (e.g. utf-8, latin-1, "
             "cp1252, gb18030)"
         ) from None
 
@@ -39,11 +39,14 @@ def encoding_for(path: str | Path | None, bundled: str | Path, encoding: str) ->
     return encoding
 
 
-def decode(data: bytes, path: str | Path, encoding: str = DEFAULT) -> str:
+def decode(
+    data: bytes, path: str | Path, encoding: str = DEFAULT, option: str = "--encoding"
+) -> str:
     """``data`` (the bytes of ``path``) as text; a leading UTF-8 byte-order mark is dropped.
 
     A byte sequence that is not valid in ``encoding`` is an error naming the line, the
-    column (1-based, in bytes from the start of the line) and the byte offset in the file.
+    column (1-based, in bytes from the start of the line) and the byte offset in the file,
+    and the ``option`` that sets the encoding.
     """
     name = check_encoding(encoding)
     if name == "utf-8":
@@ -57,12 +60,12 @@ def decode(data: bytes, path: str | Path, encoding: str = DEFAULT) -> str:
         raise InputError(
             path,
             f"not valid {encoding} at byte {exc.start} (column {column}: {bad!r}, "
-            f"{exc.reason}); pass --encoding with the file's encoding (e.g. latin-1, cp1252)",
+            f"{exc.reason}); pass {option} with the file's encoding (e.g. latin-1, cp1252)",
             line=line,
         ) from None
 
 
-def read_text(path: str | Path, encoding: str = DEFAULT) -> str:
+def read_text(path: str | Path, encoding: str = DEFAULT, option: str = "--encoding") -> str:
     """The whole text of ``path`` (the small files users bring: tables, lists, JSON)."""
     path = Path(path)
     if not path.is_file():
@@ -71,7 +74,7 @@ def read_text(path: str | Path, encoding: str = DEFAULT) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    return decode(data, path, encoding)
+    return decode(data, path, encoding, option)
 
 
 def open_text(path: str | Path, encoding: str = DEFAULT) -> io.StringIO:
@@ -79,7 +82,9 @@ def open_text(path: str | Path, encoding: str = DEFAULT) -> io.StringIO:
     return io.StringIO(read_text(path, encoding), newline="")
 
 
-def lines(path: str | Path, encoding: str = DEFAULT) -> Iterator[tuple[int, str]]:
+def lines(
+    path: str | Path, encoding: str = DEFAULT, option: str = "--encoding"
+) -> Iterator[tuple[int, str]]:
     """(line number, text without its line ending) of ``path``."""
-    for number, line in enumerate(read_text(path, encoding).split("\n"), 1):
+    for number, line in enumerate(read_text(path, encoding, option).split("\n"), 1):
         yield number, line.rstrip("\r")

@@ -22,11 +22,11 @@ ENCODING_HELP = (
 )
 
 
-def encoding(value: str) -> str:
-    """``--encoding``: a codec Python knows."""
+def encoding(param: typer.CallbackParam, value: str) -> str:
+    """``--encoding`` (``--lexicon-encoding``): a codec Python knows."""
     from biasforge.textfiles import check_encoding
 
-    check_encoding(value)
+    check_encoding(value, param.opts[0])
     return value
 
 

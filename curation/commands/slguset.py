@@ -34,6 +34,10 @@ def slguset(
     lexicon: Annotated[
         Path | None, typer.Option(help="folder with gender_pairs.tsv and word lists")
     ] = None,
+    lexicon_encoding: Annotated[
+        str,
+        typer.Option(callback=check.encoding, help="encoding of the --lexicon folder's files"),
+    ] = "utf-8",
     tagger: Annotated[
         str,
         typer.Option(
@@ -96,6 +100,7 @@ def slguset(
         text_field=text_field,
         skip_bad_lines=skip_bad_lines,
         lexicon_dir=lexicon,
+        lexicon_encoding=lexicon_encoding,
         tagger=tagger,
         name_eval=name_eval,
         include_collective=include_collective,

@@ -241,6 +241,14 @@ CASES = [
         "slguset-word-list-junk",
         lambda d: _slguset(d, "non_gender_words.txt", "吉他 abc".encode(), "entry 'abc'"),
     ),
+    Case("slguset-gb18030-lexicon-without-encoding", lambda d: _gb18030_slguset_unasked(d)),
+    Case(
+        "slguset-unknown-lexicon-encoding",
+        lambda d: (
+            ["curate", "slguset", "--lexicon-encoding", "klingon", "--out", d / "r"],
+            "--lexicon-encoding 'klingon'",
+        ),
+    ),
     Case("slurm-partition-newline", lambda d: _partition(d, "cpu\n#SBATCH --exclusive")),
     Case("slurm-partition-space", lambda d: _partition(d, "cpu gpu")),
     Case("slurm-partition-quote", lambda d: _partition(d, 'cpu"')),
@@ -270,6 +278,23 @@ def _latin1_becpro_unasked(folder: Path) -> tuple[Args, str]:
     line = data.count(b"\n", 0, offset) + 1
     args = ["curate", "becpro", "--lang", "es", "--lexicon", lexicon, "--out", folder / "r"]
     return args, f"professions.tsv:{line}: not valid utf-8 at byte {offset} "
+
+
+def _gb18030_slguset(folder: Path) -> Path:
+    lexicon = copy_of(SLGUSET_LEXICON, folder / "lexgb")
+    for path in lexicon.iterdir():
+        if path.suffix in (".tsv", ".txt"):
+            path.write_bytes(path.read_text(encoding="utf-8").encode("gb18030"))
+    return lexicon
+
+
+def _gb18030_slguset_unasked(folder: Path) -> tuple[Args, str]:
+    lexicon = _gb18030_slguset(folder)
+    data = (lexicon / "gender_pairs.tsv").read_bytes()
+    offset = next(i for i, byte in enumerate(data) if byte > 0x7F)
+    line = data.count(b"\n", 0, offset) + 1
+    args = ["curate", "slguset", "--lexicon", lexicon, "--out", folder / "r"]
+    return args, f"gender_pairs.tsv:{line}: not valid utf-8 at byte {offset} "
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -343,6 +368,19 @@ def test_stereoset_latin1_source_with_encoding_gives_the_utf8_items(tmp_path):
             env=NO_KEY)  # fmt: skip
     contexts = _items(tmp_path / "l", "context")
     assert any("péople" in c for c in contexts) and contexts == _items(tmp_path / "u", "context")
+
+
+def test_slguset_gb18030_lexicon_with_lexicon_encoding_gives_the_bundled_run(tmp_path):
+    sample = tmp_path / "sample.txt"  # the first 40 lines of the bundled corpus: quick
+    bundled = (SLGUSET_LEXICON / "sample_peoples_daily.txt").read_text(encoding="utf-8")
+    sample.write_text("\n".join(bundled.splitlines()[:40]) + "\n", encoding="utf-8")
+    lexicon = _gb18030_slguset(tmp_path)
+    run_cli("curate", "slguset", "--corpus", sample, "--out", tmp_path / "u")
+    run_cli("curate", "slguset", "--corpus", sample, "--lexicon", lexicon,
+            "--lexicon-encoding", "gb18030", "--out", tmp_path / "g")  # fmt: skip
+    sentences = _items(tmp_path / "g", "sentence")
+    assert sentences and sentences == _items(tmp_path / "u", "sentence")
+    assert _items(tmp_path / "g", "keyword") == _items(tmp_path / "u", "keyword")
 
 
 # ------------------------------------------------------------------ Slurm script unchanged
