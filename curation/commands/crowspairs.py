@@ -32,7 +32,11 @@ def crowspairs(
         int | None, typer.Option(callback=check.limit, help="only the first N pairs (N >= 1)")
     ] = None,
     encoding: Annotated[
-        str, typer.Option(callback=check.encoding, help=check.ENCODING_HELP)
+        str,
+        typer.Option(
+            callback=check.encoding,
+            help=check.ENCODING_HELP + " (--source, --group-words, --glossary)",
+        ),
     ] = "utf-8",
     group_words: Annotated[
         Path | None, typer.Option(help="TSV 'bias_type<TAB>words' (default: bundled)")

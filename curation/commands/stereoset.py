@@ -85,7 +85,8 @@ def stereoset(
     encoding: Annotated[
         str,
         typer.Option(
-            callback=check.encoding, help=check.ENCODING_HELP + " (--source, --synonyms, --lexicon)"
+            callback=check.encoding,
+            help=check.ENCODING_HELP + " (--source, --glossary, --synonyms, --lexicon)",
         ),
     ] = "utf-8",
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,

@@ -49,8 +49,6 @@ class Options(TranslationSettings):
     limit: int | None = None
     #: TSV ``bias_type<TAB>words`` of group words; None: the bundled one
     group_words: Path | None = None
-    #: encoding of the user's source CSV and group-words TSV (bundled files are UTF-8)
-    encoding: str = "utf-8"
     progress: bool = True
 
 

@@ -66,8 +66,6 @@ class Options(TranslationSettings):
     #: TSV of words with no exact translation; None: the bundled one
     lexicon: Path | None = None
     price_per_million: float = DEFAULT_PRICE_PER_MILLION
-    #: encoding of the user's source file, synonyms and lexicon (bundled files are UTF-8)
-    encoding: str = "utf-8"
     progress: bool = True
 
 

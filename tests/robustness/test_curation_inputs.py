@@ -197,6 +197,17 @@ CASES = [
         ),
     ),
     Case(
+        "stereoset-glossary-not-utf8",
+        lambda d: (
+            _stereoset(
+                d,
+                "--glossary",
+                _write(d, "g.tsv", "source\ttarget\nnurse\tinfirmière\n".encode("latin-1")),
+            ),
+            "g.tsv:2: not valid utf-8 at byte 27 (column 14",
+        ),
+    ),
+    Case(
         "becpro-persons-stray-quote",
         lambda d: _becpro(
             d,
@@ -356,6 +367,13 @@ def test_becpro_latin1_lexicon_with_encoding_gives_the_bundled_items(tmp_path):
     sentences = _items(tmp_path / "l", "sentence")
     assert any("á" in s or "é" in s for s in sentences)
     assert sentences == _items(tmp_path / "u", "sentence")
+
+
+def test_latin1_glossary_with_encoding_is_read(tmp_path):
+    glossary = _write(tmp_path, "g.tsv", "source\ttarget\nnurse\tinfirmière\n".encode("latin-1"))
+    result = run_cli("curate", "stereoset", "--glossary", glossary, "--encoding", "latin-1",
+                     "--dry-run", env=NO_KEY)  # fmt: skip
+    assert "characters" in result.stdout
 
 
 def test_stereoset_latin1_source_with_encoding_gives_the_utf8_items(tmp_path):
