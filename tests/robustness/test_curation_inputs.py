@@ -252,6 +252,20 @@ CASES = [
         "slguset-word-list-junk",
         lambda d: _slguset(d, "non_gender_words.txt", "吉他 abc".encode(), "entry 'abc'"),
     ),
+    Case(
+        "slguset-corpus-bad-byte",
+        lambda d: (
+            [
+                "curate",
+                "slguset",
+                "--corpus",
+                _write(d, "c.txt", "他来了。\n".encode() + "他走了。".encode("gbk") + b"\n"),
+                "--out",
+                d / "r",
+            ],
+            "c.txt:2: cannot decode as utf-8 at byte 1 of the line",
+        ),
+    ),
     Case("slguset-gb18030-lexicon-without-encoding", lambda d: _gb18030_slguset_unasked(d)),
     Case(
         "slguset-unknown-lexicon-encoding",
