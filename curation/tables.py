@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from biasforge.errors import InputError
+from biasforge.textfiles import DEFAULT, open_text
 
 Row = dict[str, str]
 
@@ -22,12 +23,14 @@ def read_tsv(
     allowed: dict[str, Iterable[str]] | None = None,
     non_empty: Iterable[str] = (),
     validate: Callable[[Row], str | None] | None = None,
+    encoding: str = DEFAULT,
 ) -> list[tuple[int, Row]]:
     """Read a TSV file with a header; return ``(line_number, row)`` pairs.
 
     Every problem is raised as :class:`InputError` naming the file and line: a missing column,
     a row with the wrong number of fields, an empty required value, a value outside
-    ``allowed``, or whatever message ``validate`` returns for a row.
+    ``allowed``, or whatever message ``validate`` returns for a row. ``encoding`` is the
+    file's (:mod:`biasforge.textfiles`: bytes it cannot decode name the line and byte).
     """
     path = Path(path)
     if not path.is_file():
@@ -35,45 +38,42 @@ def read_tsv(
     required = list(required)
     allowed = {key: set(values) for key, values in (allowed or {}).items()}
     rows: list[tuple[int, Row]] = []
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:  # a BOM is not a header
-            reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-            header = next(reader, None)
-            if header is None:
-                raise InputError(path, "file is empty; expected a header line", line=1)
-            header = [name.strip() for name in header]
-            missing = [name for name in required if name not in header]
-            if missing:
+    with open_text(path, encoding) as handle:  # a UTF-8 BOM is not a header
+        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(reader, None)
+        if header is None:
+            raise InputError(path, "file is empty; expected a header line", line=1)
+        header = [name.strip() for name in header]
+        missing = [name for name in required if name not in header]
+        if missing:
+            raise InputError(
+                path,
+                f"missing column(s) {', '.join(missing)}; header has {', '.join(header)}",
+                line=1,
+            )
+        for fields in reader:
+            line = reader.line_num
+            if not any(field.strip() for field in fields):
+                continue
+            if len(fields) != len(header):
                 raise InputError(
                     path,
-                    f"missing column(s) {', '.join(missing)}; header has {', '.join(header)}",
-                    line=1,
+                    f"expected {len(header)} tab-separated fields, found {len(fields)}",
+                    line=line,
                 )
-            for fields in reader:
-                line = reader.line_num
-                if not any(field.strip() for field in fields):
-                    continue
-                if len(fields) != len(header):
+            row = {name: value.strip() for name, value in zip(header, fields, strict=True)}
+            for name in non_empty:
+                if not row.get(name):
+                    raise InputError(path, f"column '{name}' is empty", line=line)
+            for name, values in allowed.items():
+                if row.get(name) not in values:
                     raise InputError(
                         path,
-                        f"expected {len(header)} tab-separated fields, found {len(fields)}",
+                        f"column '{name}' must be one of {', '.join(sorted(values))}, "
+                        f"got {row.get(name)!r}",
                         line=line,
                     )
-                row = {name: value.strip() for name, value in zip(header, fields, strict=True)}
-                for name in non_empty:
-                    if not row.get(name):
-                        raise InputError(path, f"column '{name}' is empty", line=line)
-                for name, values in allowed.items():
-                    if row.get(name) not in values:
-                        raise InputError(
-                            path,
-                            f"column '{name}' must be one of {', '.join(sorted(values))}, "
-                            f"got {row.get(name)!r}",
-                            line=line,
-                        )
-                if validate is not None and (problem := validate(row)):
-                    raise InputError(path, problem, line=line)
-                rows.append((line, row))
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+            if validate is not None and (problem := validate(row)):
+                raise InputError(path, problem, line=line)
+            rows.append((line, row))
     return rows

@@ -11,7 +11,15 @@ from __future__ import annotations
 import pandas as pd
 
 from biasforge.curation.becpro import spanish
-from biasforge.curation.becpro.lexicon import GENDERS, GROUPS, Lexicon, Person, Profession, Template
+from biasforge.curation.becpro.lexicon import (
+    GENDERS,
+    GROUPS,
+    Lexicon,
+    Person,
+    Profession,
+    Template,
+    slot,
+)
 from biasforge.families.becpro import SCHEMA as FAMILY_SCHEMA
 from biasforge.files import stable_id
 
@@ -46,9 +54,9 @@ def render(template: Template, person: Person, profession: str) -> tuple[str, di
     if template.lang == "es":
         text = spanish.resolve_articles(text, person.gender)
     phrase = capitalise(person.phrase)
-    head, tail = text.split("{profession}")
-    prefix = head.replace("{person}", phrase)
-    sentence = prefix + profession + tail.replace("{person}", phrase)
+    head, tail = text.split(slot("profession"))
+    prefix = head.replace(slot("person"), phrase)
+    sentence = prefix + profession + tail.replace(slot("person"), phrase)
     words = phrase.split()
     index = [w.lower() for w in words].index(person.word.lower())
     word_start = sum(len(w) + 1 for w in words[:index])

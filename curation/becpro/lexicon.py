@@ -6,6 +6,8 @@ folder with the same three files to build the corpus from their own words.
 
 from __future__ import annotations
 
+import re
+import string
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +20,12 @@ VARIANTS = {"en": ("default",), "es": ("with_articles", "without_articles"), "eu
 GROUPS = ("male", "female", "balanced")  # the published corpus's order of profession groups
 GENDERS = ("male", "female")
 LEXICON_FILES = ("professions.tsv", "persons.tsv", "templates.tsv")
+#: the slots a template fills, one per lexicon table that supplies the words (persons.tsv,
+#: professions.tsv); build.render fills exactly these, so anything else would stay literal
+SLOTS = ("person", "profession")
+#: a person phrase is words (letters, with inner apostrophes or hyphens) separated by spaces:
+#: a quote or a bracket would be copied into every sentence the phrase opens
+_PHRASE = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*(?: [^\W\d_]+(?:[-'’][^\W\d_]+)*)*")
 
 
 @dataclass(frozen=True)
@@ -73,18 +81,51 @@ def default_lexicon_dir() -> Path:
     return package_path("biasforge.curation", "data", "becpro")
 
 
+def slot(name: str) -> str:
+    """How slot ``name`` (one of :data:`SLOTS`) is written in a template: ``{person}``."""
+    return "{" + name + "}"
+
+
 def _template_problem(row: dict[str, str]) -> str | None:
     text = row["template"]
-    for slot in ("{person}", "{profession}"):
-        if text.count(slot) != 1:
-            return f"template must contain {slot} exactly once: {text!r}"
-    if not text.startswith("{person}"):
-        return f"template must start with {{person}} (the person phrase is capitalised): {text!r}"
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
+    except ValueError as exc:  # a lone { or }
+        return f"template has a brace that opens or closes no slot ({exc}): {text!r}"
+    unknown = [name for name in fields if name not in SLOTS]
+    if unknown:
+        return (
+            f"unknown slot {slot(unknown[0])} in template {text!r}; "
+            f"the slots are {', '.join(map(slot, SLOTS))}"
+        )
+    for name in SLOTS:
+        if text.count(slot(name)) != 1:
+            return f"template must contain {slot(name)} exactly once: {text!r}"
+    if not text.startswith(slot(SLOTS[0])):
+        return (
+            f"template must start with {slot(SLOTS[0])} (the person phrase is capitalised): "
+            f"{text!r}"
+        )
     return None
 
 
-def load_lexicon(directory: str | Path | None = None) -> Lexicon:
-    """Load and validate the three lexicon files; errors name the file and line."""
+def _person_problem(row: dict[str, str]) -> str | None:
+    if not _PHRASE.fullmatch(row["phrase"]):
+        return (
+            f"person phrase {row['phrase']!r} must be words separated by single spaces "
+            "(no quotes, digits or punctuation)"
+        )
+    if row["word"] not in row["phrase"].split():
+        return f"person word {row['word']!r} is not a word of the phrase {row['phrase']!r}"
+    return None
+
+
+def load_lexicon(directory: str | Path | None = None, encoding: str = "utf-8") -> Lexicon:
+    """Load and validate the three lexicon files; errors name the file and line.
+
+    ``encoding`` is that of a user's folder; the bundled lexicon is always read as UTF-8.
+    """
+    encoding = "utf-8" if directory is None else encoding
     directory = Path(directory) if directory is not None else default_lexicon_dir()
     for name in LEXICON_FILES:
         if not (directory / name).is_file():
@@ -97,6 +138,9 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
             return f"pct_women must be a number, got {row['pct_women']!r}"
         if not 0 <= value <= 100:
             return f"pct_women must lie in 0..100, got {value}"
+        quoted = next((lang for lang in LANGUAGES if '"' in row[lang]), None)
+        if quoted:
+            return f"{quoted} form {row[quoted]!r} holds a stray quote"
         if not row["becpro_order"].isdigit():
             return f"becpro_order must be a non-negative integer, got {row['becpro_order']!r}"
         return None
@@ -117,13 +161,9 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
             allowed={"group": GROUPS},
             non_empty=["en", *LANGUAGES],
             validate=pct_problem,
+            encoding=encoding,
         )
     ]
-
-    def person_problem(row: dict[str, str]) -> str | None:
-        if row["word"] not in row["phrase"].split():
-            return f"person word {row['word']!r} is not a word of the phrase {row['phrase']!r}"
-        return None
 
     persons = [
         Person(
@@ -140,7 +180,8 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
             ["lang", "gender", "phrase", "word", "en_equivalent"],
             allowed={"lang": LANGUAGES, "gender": GENDERS},
             non_empty=["phrase", "word", "en_equivalent"],
-            validate=person_problem,
+            validate=_person_problem,
+            encoding=encoding,
         )
     ]
     templates: list[Template] = []
@@ -151,6 +192,7 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
         allowed={"lang": LANGUAGES},
         non_empty=["variant", "template"],
         validate=_template_problem,
+        encoding=encoding,
     ):
         key = (row["lang"], row["variant"])
         templates.append(

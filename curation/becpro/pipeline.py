@@ -35,6 +35,8 @@ class Options:
     variant: str | None = None
     #: folder with professions.tsv, persons.tsv and templates.tsv; None: the bundled lexicon
     lexicon: Path | None = None
+    #: encoding of the files of ``lexicon`` (the bundled lexicon is UTF-8)
+    encoding: str = "utf-8"
 
     def resolved_variant(self) -> str:
         """The variant to build, checked against the language (a one-line error otherwise)."""
@@ -62,7 +64,7 @@ def curate(options: Options, out: str | Path, *, overwrite: bool = False) -> Run
         )
 
     started = time.perf_counter()
-    lexicon = load_lexicon(options.lexicon)
+    lexicon = load_lexicon(options.lexicon, options.encoding)
     step(
         "load_lexicon",
         started,

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from biasforge.contract.rundir import CANDIDATES, REPORT
+from biasforge.curation.commands import options as check
 
 
 def becpro(
@@ -23,12 +24,15 @@ def becpro(
             help="folder with professions.tsv, persons.tsv, templates.tsv (default: bundled)"
         ),
     ] = None,
+    encoding: Annotated[
+        str, typer.Option(callback=check.encoding, help=check.ENCODING_HELP + " (--lexicon)")
+    ] = "utf-8",
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
 ) -> None:
     """Bias Evaluation Corpus with Professions: templates × professions × person phrases."""
     from biasforge.curation.becpro import Options, curate
 
-    options = Options(lang=lang, variant=variant, lexicon=lexicon)
+    options = Options(lang=lang, variant=variant, lexicon=lexicon, encoding=encoding)
     stats = curate(options, out, overwrite=overwrite).stats
     typer.echo(
         f"becpro {stats['language']}/{stats['variant']}: {stats['kept']} items kept "

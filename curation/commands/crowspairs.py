@@ -8,19 +8,36 @@ from typing import Annotated
 import typer
 
 from biasforge.contract.rundir import CANDIDATES, REPORT
+from biasforge.curation.commands import options as check
 
 
 def crowspairs(
     out: Annotated[Path, typer.Option("--out", help="run directory to create")],
     lang: Annotated[
-        str, typer.Option("--lang", help="target language; the source's own: no translation")
+        str,
+        typer.Option(
+            "--lang",
+            callback=check.language,
+            help="target language (a DeepL code); the source's own: no translation",
+        ),
     ] = "fr",
-    source_lang: Annotated[str, typer.Option(help="language of the source pairs")] = "en",
+    source_lang: Annotated[
+        str, typer.Option(callback=check.language, help="language of the source pairs")
+    ] = "en",
     source: Annotated[
         Path | None,
         typer.Option(help="CrowS-Pairs CSV/TSV, original or revised layout (default: sample)"),
     ] = None,
-    limit: Annotated[int | None, typer.Option(min=0, help="only the first N pairs")] = None,
+    limit: Annotated[
+        int | None, typer.Option(callback=check.limit, help="only the first N pairs (N >= 1)")
+    ] = None,
+    encoding: Annotated[
+        str,
+        typer.Option(
+            callback=check.encoding,
+            help=check.ENCODING_HELP + " (--source, --group-words, --glossary)",
+        ),
+    ] = "utf-8",
     group_words: Annotated[
         Path | None, typer.Option(help="TSV 'bias_type<TAB>words' (default: bundled)")
     ] = None,
@@ -28,7 +45,13 @@ def crowspairs(
         str | None,
         typer.Option("--server-url", envvar="DEEPL_SERVER_URL", help="DeepL API server"),
     ] = None,
-    formality: Annotated[str | None, typer.Option(help="DeepL formality")] = None,
+    formality: Annotated[
+        str | None,
+        typer.Option(
+            callback=check.formality,
+            help="DeepL formality: default, more, less, prefer_more, prefer_less",
+        ),
+    ] = None,
     glossary: Annotated[Path | None, typer.Option(help="TSV 'source<TAB>target'")] = None,
     memory: Annotated[Path | None, typer.Option(help="translation memory file")] = None,
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
@@ -44,6 +67,7 @@ def crowspairs(
         source=str(source or BUNDLED_SAMPLE),
         limit=limit,
         group_words=group_words,
+        encoding=encoding,
         server_url=server_url,
         formality=formality,
         glossary=glossary,

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from biasforge.contract.rundir import CANDIDATES, REPORT
+from biasforge.curation.commands import options as check
 
 
 def slguset(
@@ -33,6 +34,10 @@ def slguset(
     lexicon: Annotated[
         Path | None, typer.Option(help="folder with gender_pairs.tsv and word lists")
     ] = None,
+    lexicon_encoding: Annotated[
+        str,
+        typer.Option(callback=check.encoding, help="encoding of the --lexicon folder's files"),
+    ] = "utf-8",
     tagger: Annotated[
         str,
         typer.Option(
@@ -65,7 +70,11 @@ def slguset(
         typer.Option(help="Ray cluster to join (default: start a local one with --num-proc CPUs)"),
     ] = None,
     slurm_partition: Annotated[
-        str | None, typer.Option(help="Slurm partition of the jobs (--executor slurm)")
+        str | None,
+        typer.Option(
+            callback=check.slurm_partition,
+            help="Slurm partition of the jobs (--executor slurm); several: comma-separated",
+        ),
     ] = None,
     slurm_time: Annotated[
         str, typer.Option(help="Slurm time limit of one mining task")
@@ -91,6 +100,7 @@ def slguset(
         text_field=text_field,
         skip_bad_lines=skip_bad_lines,
         lexicon_dir=lexicon,
+        lexicon_encoding=lexicon_encoding,
         tagger=tagger,
         name_eval=name_eval,
         include_collective=include_collective,

@@ -8,16 +8,21 @@ from typing import Annotated
 import typer
 
 from biasforge.contract.rundir import CANDIDATES, REPORT
+from biasforge.curation.commands import options as check
 
 
 def stereoset(
     lang: Annotated[
         str,
         typer.Option(
-            "--lang", help="target language (ISO code, e.g. fr); the source's own: no translation"
+            "--lang",
+            callback=check.language,
+            help="target language (a DeepL code, e.g. fr); the source's own: no translation",
         ),
     ] = "fr",
-    source_lang: Annotated[str, typer.Option(help="language of the source StereoSet")] = "en",
+    source_lang: Annotated[
+        str, typer.Option(callback=check.language, help="language of the source StereoSet")
+    ] = "en",
     out: Annotated[
         Path | None,
         typer.Option("--out", help="run directory to create (not needed with --dry-run)"),
@@ -40,7 +45,11 @@ def stereoset(
         ),
     ] = None,
     formality: Annotated[
-        str | None, typer.Option(help="DeepL formality: less, more, prefer_less, prefer_more")
+        str | None,
+        typer.Option(
+            callback=check.formality,
+            help="DeepL formality: default, more, less, prefer_more, prefer_less",
+        ),
     ] = None,
     glossary: Annotated[
         Path | None, typer.Option(help="TSV 'source<TAB>target' of fixed term translations")
@@ -69,7 +78,17 @@ def stereoset(
     ] = 5,
     retry_delay: Annotated[float, typer.Option(min=0, help="first backoff pause in seconds")] = 1.0,
     hf_split: Annotated[str, typer.Option(help="split when --source is a hub id")] = "validation",
-    limit: Annotated[int | None, typer.Option(min=0, help="only the first N source items")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(callback=check.limit, help="only the first N source items (N >= 1)"),
+    ] = None,
+    encoding: Annotated[
+        str,
+        typer.Option(
+            callback=check.encoding,
+            help=check.ENCODING_HELP + " (--source, --glossary, --synonyms, --lexicon)",
+        ),
+    ] = "utf-8",
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
 ) -> None:
     """StereoSet in another language (StereoSet-fr): audit, DeepL + memory, structure, flags.
@@ -95,6 +114,7 @@ def stereoset(
         price_per_million=price_per_million,
         hf_split=hf_split,
         limit=limit,
+        encoding=encoding,
     )
     if out is None and not dry_run:
         raise BiasforgeError("--out RUN is required (or use --dry-run to estimate the cost)")

@@ -32,6 +32,7 @@ from biasforge.curation.translation.settings import TranslationSettings
 from biasforge.errors import BiasforgeError
 from biasforge.families.crowspairs import SCHEMA, as_spans, differing_spans
 from biasforge.files import stable_id
+from biasforge.textfiles import encoding_for
 from biasforge.translation_memory import TranslationMemory
 
 FAMILY = "crowspairs"
@@ -164,10 +165,15 @@ def curate(
     memory: TranslationMemory | None = None,
 ) -> RunResult:
     """Curate CrowS-Pairs in ``options.lang`` into the run directory ``out``."""
-    pairs = read_pairs(options.source)
+    pairs = read_pairs(
+        options.source, encoding_for(options.source, BUNDLED_SAMPLE, options.encoding)
+    )
     if options.limit is not None:
         pairs = pairs.head(options.limit)
-    words = audit.read_group_words(options.group_words)
+    words = audit.read_group_words(
+        options.group_words,
+        encoding_for(options.group_words, audit.DEFAULT_GROUP_WORDS, options.encoding),
+    )
     audited = run_checks(pairs, audit.audit_checks(words))
     langs = (options.source_lang, options.lang)
     with options.engine(translator, memory) as (translator, memory):

@@ -10,12 +10,14 @@ naming file and line.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from biasforge.errors import InputError
 from biasforge.resources import package_path
+from biasforge.textfiles import lines
 
 DEFAULT_DIR = package_path("biasforge.curation", "data", "slguset")
 FILES = (
@@ -83,36 +85,45 @@ class Lexicon:
         return frozenset(c.form for c in self.collective.values() if c.decision == "exclude")
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number, text) of a UTF-8 file (a byte-order mark is allowed); bytes that are not
-    UTF-8 are an error naming the file and line."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    for lineno, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), 1):
-        try:
-            yield lineno, raw.decode("utf-8").rstrip("\r")
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                path, f"not UTF-8 (byte {exc.start + 1} of the line)", line=lineno
-            ) from None
+def _not_chinese(word: str) -> str | None:
+    """The first character of ``word`` that is not a CJK ideograph, or None.
+
+    Every entry of the lexicon is a Chinese word matched character for character against
+    Chinese sentences: a quote, a Latin letter or punctuation (``"男``) makes an entry that
+    never matches, or matches where it should not, without any error.
+    """
+    for char in word:
+        if not unicodedata.name(char, "").startswith(("CJK UNIFIED", "CJK COMPATIBILITY")):
+            return char
+    return None
 
 
-def _word_list(path: Path) -> frozenset[str]:
+def _check_word(path: Path, lineno: int, word: str, what: str) -> str:
+    bad = _not_chinese(word)
+    if bad is not None:
+        raise InputError(
+            path,
+            f"{what} {word!r} holds {bad!r} (U+{ord(bad):04X}); entries are Chinese characters "
+            "only",
+            line=lineno,
+        )
+    return word
+
+
+def _word_list(path: Path, encoding: str) -> frozenset[str]:
     if not path.is_file():
         raise InputError(path, "word list is missing")
     words: set[str] = set()
-    for _, line in _lines(path):
+    for lineno, line in lines(path, encoding, "--lexicon-encoding"):
         line = line.split("#", 1)[0]
-        words.update(line.split())
+        words.update(_check_word(path, lineno, word, "entry") for word in line.split())
     return frozenset(words)
 
 
-def _table(path: Path, header: list[str]) -> Iterator[tuple[int, list[str]]]:
+def _table(path: Path, header: list[str], encoding: str) -> Iterator[tuple[int, list[str]]]:
     """Rows of a tab-separated file after its header (blank and ``#`` lines skipped)."""
     header_seen = False
-    for lineno, raw in _lines(path):
+    for lineno, raw in lines(path, encoding, "--lexicon-encoding"):
         if not raw.strip() or raw.startswith("#"):
             continue
         cells = raw.split("\t")
@@ -124,11 +135,11 @@ def _table(path: Path, header: list[str]) -> Iterator[tuple[int, list[str]]]:
         yield lineno, cells
 
 
-def _collective(path: Path, forms: dict[str, Form]) -> dict[str, Collective]:
+def _collective(path: Path, forms: dict[str, Form], encoding: str) -> dict[str, Collective]:
     if not path.is_file():
         return {}
     out: dict[str, Collective] = {}
-    for lineno, cells in _table(path, ["form", "decision", "reason"]):
+    for lineno, cells in _table(path, ["form", "decision", "reason"], encoding):
         if len(cells) < 3 or not all(c.strip() for c in cells[:3]):
             raise InputError(path, "need form, decision and reason (tab-separated)", line=lineno)
         form, decision, reason = (c.strip() for c in cells[:3])
@@ -142,19 +153,22 @@ def _collective(path: Path, forms: dict[str, Form]) -> dict[str, Collective]:
     return out
 
 
-def load_lexicon(directory: str | Path | None = None) -> Lexicon:
-    """Read the lexicon folder (default: the bundled one)."""
+def load_lexicon(directory: str | Path | None = None, encoding: str = "utf-8") -> Lexicon:
+    """Read the lexicon folder (default: the bundled one, always UTF-8; ``encoding`` is that
+    of a user's folder, ``--lexicon-encoding``)."""
+    encoding = encoding if directory else "utf-8"
     directory = Path(directory) if directory else DEFAULT_DIR
     path = directory / "gender_pairs.tsv"
     if not path.is_file():
         raise InputError(path, "gender lexicon is missing")
     forms: dict[str, Form] = {}
     pairs: list[str] = []
-    for lineno, cells in _table(path, ["pair", "male", "female"]):
+    for lineno, cells in _table(path, ["pair", "male", "female"], encoding):
         if len(cells) < 3 or not all(c.strip() for c in cells[:3]):
             raise InputError(path, "need pair, male and female (tab-separated)", line=lineno)
         pair, male, female = (c.strip() for c in cells[:3])
         for text, gender, other in ((male, "male", female), (female, "female", male)):
+            _check_word(path, lineno, text, f"{gender} form")
             if text in forms and forms[text].pair != pair:
                 raise InputError(
                     path, f"{text!r} is already a form of pair {forms[text].pair}", line=lineno
@@ -169,9 +183,9 @@ def load_lexicon(directory: str | Path | None = None) -> Lexicon:
         directory=directory,
         forms=forms,
         pairs=tuple(pairs),
-        non_gender_words=_word_list(directory / "non_gender_words.txt"),
-        other_gender_terms=_word_list(directory / "other_gender_terms.txt"),
-        biological_terms=_word_list(directory / "biological_terms.txt"),
-        collective=_collective(directory / COLLECTIVE_FILE, forms),
+        non_gender_words=_word_list(directory / "non_gender_words.txt", encoding),
+        other_gender_terms=_word_list(directory / "other_gender_terms.txt", encoding),
+        biological_terms=_word_list(directory / "biological_terms.txt", encoding),
+        collective=_collective(directory / COLLECTIVE_FILE, forms, encoding),
         _pattern=re.compile("|".join(map(re.escape, ordered))),
     )

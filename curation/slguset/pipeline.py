@@ -42,6 +42,7 @@ from typing import Any
 
 from datatrove.pipeline.base import PipelineStep
 
+from biasforge import textfiles
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry
 from biasforge.curation.slguset.counts import keyword_seconds, mined_counts
@@ -81,6 +82,7 @@ class Options:
     text_field: str = "text"  # of JSONL records and dataset rows
     skip_bad_lines: bool = False  # count undecodable/malformed lines instead of failing
     lexicon_dir: Path | None = None  # gender pairs and word lists (default: bundled)
+    lexicon_encoding: str = "utf-8"  # of the files of lexicon_dir (the bundled one is UTF-8)
     tagger: str = "fast"  # name-filter tokens: fast | posseg | thulac (second stage)
     name_eval: Path | None = None  # gold JSONL to measure the name filter's P/R on
     include_collective: bool = False  # keep 他们/她们 … (collective_forms.tsv: exclude), flagged
@@ -120,7 +122,7 @@ class Options:
 
             read_gold(self.name_eval)  # a bad gold file is refused now, not after the mining
         check_encoding(self.encoding)
-        return load_lexicon(self.lexicon_dir)
+        return load_lexicon(self.lexicon_dir, textfiles.check_encoding(self.lexicon_encoding))
 
 
 def curate(options: Options, out: Path, *, overwrite: bool = False) -> RunResult:
@@ -166,7 +168,9 @@ def build_pipeline(
         skip_bad_lines=options.skip_bad_lines,
         errors_dir=str(parts_dir),
     )
-    resources = TaskResources(lexicon_dir, options.tagger, options.include_collective)
+    resources = TaskResources(
+        lexicon_dir, options.tagger, options.include_collective, options.lexicon_encoding
+    )
     steps = [TaskLogs(options.verbose), reader, *mining_steps(resources, parts_dir, sources)]
     return steps, max(1, min(tasks, len(units)))
 
@@ -397,7 +401,7 @@ def finish_run(
     """Merge the tasks' rows into the run directory ``out`` (ordered by file, line, sentence;
     duplicates across tasks dropped), streamed with bounded memory, with stats, report and
     manifest; the counts come from the stats files in the executor's ``logging_dir``."""
-    lexicon = load_lexicon(options.lexicon_dir)
+    lexicon = load_lexicon(options.lexicon_dir, options.lexicon_encoding)
     merge_started = time.perf_counter()
     mined = mined_counts(logging_dir, options.tagger)
 

@@ -247,7 +247,8 @@ def read_unit(
                 continue
             raise InputError(
                 unit.source,
-                f"cannot decode as {encoding} (near {raw[exc.start : exc.start + 4]!r}); pass "
+                f"cannot decode as {encoding} at byte {exc.start + 1} of the line "
+                f"(near {raw[exc.start : exc.start + 4]!r}); pass "
                 "--encoding (e.g. gb18030) or --skip-bad-lines",
                 line=lineno,
             ) from exc

@@ -19,9 +19,14 @@ TAGGERS = ("fast", "posseg", "thulac")  # thulac: fast, then THULAC on what pass
 
 class TaskResources:
     def __init__(
-        self, lexicon_dir: str | None = None, tagger: str = "fast", include_collective: bool = False
+        self,
+        lexicon_dir: str | None = None,
+        tagger: str = "fast",
+        include_collective: bool = False,
+        lexicon_encoding: str = "utf-8",
     ) -> None:
         self.lexicon_dir = lexicon_dir
+        self.lexicon_encoding = lexicon_encoding
         self.tagger = tagger
         self.include_collective = include_collective
         self._lexicon: Lexicon | None = None
@@ -33,15 +38,21 @@ class TaskResources:
             "lexicon_dir": self.lexicon_dir,
             "tagger": self.tagger,
             "include_collective": self.include_collective,
+            "lexicon_encoding": self.lexicon_encoding,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["lexicon_dir"], state["tagger"], state.get("include_collective", False))
+        self.__init__(
+            state["lexicon_dir"],
+            state["tagger"],
+            state.get("include_collective", False),
+            state.get("lexicon_encoding", "utf-8"),
+        )
 
     @property
     def lexicon(self) -> Lexicon:
         if self._lexicon is None:
-            self._lexicon = load_lexicon(self.lexicon_dir)
+            self._lexicon = load_lexicon(self.lexicon_dir, self.lexicon_encoding)
         return self._lexicon
 
     @property

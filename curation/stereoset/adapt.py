@@ -79,12 +79,15 @@ class NoExact:
     suggestion: str
 
 
-def read_no_exact_lexicon(path: str | Path | None, lang: str) -> list[NoExact]:
+def read_no_exact_lexicon(
+    path: str | Path | None, lang: str, encoding: str = "utf-8"
+) -> list[NoExact]:
     """Entries of the no-exact-translation lexicon for one target language."""
     rows = read_tsv(
         path or DEFAULT_LEXICON,
         ["lang", "word", "renderings", "suggestion"],
         non_empty=["lang", "word", "renderings"],
+        encoding=encoding,
     )
     return [
         NoExact(row["word"].lower(), row["renderings"], row["suggestion"])

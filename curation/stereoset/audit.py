@@ -171,13 +171,15 @@ def audit_checks(same_language: bool) -> list[Check]:
     return [c for c in AUDIT_CHECKS if c.name not in TRANSLATION_ONLY]
 
 
-def read_synonyms(path: str | Path) -> list[dict[str, str]]:
+def read_synonyms(path: str | Path, encoding: str = "utf-8") -> list[dict[str, str]]:
     """A TSV with columns ``attribute``, ``synonym`` and optionally ``target``.
 
     A missing file or a bad row is an :class:`~biasforge.errors.InputError` naming the file
     and line (see :func:`biasforge.curation.tables.read_tsv`), raised before anything is translated.
     """
-    rows = read_tsv(path, ["attribute", "synonym"], non_empty=["attribute", "synonym"])
+    rows = read_tsv(
+        path, ["attribute", "synonym"], non_empty=["attribute", "synonym"], encoding=encoding
+    )
     return [row for _, row in rows]
 
 

@@ -86,12 +86,12 @@ class ItemUnits:
 
 
 def load_items(source: str | Path, opts: Options) -> tuple[pd.DataFrame, str]:
-    items, kind = load_source(source, hf_split=opts.hf_split)
+    items, kind = load_source(source, hf_split=opts.hf_split, encoding=opts.encoding)
     if opts.limit is not None:
         items = items.head(opts.limit)
     items = items.assign(variant="")
     if opts.synonyms:
-        variants = audit.synonym_variants(items, audit.read_synonyms(opts.synonyms))
+        variants = audit.synonym_variants(items, audit.read_synonyms(opts.synonyms, opts.encoding))
         items = pd.concat([items, variants], ignore_index=True)
     return items.reset_index(drop=True), kind
 
@@ -369,7 +369,9 @@ def load_and_audit(options: Options) -> Audited:
     audited = run_checks(items, audit.audit_checks(options.same_language))
     _step(steps, "audit", started, len(items))
     units = [item_units(row) for row in audited.kept.itertuples(index=False)]
-    lexicon = adapt.read_no_exact_lexicon(options.lexicon, options.lang)
+    lexicon = adapt.read_no_exact_lexicon(
+        options.lexicon, options.lang, options.encoding if options.lexicon else "utf-8"
+    )
     return Audited(items, kind, audited, units, steps, lexicon)
 
 

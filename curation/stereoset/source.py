@@ -26,6 +26,7 @@ import pandas as pd
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.files import stable_id
 from biasforge.resources import package_path
+from biasforge.textfiles import DEFAULT, check_encoding, encoding_for, open_text, read_text
 
 SPLITS = ("intrasentence", "intersentence")
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
@@ -79,52 +80,49 @@ def _item(
     }
 
 
-def read_jsonl(path: str | Path) -> pd.DataFrame:
+def read_jsonl(path: str | Path, encoding: str = DEFAULT) -> pd.DataFrame:
     """The flattened layout, one item per line; ids derived from the content."""
     path = Path(path)
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    try:
-        with path.open(encoding="utf-8-sig") as handle:
-            for line_no, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                where = {"line": line_no}
-                try:
-                    raw = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(path, f"not valid JSON ({exc.msg})", **where) from exc
-                if not isinstance(raw, dict):
-                    raise InputError(path, "expected a JSON object", **where)
-                missing = [
-                    k for k in ("type", "target", "bias_type", "context", *LABELS) if k not in raw
-                ]
-                if missing:
-                    raise InputError(path, f"missing field(s) {', '.join(missing)}", **where)
-                texts = [_require_str(raw[label], label, path, **where) for label in LABELS]
-                content = [raw["type"], raw["target"], raw["bias_type"], raw["context"], *texts]
-                base = stable_id("stereoset", *map(str, content))
-                seen[base] = seen.get(base, 0) + 1
-                source_id = base if seen[base] == 1 else stable_id(base, str(seen[base]))
-                sentences = [
-                    {"id": stable_id(source_id, label), "label": label, "sentence": text}
-                    for label, text in zip(LABELS, texts, strict=True)
-                ]
-                rows.append(
-                    _item(
-                        path,
-                        where,
-                        source_id=source_id,
-                        split=raw["type"],
-                        bias_type=raw["bias_type"],
-                        target=raw["target"],
-                        context=raw["context"],
-                        sentences=sentences,
-                        origin=f"{path.name}:{line_no}",
-                    )
+    with open_text(path, encoding) as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = {"line": line_no}
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, f"not valid JSON ({exc.msg})", **where) from exc
+            if not isinstance(raw, dict):
+                raise InputError(path, "expected a JSON object", **where)
+            missing = [
+                k for k in ("type", "target", "bias_type", "context", *LABELS) if k not in raw
+            ]
+            if missing:
+                raise InputError(path, f"missing field(s) {', '.join(missing)}", **where)
+            texts = [_require_str(raw[label], label, path, **where) for label in LABELS]
+            content = [raw["type"], raw["target"], raw["bias_type"], raw["context"], *texts]
+            base = stable_id("stereoset", *map(str, content))
+            seen[base] = seen.get(base, 0) + 1
+            source_id = base if seen[base] == 1 else stable_id(base, str(seen[base]))
+            sentences = [
+                {"id": stable_id(source_id, label), "label": label, "sentence": text}
+                for label, text in zip(LABELS, texts, strict=True)
+            ]
+            rows.append(
+                _item(
+                    path,
+                    where,
+                    source_id=source_id,
+                    split=raw["type"],
+                    bias_type=raw["bias_type"],
+                    target=raw["target"],
+                    context=raw["context"],
+                    sentences=sentences,
+                    origin=f"{path.name}:{line_no}",
                 )
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+            )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -177,15 +175,13 @@ def _official_items(
     return rows
 
 
-def read_official_json(path: str | Path) -> pd.DataFrame:
+def read_official_json(path: str | Path, encoding: str = DEFAULT) -> pd.DataFrame:
     """The layout of the StereoSet release (``dev.json``), ids kept as published."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        data = json.loads(read_text(path, encoding))
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
     if not isinstance(data, dict) or not isinstance(data.get("data"), dict):
         raise InputError(path, 'expected {"version": ..., "data": {"intrasentence": [...], ...}}')
     rows: list[dict[str, Any]] = []
@@ -254,20 +250,24 @@ def _check_unique(path: Path, rows: list[dict[str, Any]]) -> None:
         seen.add(row["source_id"])
 
 
-def load_source(source: str | Path, *, hf_split: str = "validation") -> tuple[pd.DataFrame, str]:
+def load_source(
+    source: str | Path, *, hf_split: str = "validation", encoding: str = DEFAULT
+) -> tuple[pd.DataFrame, str]:
     """Load a file (``.json`` official layout, ``.jsonl`` flattened) or a hub id.
 
-    Returns the items and a short description of the source kind.
+    ``encoding`` is that of a user's file (the bundled sample is UTF-8). Returns the items
+    and a short description of the source kind.
     """
     path = Path(source)
     if path.is_file():
+        encoding = encoding_for(path, BUNDLED_SAMPLE, encoding)
         if path.suffix == ".jsonl":
-            return read_jsonl(path), "jsonl"
-        with path.open(encoding="utf-8-sig", errors="replace") as handle:
+            return read_jsonl(path, encoding), "jsonl"
+        with path.open(encoding=check_encoding(encoding), errors="replace") as handle:
             head = handle.read(4096).lstrip()
         if (head.startswith("{") and '"data"' in head[:4096]) or path.suffix == ".json":
-            return read_official_json(path), "official-json"
-        return read_jsonl(path), "jsonl"
+            return read_official_json(path, encoding), "official-json"
+        return read_jsonl(path, encoding), "jsonl"
     if path.exists():
         raise InputError(path, "not a file")
     text = str(source)

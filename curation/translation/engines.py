@@ -23,9 +23,9 @@ def check_translator_name(name: str) -> None:
         raise BiasforgeError(f"unknown translator {name!r}; available: {', '.join(TRANSLATORS)}")
 
 
-def read_glossary(path: str | Path) -> dict[str, str]:
+def read_glossary(path: str | Path, encoding: str = "utf-8") -> dict[str, str]:
     """A TSV with header ``source<TAB>target``: fixed translations of terms."""
-    rows = read_tsv(path, ["source", "target"], non_empty=["source", "target"])
+    rows = read_tsv(path, ["source", "target"], non_empty=["source", "target"], encoding=encoding)
     return {row["source"]: row["target"] for _, row in rows}
 
 
@@ -35,6 +35,7 @@ def make_translator(
     server_url: str | None = None,
     formality: str | None = None,
     glossary: str | Path | None = None,
+    encoding: str = "utf-8",
 ) -> Translator:
     """The engine called ``name``; ``server_url`` None lets the client pick it from the key."""
     check_translator_name(name)
@@ -43,7 +44,7 @@ def make_translator(
     return DeepLTranslator(
         server_url=server_url,
         formality=formality,
-        glossary=read_glossary(glossary) if glossary else None,
+        glossary=read_glossary(glossary, encoding) if glossary else None,
     )
 
 

@@ -39,6 +39,8 @@ class TranslationSettings:
     formality: str | None = None
     #: TSV ``source<TAB>target`` of fixed term translations
     glossary: Path | None = None
+    #: encoding of the user's text files (glossary, source …); bundled files are UTF-8
+    encoding: str = "utf-8"
     #: translation memory file; None: ``$BIASFORGE_HOME/translation-memory.sqlite``
     memory: Path | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
@@ -62,6 +64,7 @@ class TranslationSettings:
             server_url=self.server_url,
             formality=self.formality,
             glossary=self.glossary,
+            encoding=self.encoding,
         )
 
     @contextmanager

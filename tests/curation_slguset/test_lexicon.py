@@ -84,7 +84,7 @@ def test_bytes_that_are_not_utf8_name_file_and_line(tmp_path, lexicon, name):
     folder = _copy(tmp_path, lexicon)
     path = folder / name
     path.write_bytes(path.read_bytes() + "他\t她\n".encode("gbk"))
-    with pytest.raises(InputError, match="not UTF-8") as info:
+    with pytest.raises(InputError, match=r"not valid utf-8 at byte .*--lexicon-encoding") as info:
         load_lexicon(folder)
     assert info.value.path == str(path)
     assert info.value.line == path.read_bytes().count(b"\n")

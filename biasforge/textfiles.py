@@ -1,0 +1,90 @@
+"""Reading the text files users bring (CSV/TSV tables, word lists, JSON), in their encoding.
+
+Every curation reader of a user's file goes through here, so ``--encoding`` means the same
+thing everywhere and a file that does not decode is one :class:`~biasforge.errors.InputError`
+naming the file, the line and the byte offset (from the start of the file) of the first bad
+byte — never a ``UnicodeDecodeError`` traceback, never a silently replaced character.
+
+Files shipped with biasforge are UTF-8 and are read as such whatever ``--encoding`` says:
+callers pass the user's encoding only for the user's files (:func:`encoding_for`).
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+from biasforge.errors import BiasforgeError, InputError
+
+DEFAULT = "utf-8"
+
+
+def check_encoding(encoding: str, option: str = "--encoding") -> str:
+    """The codec's canonical name; an unknown encoding is refused with the option named."""
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        raise BiasforgeError(
+            f"{option} {encoding!r} is not an encoding Python knows (e.g. utf-8, latin-1, "
+            "cp1252, gb18030)"
+        ) from None
+
+
+def encoding_for(path: str | Path | None, bundled: str | Path, encoding: str) -> str:
+    """``encoding`` for a user's file, UTF-8 for the file biasforge ships (``bundled``)."""
+    if path is None or Path(path).resolve() == Path(bundled).resolve():
+        return DEFAULT
+    return encoding
+
+
+def decode(
+    data: bytes, path: str | Path, encoding: str = DEFAULT, option: str = "--encoding"
+) -> str:
+    """``data`` (the bytes of ``path``) as text; a leading UTF-8 byte-order mark is dropped.
+
+    A byte sequence that is not valid in ``encoding`` is an error naming the line, the
+    column (1-based, in bytes from the start of the line) and the byte offset in the file,
+    and the ``option`` that sets the encoding.
+    """
+    name = check_encoding(encoding)
+    if name == "utf-8":
+        name = "utf-8-sig"  # a BOM is not part of the first header name
+    try:
+        return data.decode(name)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        bad = data[exc.start : exc.end]
+        raise InputError(
+            path,
+            f"not valid {encoding} at byte {exc.start} (column {column}: {bad!r}, "
+            f"{exc.reason}); pass {option} with the file's encoding (e.g. latin-1, cp1252)",
+            line=line,
+        ) from None
+
+
+def read_text(path: str | Path, encoding: str = DEFAULT, option: str = "--encoding") -> str:
+    """The whole text of ``path`` (the small files users bring: tables, lists, JSON)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "no such file")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    return decode(data, path, encoding, option)
+
+
+def open_text(path: str | Path, encoding: str = DEFAULT) -> io.StringIO:
+    """``path`` decoded, as a file object for ``csv`` readers (newlines kept as they are)."""
+    return io.StringIO(read_text(path, encoding), newline="")
+
+
+def lines(
+    path: str | Path, encoding: str = DEFAULT, option: str = "--encoding"
+) -> Iterator[tuple[int, str]]:
+    """(line number, text without its line ending) of ``path``."""
+    for number, line in enumerate(read_text(path, encoding, option).split("\n"), 1):
+        yield number, line.rstrip("\r")

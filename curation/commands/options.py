@@ -1,0 +1,91 @@
+"""Option checks the ``curate`` commands share, run by the option itself (typer callbacks).
+
+A bad value is refused before anything is read or written, with one line naming the option
+and what it accepts (a :class:`~biasforge.errors.BiasforgeError`, which ``biasforge`` prints as
+``error: …`` with exit status 2). The allowed values come from where they are defined: the
+codecs Python knows, DeepL's own language and formality lists, Slurm's partition names.
+"""
+
+from __future__ import annotations
+
+import re
+
+import typer
+
+from biasforge.errors import BiasforgeError
+
+#: a Slurm partition name: letters, digits, ``_``, ``.`` and ``-``, not starting with ``-``
+#: (sbatch would read it as an option); ``--partition`` also takes a comma-separated list
+PARTITION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+ENCODING_HELP = (
+    "encoding of the files you give (e.g. latin-1, cp1252, gb18030); bundled files are UTF-8"
+)
+
+
+def encoding(param: typer.CallbackParam, value: str) -> str:
+    """``--encoding`` (``--lexicon-encoding``): a codec Python knows."""
+    from biasforge.textfiles import check_encoding
+
+    check_encoding(value, param.opts[0])
+    return value
+
+
+def formality(value: str | None) -> str | None:
+    """``--formality``: one of DeepL's settings."""
+    if value is None:
+        return None
+    allowed = _deepl_values("formalities")
+    if allowed is not None and value not in allowed:
+        raise BiasforgeError(f"--formality {value!r}: choose one of {', '.join(allowed)}")
+    return value
+
+
+def language(param: typer.CallbackParam, value: str) -> str:
+    """``--lang``/``--source-lang`` of a translated family: a language DeepL knows."""
+    allowed = _deepl_values("languages")
+    if allowed is not None and value.lower() not in allowed:
+        raise BiasforgeError(
+            f"{param.opts[0]} {value!r} is not a language DeepL translates; choose one of "
+            f"{', '.join(allowed)}"
+        )
+    return value
+
+
+def _deepl_values(name: str) -> tuple[str, ...] | None:
+    """DeepL's list ``name``, or None without the ``deepl`` package (nothing to check
+    against: such a run can only curate in the source language)."""
+    try:
+        from biasforge.curation.translation import choices
+    except ImportError:  # pragma: no cover - the curation extra is not installed
+        return None
+    try:
+        return getattr(choices, name)()
+    except ImportError:
+        return None
+
+
+def limit(value: int | None) -> int | None:
+    """``--limit``: at least 1 (no limit: leave the option out)."""
+    if value is not None and value < 1:
+        raise BiasforgeError(
+            f"--limit {value}: must be at least 1 (leave --limit out to take every item)"
+        )
+    return value
+
+
+def slurm_partition(value: str | None) -> str | None:
+    """``--slurm-partition``: partition names as Slurm writes them, comma-separated.
+
+    The value goes into the ``#SBATCH --partition`` line of the job script: a newline would
+    add lines to the script, and a space, a quote or a leading ``-`` change what sbatch reads.
+    """
+    if value is None:
+        return None
+    bad = [name for name in value.split(",") if not PARTITION.fullmatch(name)]
+    if bad:
+        raise BiasforgeError(
+            f"--slurm-partition {value[:80]!r}: {bad[0][:80]!r} is not a Slurm partition name "
+            "(letters, digits, _ . - ; at most 64 characters; not starting with -; "
+            "several: comma-separated)"
+        )
+    return value
