@@ -4,6 +4,13 @@ intervals, paired comparisons, distributions — in ``report.md`` and ``report.h
 Files: ``items.csv``, ``associations.csv`` (group × gender statistics, the mean with
 ``mean_low``/``mean_high``), ``summary.csv`` (P(f) − P(m) per group and model with bounds),
 ``comparisons.csv``, ``item_bias.csv``, the figures, ``models.json`` and ``manifest.json``.
+
+Intervals respect the design (issue 25): the sentences cross professions × person words ×
+templates, so the default bounds (``*_low``/``*_high``) come from a two-way bootstrap over
+professions and person words, templates within (``biasforge.scoring.crossed``); the bounds
+that treat sentences as independent draws stay beside them (``*_sentences_low``/``_high``),
+and the report names both designs. An incomplete crossing (``--limit``, a reviewed release
+that dropped items) falls back to resampling sentences, and the report says so.
 """
 
 from __future__ import annotations
@@ -12,7 +19,6 @@ import time
 from functools import partial
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from biasforge.files import staged_directory
@@ -29,8 +35,16 @@ from biasforge.scoring.commands.common import (
     provenance_blocks,
     write_reports,
 )
+from biasforge.scoring.crossed import CrossedDesign
 from biasforge.scoring.data import dataset_identity, load_items
-from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
+from biasforge.scoring.document import (
+    Document,
+    Figure,
+    Heading,
+    Paragraph,
+    Table,
+    interval_table,
+)
 from biasforge.scoring.interface import ModelIdentity
 from biasforge.scoring.tasks import becpro
 from biasforge.scoring.uncertainty import Figures, Resampling
@@ -41,6 +55,21 @@ PROCEDURE_NOTES = {
     "bartl": "bartl: Bartl et al.'s published code — the TSV's word-start masking, one mask per "
     "word, inputs cut or padded to 2^⌈log2(max words)⌉ tokens with the mask token (attended), "
     "first sub-token of the person word",
+}
+TWO_WAY = "two-way"
+SENTENCES = "sentences"
+DESIGNS = {
+    TWO_WAY: "a two-way bootstrap: professions (within their group) and person words (within "
+    "their gender) drawn with replacement, independently, each drawn pair with all its "
+    "templates (hand-written with numpy after Owen 2007; scipy has no crossed bootstrap)",
+    SENTENCES: "sentences resampled with replacement within each profession group × person "
+    "gender, as if they were independent draws (`scipy.stats.bootstrap`)",
+}
+MEANINGS = {
+    TWO_WAY: "how much a figure would move if other professions and person words like these "
+    "had been chosen",
+    SENTENCES: "how much a figure would move with another draw of sentences for the same "
+    "professions and person words; it ignores that sentences share them, so it is narrower",
 }
 
 
@@ -81,37 +110,42 @@ def _tables(
     tables, summaries = [], []
     for name, frame in scored.items():
         figures, ordered = becpro.figures(frame)
-        values = interval_frame(figures, ordered[["association"]].to_numpy().T, resampling)
-        bounds = values.set_index("figure")
-        table = becpro.association_table(frame)
-        for column, figure in (("mean", "{g}/{s}/mean"), ("P(f)-P(m)", "{g}/P(f)-P(m)")):
-            keys = [
-                figure.format(g=g, s=s) for g, s in table[["profession_group", "gender"]].values
-            ]
-            table[f"{column}_low"] = bounds["low"].reindex(keys).to_numpy()
-            table[f"{column}_high"] = bounds["high"].reindex(keys).to_numpy()
+        x, design = ordered[["association"]].to_numpy().T, crossed_design(figures, ordered)
+        table = becpro.association_table(frame).assign(
+            design=TWO_WAY if design is not None else SENTENCES
+        )
+        for suffix, used in (("", design), ("_sentences", None)):
+            bounds = interval_frame(figures, x, resampling, used).set_index("figure")
+            for column, figure in (("mean", "{g}/{s}/mean"), ("P(f)-P(m)", "{g}/P(f)-P(m)")):
+                cells = table[["profession_group", "gender"]].values
+                keys = [figure.format(g=g, s=s) for g, s in cells]
+                table[f"{column}{suffix}_low"] = bounds["low"].reindex(keys).to_numpy()
+                table[f"{column}{suffix}_high"] = bounds["high"].reindex(keys).to_numpy()
         tables.append(table.assign(model=name))
         firsts = table.drop_duplicates("profession_group")
-        summaries.append(
-            firsts[["profession_group", "P(f)-P(m)", "P(f)-P(m)_low", "P(f)-P(m)_high"]].assign(
-                model=name
-            )
-        )
+        difference = [c for c in firsts.columns if c.startswith("P(f)-P(m)")]
+        summaries.append(firsts[["profession_group", *difference, "design"]].assign(model=name))
     table, summary = pd.concat(tables, ignore_index=True), pd.concat(summaries, ignore_index=True)
     return _model_first(table), _model_first(summary)
+
+
+def crossed_design(figures: Figures, ordered: pd.DataFrame) -> CrossedDesign | None:
+    """Professions × person words of the items in the figures' order; ``None`` when some
+    group × gender cell is not a complete crossing (then sentences are resampled)."""
+    return CrossedDesign.of(ordered["profession"], ordered["person"], figures.sizes)
 
 
 def _model_first(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[["model", *frame.columns.drop("model")]]
 
 
-def _pairing(
-    scored: dict[str, pd.DataFrame], a: str, b: str
-) -> tuple[Figures, np.ndarray, np.ndarray]:
-    """Cell means and P(f) − P(m); both models scored the same items in the same order."""
+def _pairing(scored: dict[str, pd.DataFrame], a: str, b: str) -> tuple:
+    """Cell means and P(f) − P(m) and the crossed design; both models scored the same items
+    in the same order."""
     figures, ordered_a = becpro.figures(scored[a])
     _, ordered_b = becpro.figures(scored[b])
-    return figures, ordered_a[["association"]].to_numpy().T, ordered_b[["association"]].to_numpy().T
+    xa, xb = ordered_a[["association"]].to_numpy().T, ordered_b[["association"]].to_numpy().T
+    return figures, xa, xb, crossed_design(figures, ordered_a)
 
 
 def _figure_id(row: dict, metric: str) -> str:
@@ -140,8 +174,8 @@ def _document(
         ),
         *provenance_blocks(source, identities, procedures),
         Heading("P(f) − P(m) by profession group (TFG Table 4.4)"),
-        interval_note(options.resampling, "each profession group × person gender"),
-        interval_table(summary, ["model", "profession_group"], ["P(f)-P(m)"], _figure_id, 3),
+        *design_note(options.resampling, set(summary["design"])),
+        _side_by_side(summary),
         Heading("Associations by profession group × person gender (TFG Tables 4.5–4.8)"),
         interval_table(
             associations, ["model", "profession_group", "gender", "n"], ["mean"], _figure_id, 3
@@ -157,6 +191,41 @@ def _document(
     doc.add(Heading("Distribution and correlation across models"))
     label = "association log(P_target / P_prior)"
     return doc.add(*cross_model_blocks(per_item, stage, label, "BEC-Pro"))
+
+
+def design_note(resampling: Resampling, used: set[str]) -> list:
+    """What the brackets mean, with the design named, in one sentence per design."""
+    if not resampling.enabled:
+        return [interval_note(resampling, "")]
+    design = TWO_WAY if used == {TWO_WAY} else SENTENCES
+    level, n, seed = f"{resampling.level:.0%}", resampling.n_resamples, resampling.seed
+    text = (
+        f"Intervals ({level} percentile, {n} resamples, seed {seed}) follow the crossed design "
+        f"of the sentences: {DESIGNS[design]}. Such an interval says {MEANINGS[design]}."
+    )
+    if design == SENTENCES:
+        text = (
+            "The professions × person words crossing is incomplete here (some sentences "
+            f"missing), so the default intervals resample sentences: {DESIGNS[SENTENCES]}. "
+            f"Such an interval says {MEANINGS[SENTENCES]}."
+        )
+    aside = (
+        f"The column *sentences* shows, beside it, {DESIGNS[SENTENCES]}: it says "
+        f"{MEANINGS[SENTENCES]}."
+    )
+    return [Paragraph(text), Paragraph(aside)]
+
+
+def _side_by_side(summary: pd.DataFrame) -> Table:
+    """P(f) − P(m) with the default interval and, beside it, the sentence-level one."""
+    shown = summary.rename(
+        columns={
+            "P(f)-P(m)_sentences_low": "P(f)-P(m) sentences_low",
+            "P(f)-P(m)_sentences_high": "P(f)-P(m) sentences_high",
+        }
+    ).assign(**{"P(f)-P(m) sentences": summary["P(f)-P(m)"]})
+    metrics = ["P(f)-P(m)", "P(f)-P(m) sentences"]
+    return interval_table(shown, ["model", "profession_group", "design"], metrics, _figure_id, 3)
 
 
 def _bounds(frame: pd.DataFrame) -> list[str]:

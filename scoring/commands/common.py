@@ -12,6 +12,7 @@ import pandas as pd
 
 from biasforge.files import write_json_atomic, write_text_atomic
 from biasforge.scoring import plots
+from biasforge.scoring.crossed import CrossedDesign
 from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, to_markdown
 from biasforge.scoring.interface import LanguageModel, ModelIdentity
 from biasforge.scoring.models import ModelOptions, load_model, model_name
@@ -68,9 +69,11 @@ def each_model(models: list[str], options: ModelOptions) -> Iterator[tuple[str, 
             lm.close()
 
 
-def interval_frame(figures: Figures, x, resampling: Resampling) -> pd.DataFrame:
-    """One row per figure: its value and bootstrap interval."""
-    bounds = intervals(figures, x, resampling)
+def interval_frame(
+    figures: Figures, x, resampling: Resampling, design: CrossedDesign | None = None
+) -> pd.DataFrame:
+    """One row per figure: its value and bootstrap interval (two-way when ``design``)."""
+    bounds = intervals(figures, x, resampling, design)
     return pd.DataFrame(
         {
             "figure": figures.names,
@@ -81,7 +84,8 @@ def interval_frame(figures: Figures, x, resampling: Resampling) -> pd.DataFrame:
     )
 
 
-Pairing = Callable[[str, str], tuple[Figures, object, object]]
+# (figures, a's features, b's features[, crossed design of the common items])
+Pairing = Callable[[str, str], tuple]
 
 
 def comparisons(names: list[str], pairing: Pairing, resampling: Resampling) -> pd.DataFrame:
@@ -89,8 +93,9 @@ def comparisons(names: list[str], pairing: Pairing, resampling: Resampling) -> p
     permutation p-values and Holm-adjusted p-values over the whole table."""
     rows = []
     for a, b in itertools.combinations(names, 2):
-        figures, xa, xb = pairing(a, b)
-        rows += [{"model_a": a, "model_b": b, **r} for r in compare(figures, xa, xb, resampling)]
+        figures, xa, xb, *design = pairing(a, b)
+        compared = compare(figures, xa, xb, resampling, design[0] if design else None)
+        rows += [{"model_a": a, "model_b": b, **r} for r in compared]
     table = pd.DataFrame(
         rows, columns=["model_a", "model_b", "figure", "difference", "low", "high", "p"]
     )
