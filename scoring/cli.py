@@ -116,12 +116,20 @@ def prepare_gemma() -> None:
 
 @app.command("compare")
 def compare(
-    stereoset: Annotated[Path, typer.Option(help="a 'score stereoset' output folder")],
-    crowspairs: Annotated[Path, typer.Option(help="a 'score crowspairs' output folder")],
+    stereoset: Annotated[
+        list[Path],
+        typer.Option(help="a 'score stereoset' (or merged) folder; repeat for several"),
+    ],
+    crowspairs: Annotated[
+        list[Path],
+        typer.Option(help="a 'score crowspairs' (or merged) folder; repeat for several"),
+    ],
     seed: Seed = 0,
 ) -> None:
     """The StereoSet-fr paper's control (§4.3): per model |SS − 50| and |CrowS − 50|, their
-    ranks, Spearman ρ with a permutation p-value, and why the two are not comparable."""
+    ranks, Spearman ρ with a permutation p-value, and why the two are not comparable (naming
+    the procedure each model was scored with). Several folders per side must have scored the
+    same release."""
     from biasforge.scoring.compare import distances, report
 
     typer.echo(report(distances(stereoset, crowspairs), seed))

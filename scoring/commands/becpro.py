@@ -99,7 +99,8 @@ def run_becpro(
         document = _document(source, items, scored, identities, tables, stage, options, procedure)
         write_reports(stage, document)
         run = {**options.manifest(), "procedure": procedure, "seconds": time.time() - started}
-        finish(stage, "score becpro", source, models, identities, run)
+        procedures = {i.name: {"procedure": PROCEDURE_NOTES[procedure]} for i in identities}
+        finish(stage, "score becpro", source, models, identities, run, procedures)
     return out
 
 

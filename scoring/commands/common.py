@@ -139,9 +139,11 @@ def interval_note(resampling: Resampling, strata: str) -> Paragraph:
     return Paragraph(
         f"Brackets are {resampling.level:.0%} percentile bootstrap intervals: items resampled "
         f"with replacement within {strata}, {resampling.n_resamples} resamples "
-        f"(`scipy.stats.bootstrap`, seed {resampling.seed}). They say how much a figure would "
-        "move with another draw of items like these, not how far the items are from the "
-        "population of sentences they stand for."
+        f"(`scipy.stats.bootstrap`, seed {resampling.seed}). Design: conditional on {strata} "
+        "— those are held fixed, not resampled — so an interval says how much a figure would "
+        "move with another draw of items for these same ones; it does not cover another "
+        "choice of them (resampling them too would widen it), nor how far the items are from "
+        "the population of sentences they stand for."
     )
 
 
@@ -218,13 +220,20 @@ def finish(
     models: list[str],
     identities: list[ModelIdentity],
     options: dict,
+    procedures: dict[str, dict] | None = None,
 ) -> None:
-    """``models.json`` (every model's identity), then the manifest, written last."""
-    write_json_atomic(stage / "models.json", [asdict(i) for i in identities])
+    """``models.json`` (every model's identity and, when given, the procedure it was scored
+    with), then the manifest, written last, with the release identity under ``release``."""
+    procedures = procedures or {}
+    write_json_atomic(
+        stage / "models.json",
+        [{**asdict(i), **procedures.get(i.name, {})} for i in identities],
+    )
     write_manifest(
         stage,
         command,
         dataset["path"],
-        models,
+        [i.source for i in identities] if identities else models,
         {**options, "dataset_sha256": dataset.get("sha256", ""), "dataset_files": dataset["files"]},
+        dataset,
     )

@@ -61,7 +61,7 @@ def run_crowspairs(dataset: str, models: list[str], out: Path, options: RunOptio
         )
         write_reports(stage, document)
         finish(stage, "score crowspairs", source, models, identities, {
-            **options.manifest(), "seconds": time.time() - started})  # fmt: skip
+            **options.manifest(), "seconds": time.time() - started}, procedures)  # fmt: skip
     return out
 
 
