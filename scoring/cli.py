@@ -133,3 +133,21 @@ def compare(
     from biasforge.scoring.compare import distances, report
 
     typer.echo(report(distances(stereoset, crowspairs), seed))
+
+
+# -- score merge: score folders of one release combined (issue 26) --------------------------
+@app.command("merge")
+def merge(
+    folders: Annotated[list[Path], typer.Argument(help="score folders of the same release")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="the merged score folder")],
+    overwrite: Annotated[
+        bool, typer.Option(help="replace an earlier score folder at --out")
+    ] = False,
+) -> None:
+    """Combine score folders of one release, each scored on its own (here or on another
+    machine), into one multi-model folder: the same tables, intervals, paired comparisons,
+    plots and report as one run of all the models. Different releases are refused."""
+    from biasforge.scoring.merge import merge as merge_folders
+
+    merge_folders(folders, out, overwrite)
+    typer.echo(f"wrote {out}/report.md and {out}/report.html")

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from biasforge.contract.manifest import read_json_object, verify_manifest
+from biasforge.contract.manifest import verify_manifest
 from biasforge.errors import InputError
 
 # run options that change what a figure means: folders that differ in one are not merged
@@ -56,6 +56,7 @@ def read_score_folder(path: str | Path, command: str | None = None) -> ScoreFold
     release = dict(manifest.get("release") or {})
     release.setdefault("sha256", options.get("dataset_sha256", ""))
     release.setdefault("path", manifest.get("dataset", ""))
+    release.setdefault("files", options.get("dataset_files", {}))
     models = read_json_list(path / "models.json")
     return ScoreFolder(path, found, release, options, models)
 
@@ -95,8 +96,3 @@ def check_combinable(folders: Sequence[ScoreFolder]) -> None:
                     f"{option} {other.options.get(option)!r}, but {first.path} used "
                     f"{first.options.get(option)!r}: not combined",
                 )
-
-
-def manifest_json(path: Path) -> dict:
-    """The raw manifest of a verified folder (for fields this module does not interpret)."""
-    return read_json_object(path / "manifest.json")

@@ -33,6 +33,8 @@ from biasforge.scoring.commands.common import (
     interval_frame,
     interval_note,
     provenance_blocks,
+    read_scored,
+    resampling_of,
     write_reports,
 )
 from biasforge.scoring.crossed import CrossedDesign
@@ -45,6 +47,7 @@ from biasforge.scoring.document import (
     Table,
     interval_table,
 )
+from biasforge.scoring.folders import ScoreFolder
 from biasforge.scoring.interface import ModelIdentity
 from biasforge.scoring.tasks import becpro
 from biasforge.scoring.uncertainty import Figures, Resampling
@@ -87,21 +90,49 @@ def run_becpro(
         for name, lm in each_model(models, options.model):
             scored[name] = becpro.score_items(lm, items, procedure)
             identities.append(lm.identity)
-        pd.concat([s.assign(model=n) for n, s in scored.items()]).to_csv(
-            stage / "items.csv", index=False
-        )
-        table, summary = _tables(scored, options.resampling)
-        table.to_csv(stage / "associations.csv", index=False)
-        summary.to_csv(stage / "summary.csv", index=False)
-        compared = comparisons(list(scored), partial(_pairing, scored), options.resampling)
-        compared.to_csv(stage / "comparisons.csv", index=False)
-        tables = {"associations": table, "summary": summary, "compared": compared}
-        document = _document(source, items, scored, identities, tables, stage, options, procedure)
-        write_reports(stage, document)
-        run = {**options.manifest(), "procedure": procedure, "seconds": time.time() - started}
-        procedures = {i.name: {"procedure": PROCEDURE_NOTES[procedure]} for i in identities}
-        finish(stage, "score becpro", source, models, identities, run, procedures)
+        languages = sorted(items["language"].unique()) if "language" in items else []
+        run = {**options.manifest(), "procedure": procedure, "languages": languages}
+        write_becpro(stage, source, scored, identities, options.resampling, run, started)
     return out
+
+
+def merge_becpro(folders: list[ScoreFolder], out: Path, overwrite: bool = False) -> Path:
+    """One multi-model folder from ``score becpro`` folders of the same release, written as
+    a multi-model run would write it (``score merge``)."""
+    scored, identities = read_scored(folders, "items.csv")
+    run = {**folders[0].options, "merged_from": [f.path.name for f in folders]}
+    with staged_directory(out, overwrite=overwrite, kind="score") as stage:
+        write_becpro(stage, folders[0].release, scored, identities, resampling_of(run), run)
+    return out
+
+
+def write_becpro(
+    stage: Path,
+    source: dict,
+    scored: dict[str, pd.DataFrame],
+    identities: list[ModelIdentity],
+    resampling: Resampling,
+    run: dict,
+    started: float | None = None,
+) -> None:
+    """Every file of a ``score becpro`` folder from the models' per-item associations."""
+    pd.concat([s.assign(model=n) for n, s in scored.items()]).to_csv(
+        stage / "items.csv", index=False
+    )
+    table, summary = _tables(scored, resampling)
+    table.to_csv(stage / "associations.csv", index=False)
+    summary.to_csv(stage / "summary.csv", index=False)
+    compared = comparisons(list(scored), partial(_pairing, scored), resampling)
+    compared.to_csv(stage / "comparisons.csv", index=False)
+    tables = {"associations": table, "summary": summary, "compared": compared}
+    write_reports(stage, _document(source, scored, identities, tables, stage, resampling, run))
+    if started is not None:
+        run = {**run, "seconds": time.time() - started}
+    note = {"procedure": PROCEDURE_NOTES[run["procedure"]]}
+    models = [i.source for i in identities]
+    finish(
+        stage, "score becpro", source, models, identities, run, {i.name: note for i in identities}
+    )
 
 
 def _tables(
@@ -155,27 +186,28 @@ def _figure_id(row: dict, metric: str) -> str:
 
 def _document(
     source: dict,
-    items: pd.DataFrame,
     scored: dict[str, pd.DataFrame],
     identities: list[ModelIdentity],
     tables: dict,
     stage: Path,
-    options: RunOptions,
-    procedure: str,
+    resampling: Resampling,
+    run: dict,
 ) -> Document:
-    languages = ", ".join(sorted(items["language"].unique())) if "language" in items else "?"
+    languages = ", ".join(run.get("languages") or ["?"])
+    procedure = run["procedure"]
+    n_items = len(next(iter(scored.values())))
     associations, summary = tables["associations"], tables["summary"]
     procedures = {i.name: {"procedure": procedure} for i in identities}
     doc = Document("BEC-Pro associations").add(
         Paragraph(
-            f"{len(items)} items ({languages}). Association = "
+            f"{n_items} items ({languages}). Association = "
             "log(P_target / P_prior) of the person word (Kurita et al.); P(f) − P(m) = mean "
             "association of female persons minus that of male persons. Procedure: "
             f"**{PROCEDURE_NOTES[procedure]}**."
         ),
         *provenance_blocks(source, identities, procedures),
         Heading("P(f) − P(m) by profession group (TFG Table 4.4)"),
-        *design_note(options.resampling, set(summary["design"])),
+        *design_note(resampling, set(summary["design"])),
         _side_by_side(summary),
         Heading("Associations by profession group × person gender (TFG Tables 4.5–4.8)"),
         interval_table(
@@ -184,7 +216,7 @@ def _document(
         Table(associations.drop(columns=[*_bounds(associations), "P(f)-P(m)"]), 3),
         *_plots(scored, associations, stage),
         Heading("Models compared"),
-        *comparison_blocks(tables["compared"], options.resampling, 3),
+        *comparison_blocks(tables["compared"], resampling, 3),
     )
     per_item = pd.DataFrame({n: s.set_index("id")["association"] for n, s in scored.items()})
     per_item.index.name = "id"

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import pandas as pd
 
+from biasforge.errors import InputError
 from biasforge.files import write_json_atomic, write_text_atomic
 from biasforge.scoring import plots
 from biasforge.scoring.crossed import CrossedDesign
 from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, to_markdown
+from biasforge.scoring.folders import ScoreFolder
 from biasforge.scoring.interface import LanguageModel, ModelIdentity
 from biasforge.scoring.models import ModelOptions, load_model, model_name
 from biasforge.scoring.report import write_manifest
@@ -57,6 +59,56 @@ def unique_names(models: list[str]) -> list[str]:
         seen[base] = seen.get(base, 0) + 1
         names.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
     return names
+
+
+def resampling_of(options: dict) -> Resampling:
+    """The bootstrap settings a score folder's manifest recorded (``RunOptions.manifest``)."""
+    return Resampling(
+        int(options.get("bootstrap", Resampling.n_resamples)),
+        int(options.get("seed", Resampling.seed)),
+        float(options.get("confidence_level", Resampling.level)),
+    )
+
+
+def read_scored(
+    folders: list[ScoreFolder], table: str
+) -> tuple[dict[str, pd.DataFrame], list[ModelIdentity]]:
+    """Each model's per-item rows from ``table`` (with a ``model`` column) of verified score
+    folders, in the first model's item order, and its identity; a name already taken by an
+    earlier folder gets -2, -3 … (as ``unique_names`` does in one run). Folders whose models
+    scored other items (another ``--limit``, another subset) are refused."""
+    scored: dict[str, pd.DataFrame] = {}
+    identities: list[ModelIdentity] = []
+    known = {f.name for f in fields(ModelIdentity)}
+    for folder in folders:
+        frame = pd.read_csv(folder.path / table, dtype={"id": str, "model": str})
+        for entry in folder.models:
+            rows = frame[frame["model"] == entry.get("name")].drop(columns="model")
+            name = _free_name(str(entry.get("name") or "model"), scored)
+            scored[name] = _aligned(rows.reset_index(drop=True), scored, folder.path)
+            values = {k: v for k, v in entry.items() if k in known}
+            identities.append(ModelIdentity(**{**values, "name": name}))
+    return scored, identities
+
+
+def _free_name(name: str, taken: dict) -> str:
+    n, free = 1, name
+    while free in taken:
+        n += 1
+        free = f"{name}-{n}"
+    return free
+
+
+def _aligned(rows: pd.DataFrame, scored: dict[str, pd.DataFrame], where: Path) -> pd.DataFrame:
+    """``rows`` in the item order of the models read before; refused if the items differ."""
+    if not scored:
+        return rows
+    first = next(iter(scored.values()))["id"]
+    if len(rows) != len(first) or set(rows["id"]) != set(first):
+        raise InputError(
+            where, f"its models scored {len(rows)} items, not the {len(first)} of the others"
+        )
+    return rows.iloc[pd.Index(rows["id"]).get_indexer(first)].reset_index(drop=True)
 
 
 def each_model(models: list[str], options: ModelOptions) -> Iterator[tuple[str, LanguageModel]]:

@@ -1,0 +1,107 @@
+"""``score merge`` (issue 26): folders of one release scored separately — one copied elsewhere,
+as if made on another machine — combine into the very folder one multi-model run writes;
+folders of two versions of a dataset are refused with one line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from typer.testing import CliRunner
+
+from biasforge.scoring.cli import app
+from tests.conftest import run_cli
+from tests.scoring.test_crossed import CROSS
+from tests.scoring.test_score_folders import crows_pairs
+from tests.scoring.test_slguset_becpro import becpro_items
+
+TABLES = {
+    "becpro": ("items.csv", "associations.csv", "summary.csv", "comparisons.csv", "item_bias.csv",
+               "bias_correlation.csv"),
+    "crowspairs": ("pairs.csv", "results.csv"),
+}  # fmt: skip
+
+
+def release(items: pd.DataFrame, root, name: str, version: str):
+    """``items`` as release ``name`` ``version`` through the contract's writer."""
+    from biasforge.contract.release import write_release
+
+    folder = root / "releases" / name / version
+    folder.mkdir(parents=True)
+    write_release(
+        folder, {"en": pa.Table.from_pandas(items, preserve_index=False)}, card=f"# {name}\n",
+        changelog="# Changelog\n", name=name, version=version, family=items["family"].iloc[0],
+    )  # fmt: skip
+    return folder
+
+
+@pytest.fixture(scope="module")
+def second_bert(tiny_models, tmp_path_factory):
+    """The tiny BERT with other weights, saved with the same tokenizer."""
+    import torch
+    from transformers import AutoTokenizer, BertForPreTraining
+
+    model = BertForPreTraining.from_pretrained(tiny_models["masked"])
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    path = tmp_path_factory.mktemp("second") / "other-bert"
+    model.save_pretrained(path)
+    AutoTokenizer.from_pretrained(tiny_models["masked"]).save_pretrained(path)
+    return str(path)
+
+
+def _score(command: str, data, models: list[str], out) -> None:
+    args = [command, "-d", str(data), *[a for m in models for a in ("-m", m)], "-o", str(out)]
+    result = CliRunner().invoke(app, [*args, "--bootstrap", "100", "--no-progress"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    "command, items", [("becpro", lambda: becpro_items(CROSS)), ("crowspairs", crows_pairs)]
+)
+def test_merged_folders_equal_one_multi_model_run(
+    command, items, tiny_models, second_bert, tmp_path
+):
+    data = release(items(), tmp_path, f"{command}-test", "0.1.0")
+    models = [tiny_models["masked"], second_bert]
+    _score(command, data, models[:1], tmp_path / "here")
+    _score(command, data, models[1:], tmp_path / "there")
+    elsewhere = tmp_path / "other-machine" / "scores"
+    shutil.copytree(tmp_path / "there", elsewhere)  # moved: nothing may depend on its path
+    result = CliRunner().invoke(
+        app, ["merge", str(tmp_path / "here"), str(elsewhere), "-o", str(tmp_path / "merged")]
+    )
+    assert result.exit_code == 0, result.output
+    _score(command, data, models, tmp_path / "single")
+    merged, single = tmp_path / "merged", tmp_path / "single"
+    for table in TABLES[command]:
+        pd.testing.assert_frame_equal(pd.read_csv(merged / table), pd.read_csv(single / table))
+    assert json.loads((merged / "models.json").read_text()) == json.loads(
+        (single / "models.json").read_text()
+    )
+    manifest = json.loads((merged / "manifest.json").read_text())
+    assert manifest["release"]["version"] == "0.1.0" and manifest["command"] == f"score {command}"
+    report = (merged / "report.md").read_text()
+    assert "tiny-bert" in report and "other-bert" in report
+    assert "0.1.0" in report and (merged / "report.html").is_file()
+
+
+def test_two_versions_of_a_dataset_are_refused_with_one_line(tiny_models, tmp_path):
+    old = release(becpro_items(CROSS), tmp_path, "becpro-test", "0.1.0")
+    new = release(becpro_items(CROSS[:-1]), tmp_path, "becpro-test", "0.2.0")
+    _score("becpro", old, [tiny_models["masked"]], tmp_path / "old")
+    _score("becpro", new, [tiny_models["masked"]], tmp_path / "new")
+    result = run_cli("score", "merge", tmp_path / "old", tmp_path / "new", "-o",
+                     tmp_path / "merged", check=False)  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "0.1.0" in line and "0.2.0" in line and "not combined" in line
+    assert not (tmp_path / "merged").exists()
+    result = run_cli("score", "merge", tmp_path / "old", tmp_path / "old" / "items.csv", "-o",
+                     tmp_path / "merged", check=False)  # fmt: skip
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
