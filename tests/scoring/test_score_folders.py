@@ -89,3 +89,33 @@ def test_reports_name_models_by_identity_never_by_path(tiny_models, tmp_path):
     digest = hashlib.sha256((model / "model.safetensors").read_bytes()).hexdigest()
     assert identity["sha256"] == digest
     assert digest in (out / "report.md").read_text()
+
+
+def _no_path_in(folder: Path, *paths: str) -> None:
+    for path in folder.rglob("*"):
+        if path.is_file():
+            for text in paths:
+                assert text.encode() not in path.read_bytes(), (path.name, text)
+
+
+def test_compare_takes_several_folders_per_side_of_one_release(tiny_models, tmp_path):
+    data = tmp_path / "crows.parquet"
+    crows_pairs().to_parquet(data, index=False)
+    models = ["-m", tiny_models["masked"], "-m", tiny_models["causal"]]
+    _score("crowspairs", "-d", str(data), *models, "-o", str(tmp_path / "crows"))
+    release = write_release(stereoset_items(), tmp_path)
+    _score("stereoset", "-d", str(release), "-m", tiny_models["masked"], "-o", str(tmp_path / "a"))
+    _score("stereoset", "-d", str(release), "-m", tiny_models["causal"], "-o", str(tmp_path / "b"))
+    _no_path_in(tmp_path / "a", tiny_models["masked"], str(Path(tiny_models["masked"]).parent))
+    sides = ["--stereoset", str(tmp_path / "a"), "--stereoset", str(tmp_path / "b")]
+    result = CliRunner().invoke(app, ["compare", *sides, "--crowspairs", str(tmp_path / "crows")])
+    assert result.exit_code == 0, result.output
+    assert "| tiny-bert |" in result.output and "| tiny-gpt2 |" in result.output
+
+    other = tmp_path / "crows-other.parquet"
+    crows_pairs().iloc[:3].to_parquet(other, index=False)
+    _score("crowspairs", "-d", str(other), *models[:2], "-o", str(tmp_path / "crows-other"))
+    crows = ["--crowspairs", str(tmp_path / "crows"), "--crowspairs", str(tmp_path / "crows-other")]
+    result = CliRunner().invoke(app, ["compare", *sides, *crows])
+    assert result.exit_code != 0
+    assert "results of different dataset versions are not combined" in str(result.exception)
