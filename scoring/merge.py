@@ -21,6 +21,7 @@ from biasforge.scoring.folders import check_combinable, read_score_folder
 MERGERS = {
     "score becpro": "biasforge.scoring.commands.becpro:merge_becpro",
     "score crowspairs": "biasforge.scoring.commands.crowspairs:merge_crowspairs",
+    "score slguset": "biasforge.scoring.commands.slguset:merge_slguset",
 }
 
 

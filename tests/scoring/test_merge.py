@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
@@ -16,12 +17,13 @@ from biasforge.scoring.cli import app
 from tests.conftest import run_cli
 from tests.scoring.test_crossed import CROSS
 from tests.scoring.test_score_folders import crows_pairs
-from tests.scoring.test_slguset_becpro import becpro_items
+from tests.scoring.test_slguset_becpro import becpro_items, slguset_items
 
 TABLES = {
     "becpro": ("items.csv", "associations.csv", "summary.csv", "comparisons.csv", "item_bias.csv",
                "bias_correlation.csv"),
     "crowspairs": ("pairs.csv", "results.csv"),
+    "slguset": ("sentences.csv", "summary.csv", "pairs.csv", "comparisons.csv", "item_bias.csv"),
 }  # fmt: skip
 
 
@@ -62,13 +64,18 @@ def _score(command: str, data, models: list[str], out) -> None:
 
 
 @pytest.mark.parametrize(
-    "command, items", [("becpro", lambda: becpro_items(CROSS)), ("crowspairs", crows_pairs)]
+    "command, items",
+    [
+        ("becpro", lambda: becpro_items(CROSS)),
+        ("crowspairs", crows_pairs),
+        ("slguset", slguset_items),
+    ],
 )
 def test_merged_folders_equal_one_multi_model_run(
-    command, items, tiny_models, second_bert, tmp_path
+    command, items, tiny_models, second_bert, zh_bert, tmp_path
 ):
     data = release(items(), tmp_path, f"{command}-test", "0.1.0")
-    models = [tiny_models["masked"], second_bert]
+    models = [zh_bert if command == "slguset" else tiny_models["masked"], second_bert]
     _score(command, data, models[:1], tmp_path / "here")
     _score(command, data, models[1:], tmp_path / "there")
     elsewhere = tmp_path / "other-machine" / "scores"
@@ -87,7 +94,10 @@ def test_merged_folders_equal_one_multi_model_run(
     manifest = json.loads((merged / "manifest.json").read_text())
     assert manifest["release"]["version"] == "0.1.0" and manifest["command"] == f"score {command}"
     report = (merged / "report.md").read_text()
-    assert "tiny-bert" in report and "other-bert" in report
+    assert Path(models[0]).name in report and "other-bert" in report
+    if command == "slguset":
+        topics = [json.loads((f / "topics.json").read_text()) for f in (merged, single)]
+        assert topics[0] == topics[1]
     assert "0.1.0" in report and (merged / "report.html").is_file()
 
 
