@@ -39,7 +39,7 @@ CAVEAT = (
 )
 
 
-def _side(folders: Sequence[Path], command: str) -> tuple[pd.DataFrame, dict[str, dict]]:
+def read_side(folders: Sequence[Path], command: str) -> tuple[pd.DataFrame, dict[str, dict]]:
     """results.csv of the folders of one side, and each model's models.json entry."""
     read = [read_score_folder(f, command) for f in folders]
     check_combinable(read)
@@ -68,8 +68,8 @@ def procedure(model: dict, by_kind: dict[str, str]) -> str:
 
 def distances(stereoset: Path | Sequence[Path], crowspairs: Path | Sequence[Path]) -> pd.DataFrame:
     """The comparison table (``rank_distances``) of the models in the score folders."""
-    ss, ss_models = _side(_paths(stereoset), "score stereoset")
-    crows, crows_models = _side(_paths(crowspairs), "score crowspairs")
+    ss, ss_models = read_side(_paths(stereoset), "score stereoset")
+    crows, crows_models = read_side(_paths(crowspairs), "score crowspairs")
     return rank_distances(ss, crows, ss_models, crows_models)
 
 

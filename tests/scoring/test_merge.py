@@ -115,3 +115,46 @@ def test_two_versions_of_a_dataset_are_refused_with_one_line(tiny_models, tmp_pa
     result = run_cli("score", "merge", tmp_path / "old", tmp_path / "old" / "items.csv", "-o",
                      tmp_path / "merged", check=False)  # fmt: skip
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def _merge_error(*folders) -> str:
+    result = CliRunner().invoke(app, ["merge", *map(str, folders[:-1]), "-o", str(folders[-1])])
+    assert result.exit_code != 0 and not folders[-1].exists()
+    return str(result.exception)
+
+
+def test_what_does_not_combine_is_refused(tiny_models, second_bert, tmp_path):
+    data = release(becpro_items(CROSS), tmp_path, "becpro-test", "0.1.0")
+    crows = release(crows_pairs(), tmp_path, "crows-test", "0.1.0")
+    bert = tiny_models["masked"]
+    _score("becpro", data, [bert], tmp_path / "a")
+    _score("becpro", data, [second_bert], tmp_path / "b")
+    _score("crowspairs", crows, [bert], tmp_path / "c")
+    limited = ["becpro", "-d", str(data), "-m", second_bert, "-o", str(tmp_path / "d")]
+    assert CliRunner().invoke(app, [*limited, "--limit", "4", "--no-progress"]).exit_code == 0
+    out = tmp_path / "merged"
+    assert "written by 'score crowspairs'" in _merge_error(tmp_path / "a", tmp_path / "c", out)
+    assert "limit 4, but" in _merge_error(tmp_path / "a", tmp_path / "d", out)
+    assert "at least two" in _merge_error(tmp_path / "a", out)
+    # the same model scored twice keeps both, the second renamed as one run would
+    result = CliRunner().invoke(
+        app, ["merge", str(tmp_path / "a"), str(tmp_path / "a"), "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert list(pd.read_csv(out / "summary.csv")["model"].unique()) == ["tiny-bert", "tiny-bert-2"]
+    # two folders on one side of compare must not hold the same model
+    from biasforge.errors import InputError
+    from biasforge.scoring.compare import read_side
+
+    with pytest.raises(InputError, match="also in another folder"):
+        read_side([tmp_path / "c", tmp_path / "c"], "score crowspairs")
+
+
+def test_a_command_without_merger_is_named(tiny_models, tmp_path):
+    from tests.scoring.conftest import stereoset_items, write_release
+
+    data = write_release(stereoset_items(), tmp_path)
+    for name in ("a", "b"):
+        _score("stereoset", data, [tiny_models["masked"]], tmp_path / name)
+    error = _merge_error(tmp_path / "a", tmp_path / "b", tmp_path / "merged")
+    assert "'score stereoset' folders do not merge yet" in error and "'score becpro'" in error
