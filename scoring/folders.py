@@ -31,6 +31,7 @@ class ScoreFolder:
     release: dict
     options: dict
     models: list[dict]
+    listed: list[str]  # the manifest's "models": how the command was given them (no paths)
 
     @property
     def names(self) -> list[str]:
@@ -58,7 +59,8 @@ def read_score_folder(path: str | Path, command: str | None = None) -> ScoreFold
     release.setdefault("path", manifest.get("dataset", ""))
     release.setdefault("files", options.get("dataset_files", {}))
     models = read_json_list(path / "models.json")
-    return ScoreFolder(path, found, release, options, models)
+    listed = [str(m) for m in manifest.get("models") or []]
+    return ScoreFolder(path, found, release, options, models, listed)
 
 
 def read_json_list(path: Path) -> list[dict]:

@@ -32,6 +32,7 @@ from biasforge.scoring.commands.common import (
     finish,
     interval_frame,
     interval_note,
+    listed,
     provenance_blocks,
     read_scored,
     resampling_of,
@@ -92,7 +93,7 @@ def run_becpro(
             identities.append(lm.identity)
         languages = sorted(items["language"].unique()) if "language" in items else []
         run = {**options.manifest(), "procedure": procedure, "languages": languages}
-        write_becpro(stage, source, scored, identities, options.resampling, run, started)
+        write_becpro(stage, source, models, scored, identities, options.resampling, run, started)
     return out
 
 
@@ -102,13 +103,16 @@ def merge_becpro(folders: list[ScoreFolder], out: Path, overwrite: bool = False)
     scored, identities = read_scored(folders, "items.csv")
     run = {**folders[0].options, "merged_from": [f.path.name for f in folders]}
     with staged_directory(out, overwrite=overwrite, kind="score") as stage:
-        write_becpro(stage, folders[0].release, scored, identities, resampling_of(run), run)
+        write_becpro(
+            stage, folders[0].release, listed(folders), scored, identities, resampling_of(run), run
+        )
     return out
 
 
 def write_becpro(
     stage: Path,
     source: dict,
+    models: list[str],
     scored: dict[str, pd.DataFrame],
     identities: list[ModelIdentity],
     resampling: Resampling,
@@ -129,7 +133,6 @@ def write_becpro(
     if started is not None:
         run = {**run, "seconds": time.time() - started}
     note = {"procedure": PROCEDURE_NOTES[run["procedure"]]}
-    models = [i.source for i in identities]
     finish(
         stage, "score becpro", source, models, identities, run, {i.name: note for i in identities}
     )

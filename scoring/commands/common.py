@@ -70,6 +70,11 @@ def resampling_of(options: dict) -> Resampling:
     )
 
 
+def listed(folders: list[ScoreFolder]) -> list[str]:
+    """The models the folders' manifests list, in order (the merged manifest's ``models``)."""
+    return [model for folder in folders for model in folder.listed]
+
+
 def read_scored(
     folders: list[ScoreFolder], table: str
 ) -> tuple[dict[str, pd.DataFrame], list[ModelIdentity]]:
@@ -285,7 +290,7 @@ def finish(
         stage,
         command,
         dataset["path"],
-        [i.source for i in identities] if identities else models,
+        models,
         {**options, "dataset_sha256": dataset.get("sha256", ""), "dataset_files": dataset["files"]},
         dataset,
     )

@@ -18,6 +18,7 @@ from biasforge.scoring.commands.common import (
     each_model,
     finish,
     interval_note,
+    listed,
     provenance_blocks,
     read_scored,
     resampling_of,
@@ -51,7 +52,9 @@ def run_crowspairs(dataset: str, models: list[str], out: Path, options: RunOptio
             identities.append(lm.identity)
             procedures[name] = {"procedure": lm.how(Capability.SCORE_PAIR)}
         run = {**options.manifest(), "seconds": time.time() - started}
-        write_crowspairs(stage, source, scored, identities, procedures, options.resampling, run)
+        write_crowspairs(
+            stage, source, models, scored, identities, procedures, options.resampling, run
+        )
     return out
 
 
@@ -66,13 +69,15 @@ def merge_crowspairs(folders: list[ScoreFolder], out: Path, overwrite: bool = Fa
     run = {**folders[0].options, "merged_from": [f.path.name for f in folders]}
     with staged_directory(out, overwrite=overwrite, kind="score") as stage:
         source, resampling = folders[0].release, resampling_of(run)
-        write_crowspairs(stage, source, scored, identities, procedures, resampling, run)
+        models = listed(folders)
+        write_crowspairs(stage, source, models, scored, identities, procedures, resampling, run)
     return out
 
 
 def write_crowspairs(
     stage: Path,
     source: dict,
+    models: list[str],
     scored: dict[str, pd.DataFrame],
     identities: list[ModelIdentity],
     procedures: dict[str, dict],
@@ -94,7 +99,6 @@ def write_crowspairs(
         interval_note(resampling, "bias types"),
     )
     write_reports(stage, document)
-    models = [i.source for i in identities]
     finish(stage, "score crowspairs", source, models, identities, run, procedures)
 
 

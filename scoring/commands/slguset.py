@@ -25,6 +25,7 @@ from biasforge.scoring.commands.common import (
     finish,
     interval_frame,
     interval_note,
+    listed,
     provenance_blocks,
     read_scored,
     resampling_of,
@@ -56,7 +57,7 @@ def run_slguset(
             scored[name] = slguset.score_items(lm, items)
             identities.append(lm.identity)
         run = {**options.manifest(), "top_k": top_k}
-        write_slguset(stage, source, scored, identities, options.resampling, run, started)
+        write_slguset(stage, source, models, scored, identities, options.resampling, run, started)
     return out
 
 
@@ -65,13 +66,16 @@ def merge_slguset(folders: list[ScoreFolder], out: Path, overwrite: bool = False
     scored, identities = read_scored(folders, "sentences.csv")
     run = {**folders[0].options, "merged_from": [f.path.name for f in folders]}
     with staged_directory(out, overwrite=overwrite, kind="score") as stage:
-        write_slguset(stage, folders[0].release, scored, identities, resampling_of(run), run)
+        write_slguset(
+            stage, folders[0].release, listed(folders), scored, identities, resampling_of(run), run
+        )
     return out
 
 
 def write_slguset(
     stage: Path,
     source: dict,
+    models: list[str],
     scored: dict[str, pd.DataFrame],
     identities: list[ModelIdentity],
     resampling: Resampling,
@@ -93,7 +97,6 @@ def write_slguset(
     write_reports(stage, _document(source, scored, identities, tables, stage, resampling))
     if started is not None:
         run = {**run, "seconds": time.time() - started}
-    models = [i.source for i in identities]
     finish(stage, "score slguset", source, models, identities, run)
 
 

@@ -93,6 +93,7 @@ def test_merged_folders_equal_one_multi_model_run(
     )
     manifest = json.loads((merged / "manifest.json").read_text())
     assert manifest["release"]["version"] == "0.1.0" and manifest["command"] == f"score {command}"
+    assert manifest["models"] == json.loads((single / "manifest.json").read_text())["models"]
     report = (merged / "report.md").read_text()
     assert Path(models[0]).name in report and "other-bert" in report
     if command == "slguset":
