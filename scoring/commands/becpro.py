@@ -237,7 +237,7 @@ def design_note(resampling: Resampling, used: set[str]) -> list:
     level, n, seed = f"{resampling.level:.0%}", resampling.n_resamples, resampling.seed
     text = (
         f"Intervals ({level} percentile, {n} resamples, seed {seed}) follow the crossed design "
-        f"of the sentences: {DESIGNS[design]}. Such an interval says {MEANINGS[design]}."
+        f"of the sentences — {DESIGNS[design]}. Such an interval says {MEANINGS[design]}."
     )
     if design == SENTENCES:
         text = (
