@@ -21,7 +21,7 @@ from biasforge.contract.manifest import verify_manifest
 from biasforge.errors import InputError
 
 # run options that change what a figure means: folders that differ in one are not merged
-SAME_OPTIONS = ("procedure", "limit")
+SAME_OPTIONS = ("procedure", "limit", "split")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ MERGERS = {
     "score becpro": "biasforge.scoring.commands.becpro:merge_becpro",
     "score crowspairs": "biasforge.scoring.commands.crowspairs:merge_crowspairs",
     "score slguset": "biasforge.scoring.commands.slguset:merge_slguset",
+    "score stereoset": "biasforge.scoring.commands.stereoset_merge:merge_stereoset",
 }
 
 

@@ -89,14 +89,16 @@ def read_scored(
         frame = pd.read_csv(folder.path / table, dtype={"id": str, "model": str})
         for entry in folder.models:
             rows = frame[frame["model"] == entry.get("name")].drop(columns="model")
-            name = _free_name(str(entry.get("name") or "model"), scored)
+            name = free_name(str(entry.get("name") or "model"), scored)
             scored[name] = _aligned(rows.reset_index(drop=True), scored, folder.path)
             values = {k: v for k, v in entry.items() if k in known}
             identities.append(ModelIdentity(**{**values, "name": name}))
     return scored, identities
 
 
-def _free_name(name: str, taken: dict) -> str:
+def free_name(name: str, taken: dict) -> str:
+    """``name``, or ``name-2``, ``name-3`` … when taken: a merge names a repeated model as
+    one run does (``unique_names``)."""
     n, free = 1, name
     while free in taken:
         n += 1

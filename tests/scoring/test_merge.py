@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from biasforge.scoring.cli import app
 from tests.conftest import run_cli
+from tests.scoring.conftest import stereoset_items
 from tests.scoring.test_crossed import CROSS
 from tests.scoring.test_score_folders import crows_pairs
 from tests.scoring.test_slguset_becpro import becpro_items, slguset_items
@@ -24,6 +25,8 @@ TABLES = {
                "bias_correlation.csv"),
     "crowspairs": ("pairs.csv", "results.csv"),
     "slguset": ("sentences.csv", "summary.csv", "pairs.csv", "comparisons.csv", "item_bias.csv"),
+    "stereoset": ("results.csv", "split_means.csv", "comparisons.csv", "item_bias.csv",
+                  "tiny-bert/sentences.csv", "other-bert/sentences.csv"),
 }  # fmt: skip
 
 
@@ -69,6 +72,7 @@ def _score(command: str, data, models: list[str], out) -> None:
         ("becpro", lambda: becpro_items(CROSS)),
         ("crowspairs", crows_pairs),
         ("slguset", slguset_items),
+        ("stereoset", stereoset_items),
     ],
 )
 def test_merged_folders_equal_one_multi_model_run(
@@ -99,6 +103,11 @@ def test_merged_folders_equal_one_multi_model_run(
     if command == "slguset":
         topics = [json.loads((f / "topics.json").read_text()) for f in (merged, single)]
         assert topics[0] == topics[1]
+    if command == "stereoset":
+        for name in ("spearman.json", "tiny-bert/results.json", "other-bert/predictions.json"):
+            texts = [json.loads((folder / name).read_text()) for folder in (merged, single)]
+            assert texts[0] == texts[1], name
+        assert "other-machine" not in report
     assert "0.1.0" in report and (merged / "report.html").is_file()
 
 
@@ -151,11 +160,12 @@ def test_what_does_not_combine_is_refused(tiny_models, second_bert, tmp_path):
         read_side([tmp_path / "c", tmp_path / "c"], "score crowspairs")
 
 
-def test_a_command_without_merger_is_named(tiny_models, tmp_path):
-    from tests.scoring.conftest import stereoset_items, write_release
+def test_a_command_without_merger_is_named(tiny_models, tmp_path, monkeypatch):
+    from biasforge.scoring import merge
 
-    data = write_release(stereoset_items(), tmp_path)
+    data = release(crows_pairs(), tmp_path, "crows-test", "0.1.0")
     for name in ("a", "b"):
-        _score("stereoset", data, [tiny_models["masked"]], tmp_path / name)
+        _score("crowspairs", data, [tiny_models["masked"]], tmp_path / name)
+    monkeypatch.delitem(merge.MERGERS, "score crowspairs")  # as a command no merger knows
     error = _merge_error(tmp_path / "a", tmp_path / "b", tmp_path / "merged")
-    assert "'score stereoset' folders do not merge yet" in error and "'score becpro'" in error
+    assert "'score crowspairs' folders do not merge yet" in error and "'score becpro'" in error
