@@ -127,6 +127,24 @@ def test_two_versions_of_a_dataset_are_refused_with_one_line(tiny_models, tmp_pa
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
 
 
+def test_stereoset_folders_of_two_versions_or_splits_are_refused(tiny_models, tmp_path):
+    old = release(stereoset_items(), tmp_path, "stereoset-test", "0.1.0")
+    new = release(stereoset_items().iloc[1:], tmp_path, "stereoset-test", "0.2.0")
+    _score("stereoset", old, [tiny_models["masked"]], tmp_path / "old")
+    _score("stereoset", new, [tiny_models["masked"]], tmp_path / "new")
+    result = run_cli("score", "merge", tmp_path / "old", tmp_path / "new", "-o",
+                     tmp_path / "merged", check=False)  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "0.1.0" in line and "0.2.0" in line and "not combined" in line
+    assert not (tmp_path / "merged").exists()
+    intra = ["stereoset", "-d", str(old), "-m", tiny_models["masked"], "-o", str(tmp_path / "in")]
+    intra += ["--split", "intrasentence", "--bootstrap", "100", "--no-progress"]
+    assert CliRunner().invoke(app, intra).exit_code == 0
+    error = _merge_error(tmp_path / "old", tmp_path / "in", tmp_path / "merged")
+    assert "split 'intrasentence', but" in error and "not combined" in error
+
+
 def _merge_error(*folders) -> str:
     result = CliRunner().invoke(app, ["merge", *map(str, folders[:-1]), "-o", str(folders[-1])])
     assert result.exit_code != 0 and not folders[-1].exists()

@@ -111,6 +111,11 @@ def test_compare_takes_several_folders_per_side_of_one_release(tiny_models, tmp_
     result = CliRunner().invoke(app, ["compare", *sides, "--crowspairs", str(tmp_path / "crows")])
     assert result.exit_code == 0, result.output
     assert "| tiny-bert |" in result.output and "| tiny-gpt2 |" in result.output
+    merged = CliRunner().invoke(app, ["merge", *sides[1::2], "-o", str(tmp_path / "ab")])
+    assert merged.exit_code == 0, merged.output
+    crows = ["--crowspairs", str(tmp_path / "crows")]
+    from_merged = CliRunner().invoke(app, ["compare", "--stereoset", str(tmp_path / "ab"), *crows])
+    assert from_merged.exit_code == 0 and from_merged.output == result.output
 
     other = tmp_path / "crows-other.parquet"
     crows_pairs().iloc[:3].to_parquet(other, index=False)
