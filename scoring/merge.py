@@ -3,10 +3,10 @@ another), combined into one multi-model folder — the same tables, intervals, p
 comparisons, plots and report as one ``score`` run of all the models.
 
 Each folder is verified through the contract, and all must come from the same command, the
-same release (sha256) and the same procedure, ``--limit`` and ``--split``; anything else is refused with
-one line. The command that wrote the folders is looked up in ``MERGERS`` (command -> the
-``module:function`` that rebuilds its folder from the per-item rows); a command without one
-is refused with one line naming the commands that merge.
+same release (sha256) and the same procedure, ``--limit`` and ``--split``; anything else is
+refused with one line. The command that wrote the folders is looked up in ``MERGERS`` (command
+-> the ``module:function`` that rebuilds its folder from the per-item rows); a command without
+one is refused with one line naming the commands that merge.
 """
 
 from __future__ import annotations
