@@ -61,6 +61,8 @@ def _sentences(folder: Path) -> pd.DataFrame:
 def _scored(folder: Path, rows: pd.DataFrame, entry: dict, name: str) -> Scored:
     """The model as the writer takes it: scores, methods (``identity.json``), identity
     (``models.json``); the scoring time is not known here (NaN)."""
+    if not (folder / "identity.json").is_file():
+        raise InputError(folder, "no identity.json (is it a model folder of 'score stereoset'?)")
     recorded = json.loads((folder / "identity.json").read_text(encoding="utf-8"))
     methods = {k: str(recorded.get(k, "")) for k in ("procedure", "intrasentence", "intersentence")}
     known = {f.name for f in fields(ModelIdentity)}

@@ -143,6 +143,17 @@ def test_stereoset_folders_of_two_versions_or_splits_are_refused(tiny_models, tm
     assert CliRunner().invoke(app, intra).exit_code == 0
     error = _merge_error(tmp_path / "old", tmp_path / "in", tmp_path / "merged")
     assert "split 'intrasentence', but" in error and "not combined" in error
+    # the same model twice: the second model folder is copied as tiny-bert-2, as one run names it
+    result = CliRunner().invoke(
+        app, ["merge", str(tmp_path / "old"), str(tmp_path / "old"), "-o", str(tmp_path / "m")]
+    )
+    assert result.exit_code == 0, result.output
+    assert list(pd.read_csv(tmp_path / "m" / "results.csv")["model"].unique()) == [
+        "tiny-bert",
+        "tiny-bert-2",
+    ]
+    identity = json.loads((tmp_path / "m" / "tiny-bert-2" / "identity.json").read_text())
+    assert identity["name"] == "tiny-bert-2"
 
 
 def _merge_error(*folders) -> str:
