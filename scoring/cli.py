@@ -125,12 +125,20 @@ def prepare_gemma() -> None:
 
 @app.command("compare")
 def compare(
-    stereoset: Annotated[Path, typer.Option(help="a 'score stereoset' output folder")],
-    crowspairs: Annotated[Path, typer.Option(help="a 'score crowspairs' output folder")],
+    stereoset: Annotated[
+        list[Path],
+        typer.Option(help="a 'score stereoset' (or merged) folder; repeat for several"),
+    ],
+    crowspairs: Annotated[
+        list[Path],
+        typer.Option(help="a 'score crowspairs' (or merged) folder; repeat for several"),
+    ],
     seed: Seed = 0,
 ) -> None:
     """The StereoSet-fr paper's control (§4.3): per model |SS − 50| and |CrowS − 50|, their
-    ranks, Spearman ρ with a permutation p-value, and why the two are not comparable."""
+    ranks, Spearman ρ with a permutation p-value, and why the two are not comparable (naming
+    the procedure each model was scored with). Several folders per side must have scored the
+    same release."""
     from biasforge.scoring.compare import distances, report
 
     typer.echo(report(distances(stereoset, crowspairs), seed))
@@ -160,3 +168,21 @@ def import_lm_eval(
     options = RunOptions(resampling=Resampling(bootstrap, seed), overwrite=overwrite)
     family, written = run_import(results, dataset, out, options)
     typer.echo(f"wrote {written}/report.md and {written}/report.html (score {family})")
+
+
+# -- score merge: score folders of one release combined (issue 26) --------------------------
+@app.command("merge")
+def merge(
+    folders: Annotated[list[Path], typer.Argument(help="score folders of the same release")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="the merged score folder")],
+    overwrite: Annotated[
+        bool, typer.Option(help="replace an earlier score folder at --out")
+    ] = False,
+) -> None:
+    """Combine score folders of one release, each scored on its own (here or on another
+    machine), into one multi-model folder: the same tables, intervals, paired comparisons,
+    plots and report as one run of all the models. Different releases are refused."""
+    from biasforge.scoring.merge import merge as merge_folders
+
+    merge_folders(folders, out, overwrite)
+    typer.echo(f"wrote {out}/report.md and {out}/report.html")

@@ -173,7 +173,7 @@ class ModelIdentity:
 
     name: str  # the short name used in tables
     display: str = ""  # a human-readable description, e.g. "Gemma 3 270M (Q4_K_M GGUF, …)"
-    source: str = ""  # hub id, local folder or alias as given
+    source: str = ""  # hub id or alias as given, "local folder NAME" (never a path)
     kind: str = ""
     revision: str = ""  # hub commit, when known
     sha256: str = ""  # of the weight file(s) when read from disk

@@ -14,14 +14,25 @@ __all__ = ["fmt", "md_table", "write_manifest"]
 md_table = frame_md  # score reports print data frames
 
 
-def write_manifest(out: Path, command: str, dataset: str, models: list[str], options: dict) -> None:
-    """What was run, on what, with which versions, and the sha256 of every file written."""
+def write_manifest(
+    out: Path,
+    command: str,
+    dataset: str,
+    models: list[str],
+    options: dict,
+    release: dict | None = None,
+) -> None:
+    """What was run, on what, with which versions, and the sha256 of every file written.
+
+    ``release`` is the scored dataset's identity (``scoring.data.dataset_identity``: path,
+    name, version, kind, sha256, files): score folders are merged and compared by it."""
     write_folder_manifest(
         out,
         "score",
         packages=("biasforge", "torch", "transformers", "scipy", "pandas"),
         command=command,
         dataset=dataset,
+        release=release or {},
         models=[public_path(m) if Path(m).exists() else m for m in models],
         options=options,
     )

@@ -14,6 +14,10 @@ domain × target term; SlguSet: keyword pair; BEC-Pro: profession group × perso
   under the null the two models' outcomes on an item are exchangeable, so each item's pair is
   swapped at random). ``holm`` adjusts a report's p-values together for multiple comparisons
   (Holm–Bonferroni, ``statsmodels``).
+- ``design``: items that cross two factors (BEC-Pro: professions × person words × templates)
+  are not independent draws; given a ``CrossedDesign`` (``biasforge.scoring.crossed``), the
+  intervals and the paired comparisons' intervals resample both factors instead of items
+  (a hand-written two-way bootstrap: scipy has none). The permutation p-value stays per item.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from biasforge.scoring.crossed import CrossedDesign, crossed_interval
 
 Compute = Callable[[np.ndarray], np.ndarray]  # (features, *batch, items) -> (figures, *batch)
 
@@ -62,16 +68,26 @@ class Figures:
         return np.split(x, np.cumsum(self.sizes)[:-1], axis=-1)
 
 
-def intervals(figures: Figures, x: np.ndarray, resampling: Resampling) -> np.ndarray:
-    """(figures, 2) lower and upper bounds; NaN when resampling is off."""
+def intervals(
+    figures: Figures,
+    x: np.ndarray,
+    resampling: Resampling,
+    design: CrossedDesign | None = None,
+) -> np.ndarray:
+    """(figures, 2) lower and upper bounds; NaN when resampling is off. Items resampled
+    within strata, or both factors of ``design`` when one is given."""
     x = np.asarray(x, dtype=float)
     if not resampling.enabled:
         return np.full((len(figures.names), 2), np.nan)
-    return _bootstrap(figures, x, figures.compute, resampling)
+    return _resample(figures, x, figures.compute, resampling, design)
 
 
 def compare(
-    figures: Figures, a: np.ndarray, b: np.ndarray, resampling: Resampling
+    figures: Figures,
+    a: np.ndarray,
+    b: np.ndarray,
+    resampling: Resampling,
+    design: CrossedDesign | None = None,
 ) -> list[dict[str, float | str]]:
     """Per figure: difference a − b, its paired bootstrap interval and permutation p-value."""
     from scipy import stats
@@ -86,7 +102,7 @@ def compare(
         def paired(x: np.ndarray) -> np.ndarray:
             return figures.compute(x[:width]) - figures.compute(x[width:])
 
-        bounds = _bootstrap(figures, np.concatenate([a, b]), paired, resampling)
+        bounds = _resample(figures, np.concatenate([a, b]), paired, resampling, design)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             test = stats.permutation_test(
@@ -115,6 +131,20 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     if finite.any():
         out[finite] = multipletests(p[finite], method="holm")[1]
     return out
+
+
+def _resample(
+    figures: Figures,
+    x: np.ndarray,
+    compute: Compute,
+    resampling: Resampling,
+    design: CrossedDesign | None,
+) -> np.ndarray:
+    """The two-way interval when a design is given, else the stratified item bootstrap."""
+    if design is None:
+        return _bootstrap(figures, x, compute, resampling)
+    r = resampling
+    return crossed_interval(design, x, compute, r.n_resamples, r.seed, r.level)
 
 
 def _bootstrap(figures: Figures, x: np.ndarray, compute: Compute, resampling: Resampling):

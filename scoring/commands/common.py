@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import pandas as pd
 
+from biasforge.errors import InputError
 from biasforge.files import write_json_atomic, write_text_atomic
 from biasforge.scoring import plots
+from biasforge.scoring.crossed import CrossedDesign
 from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, to_markdown
+from biasforge.scoring.folders import ScoreFolder
 from biasforge.scoring.interface import LanguageModel, ModelIdentity
 from biasforge.scoring.models import ModelOptions, load_model, model_name
 from biasforge.scoring.report import write_manifest
@@ -58,6 +61,63 @@ def unique_names(models: list[str]) -> list[str]:
     return names
 
 
+def resampling_of(options: dict) -> Resampling:
+    """The bootstrap settings a score folder's manifest recorded (``RunOptions.manifest``)."""
+    return Resampling(
+        int(options.get("bootstrap", Resampling.n_resamples)),
+        int(options.get("seed", Resampling.seed)),
+        float(options.get("confidence_level", Resampling.level)),
+    )
+
+
+def listed(folders: list[ScoreFolder]) -> list[str]:
+    """The models the folders' manifests list, in order (the merged manifest's ``models``)."""
+    return [model for folder in folders for model in folder.listed]
+
+
+def read_scored(
+    folders: list[ScoreFolder], table: str
+) -> tuple[dict[str, pd.DataFrame], list[ModelIdentity]]:
+    """Each model's per-item rows from ``table`` (with a ``model`` column) of verified score
+    folders, in the first model's item order, and its identity; a name already taken by an
+    earlier folder gets -2, -3 … (as ``unique_names`` does in one run). Folders whose models
+    scored other items (another ``--limit``, another subset) are refused."""
+    scored: dict[str, pd.DataFrame] = {}
+    identities: list[ModelIdentity] = []
+    known = {f.name for f in fields(ModelIdentity)}
+    for folder in folders:
+        frame = pd.read_csv(folder.path / table, dtype={"id": str, "model": str})
+        for entry in folder.models:
+            rows = frame[frame["model"] == entry.get("name")].drop(columns="model")
+            name = free_name(str(entry.get("name") or "model"), scored)
+            scored[name] = _aligned(rows.reset_index(drop=True), scored, folder.path)
+            values = {k: v for k, v in entry.items() if k in known}
+            identities.append(ModelIdentity(**{**values, "name": name}))
+    return scored, identities
+
+
+def free_name(name: str, taken: dict) -> str:
+    """``name``, or ``name-2``, ``name-3`` … when taken: a merge names a repeated model as
+    one run does (``unique_names``)."""
+    n, free = 1, name
+    while free in taken:
+        n += 1
+        free = f"{name}-{n}"
+    return free
+
+
+def _aligned(rows: pd.DataFrame, scored: dict[str, pd.DataFrame], where: Path) -> pd.DataFrame:
+    """``rows`` in the item order of the models read before; refused if the items differ."""
+    if not scored:
+        return rows
+    first = next(iter(scored.values()))["id"]
+    if len(rows) != len(first) or set(rows["id"]) != set(first):
+        raise InputError(
+            where, f"its models scored {len(rows)} items, not the {len(first)} of the others"
+        )
+    return rows.iloc[pd.Index(rows["id"]).get_indexer(first)].reset_index(drop=True)
+
+
 def each_model(models: list[str], options: ModelOptions) -> Iterator[tuple[str, LanguageModel]]:
     """(name, model) one at a time; each model's weights are freed before the next loads."""
     for spec, name in zip(models, unique_names(models), strict=True):
@@ -68,9 +128,11 @@ def each_model(models: list[str], options: ModelOptions) -> Iterator[tuple[str, 
             lm.close()
 
 
-def interval_frame(figures: Figures, x, resampling: Resampling) -> pd.DataFrame:
-    """One row per figure: its value and bootstrap interval."""
-    bounds = intervals(figures, x, resampling)
+def interval_frame(
+    figures: Figures, x, resampling: Resampling, design: CrossedDesign | None = None
+) -> pd.DataFrame:
+    """One row per figure: its value and bootstrap interval (two-way when ``design``)."""
+    bounds = intervals(figures, x, resampling, design)
     return pd.DataFrame(
         {
             "figure": figures.names,
@@ -81,7 +143,8 @@ def interval_frame(figures: Figures, x, resampling: Resampling) -> pd.DataFrame:
     )
 
 
-Pairing = Callable[[str, str], tuple[Figures, object, object]]
+# (figures, a's features, b's features[, crossed design of the common items])
+Pairing = Callable[[str, str], tuple]
 
 
 def comparisons(names: list[str], pairing: Pairing, resampling: Resampling) -> pd.DataFrame:
@@ -89,8 +152,9 @@ def comparisons(names: list[str], pairing: Pairing, resampling: Resampling) -> p
     permutation p-values and Holm-adjusted p-values over the whole table."""
     rows = []
     for a, b in itertools.combinations(names, 2):
-        figures, xa, xb = pairing(a, b)
-        rows += [{"model_a": a, "model_b": b, **r} for r in compare(figures, xa, xb, resampling)]
+        figures, xa, xb, *design = pairing(a, b)
+        compared = compare(figures, xa, xb, resampling, design[0] if design else None)
+        rows += [{"model_a": a, "model_b": b, **r} for r in compared]
     table = pd.DataFrame(
         rows, columns=["model_a", "model_b", "figure", "difference", "low", "high", "p"]
     )
@@ -134,9 +198,11 @@ def interval_note(resampling: Resampling, strata: str) -> Paragraph:
     return Paragraph(
         f"Brackets are {resampling.level:.0%} percentile bootstrap intervals: items resampled "
         f"with replacement within {strata}, {resampling.n_resamples} resamples "
-        f"(`scipy.stats.bootstrap`, seed {resampling.seed}). They say how much a figure would "
-        "move with another draw of items like these, not how far the items are from the "
-        "population of sentences they stand for."
+        f"(`scipy.stats.bootstrap`, seed {resampling.seed}). Design: conditional on {strata} "
+        "— those are held fixed, not resampled — so an interval says how much a figure would "
+        "move with another draw of items for these same ones; it does not cover another "
+        "choice of them (resampling them too would widen it), nor how far the items are from "
+        "the population of sentences they stand for."
     )
 
 
@@ -213,13 +279,20 @@ def finish(
     models: list[str],
     identities: list[ModelIdentity],
     options: dict,
+    procedures: dict[str, dict] | None = None,
 ) -> None:
-    """``models.json`` (every model's identity), then the manifest, written last."""
-    write_json_atomic(stage / "models.json", [asdict(i) for i in identities])
+    """``models.json`` (every model's identity and, when given, the procedure it was scored
+    with), then the manifest, written last, with the release identity under ``release``."""
+    procedures = procedures or {}
+    write_json_atomic(
+        stage / "models.json",
+        [{**asdict(i), **procedures.get(i.name, {})} for i in identities],
+    )
     write_manifest(
         stage,
         command,
         dataset["path"],
         models,
         {**options, "dataset_sha256": dataset.get("sha256", ""), "dataset_files": dataset["files"]},
+        dataset,
     )

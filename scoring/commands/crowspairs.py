@@ -19,14 +19,18 @@ from biasforge.scoring.commands.common import (
     each_model,
     finish,
     interval_note,
+    listed,
     provenance_blocks,
+    read_scored,
+    resampling_of,
     write_reports,
 )
 from biasforge.scoring.data import dataset_identity, load_items
 from biasforge.scoring.document import Document, Heading, Paragraph, Table
-from biasforge.scoring.interface import Capability
+from biasforge.scoring.folders import ScoreFolder
+from biasforge.scoring.interface import Capability, ModelIdentity
 from biasforge.scoring.tasks import crowspairs
-from biasforge.scoring.uncertainty import with_interval
+from biasforge.scoring.uncertainty import Resampling, with_interval
 
 ABOUT = (
     "Percent of pairs where the model scores the more-stereotypical sentence higher "
@@ -50,27 +54,60 @@ def run_crowspairs(
     source = dataset_identity(dataset)
     started = time.time()
     with staged_directory(out, overwrite=options.overwrite, kind="score") as stage:
-        pairs, tables, identities, procedures = [], [], [], {}
+        scored, identities, procedures = {}, [], {}
         for name, lm in models_from(models, options.model):
-            scored = crowspairs.score_pairs(lm, items)
-            pairs.append(scored.assign(model=name))
-            tables.append(crowspairs.results(scored, options.resampling).assign(model=name))
+            scored[name] = crowspairs.score_pairs(lm, items)
             identities.append(lm.identity)
             procedures[name] = {"procedure": lm.how(Capability.SCORE_PAIR)}
-        pd.concat(pairs).to_csv(stage / "pairs.csv", index=False)
-        table = pd.concat(tables, ignore_index=True)
-        table.to_csv(stage / "results.csv", index=False)
-        document = Document("CrowS-Pairs").add(
-            Paragraph(ABOUT),
-            *provenance_blocks(source, identities, procedures),
-            Heading("Percent stereotypical by bias type"),
-            Table(_shown(table), 1),
-            interval_note(options.resampling, "bias types"),
+        run = {**options.manifest(), "seconds": time.time() - started}
+        write_crowspairs(
+            stage, source, models, scored, identities, procedures, options.resampling, run
         )
-        write_reports(stage, document)
-        finish(stage, "score crowspairs", source, models, identities, {
-            **options.manifest(), "seconds": time.time() - started})  # fmt: skip
     return out
+
+
+def merge_crowspairs(folders: list[ScoreFolder], out: Path, overwrite: bool = False) -> Path:
+    """One multi-model folder from ``score crowspairs`` folders of the same release."""
+    scored, identities = read_scored(folders, "pairs.csv")
+    recorded = [m for f in folders for m in f.models]
+    procedures = {
+        i.name: {"procedure": str(m.get("procedure", ""))}
+        for i, m in zip(identities, recorded, strict=True)
+    }
+    run = {**folders[0].options, "merged_from": [f.path.name for f in folders]}
+    with staged_directory(out, overwrite=overwrite, kind="score") as stage:
+        source, resampling = folders[0].release, resampling_of(run)
+        models = listed(folders)
+        write_crowspairs(stage, source, models, scored, identities, procedures, resampling, run)
+    return out
+
+
+def write_crowspairs(
+    stage: Path,
+    source: dict,
+    models: list[str],
+    scored: dict[str, pd.DataFrame],
+    identities: list[ModelIdentity],
+    procedures: dict[str, dict],
+    resampling: Resampling,
+    run: dict,
+) -> None:
+    """Every file of a ``score crowspairs`` folder from the models' per-pair scores."""
+    pd.concat([s.assign(model=n) for n, s in scored.items()]).to_csv(
+        stage / "pairs.csv", index=False
+    )
+    tables = [crowspairs.results(s, resampling).assign(model=n) for n, s in scored.items()]
+    table = pd.concat(tables, ignore_index=True)
+    table.to_csv(stage / "results.csv", index=False)
+    document = Document("CrowS-Pairs").add(
+        Paragraph(ABOUT),
+        *provenance_blocks(source, identities, procedures),
+        Heading("Percent stereotypical by bias type"),
+        Table(_shown(table), 1),
+        interval_note(resampling, "bias types"),
+    )
+    write_reports(stage, document)
+    finish(stage, "score crowspairs", source, models, identities, run, procedures)
 
 
 def _shown(table: pd.DataFrame) -> pd.DataFrame:

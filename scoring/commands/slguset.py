@@ -26,11 +26,15 @@ from biasforge.scoring.commands.common import (
     finish,
     interval_frame,
     interval_note,
+    listed,
     provenance_blocks,
+    read_scored,
+    resampling_of,
     write_reports,
 )
 from biasforge.scoring.data import dataset_identity, load_items
 from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
+from biasforge.scoring.folders import ScoreFolder
 from biasforge.scoring.interface import ModelIdentity
 from biasforge.scoring.tasks import slguset
 from biasforge.scoring.uncertainty import Figures, Resampling
@@ -59,22 +63,48 @@ def run_slguset(
         for name, lm in models_from(models, options.model):
             scored[name] = slguset.score_items(lm, items)
             identities.append(lm.identity)
-        pd.concat([s.assign(model=n) for n, s in scored.items()]).to_csv(
-            stage / "sentences.csv", index=False
-        )
-        summary, pairs = _tables(scored, options.resampling)
-        summary.to_csv(stage / "summary.csv", index=False)
-        pairs.to_csv(stage / "pairs.csv", index=False)
-        compared = comparisons(list(scored), partial(_pairing, scored), options.resampling)
-        compared.to_csv(stage / "comparisons.csv", index=False)
-        topics = {n: slguset.biased_topics(s, top_k) for n, s in scored.items()}
-        write_json_atomic(stage / "topics.json", topics)
-        tables = {"summary": summary, "pairs": pairs, "compared": compared, "topics": topics}
-        document = _document(source, items, scored, identities, tables, stage, options)
-        write_reports(stage, document)
-        run = {**options.manifest(), "top_k": top_k, "seconds": time.time() - started}
-        finish(stage, "score slguset", source, models, identities, run)
+        run = {**options.manifest(), "top_k": top_k}
+        write_slguset(stage, source, models, scored, identities, options.resampling, run, started)
     return out
+
+
+def merge_slguset(folders: list[ScoreFolder], out: Path, overwrite: bool = False) -> Path:
+    """One multi-model folder from ``score slguset`` folders of the same release."""
+    scored, identities = read_scored(folders, "sentences.csv")
+    run = {**folders[0].options, "merged_from": [f.path.name for f in folders]}
+    with staged_directory(out, overwrite=overwrite, kind="score") as stage:
+        write_slguset(
+            stage, folders[0].release, listed(folders), scored, identities, resampling_of(run), run
+        )
+    return out
+
+
+def write_slguset(
+    stage: Path,
+    source: dict,
+    models: list[str],
+    scored: dict[str, pd.DataFrame],
+    identities: list[ModelIdentity],
+    resampling: Resampling,
+    run: dict,
+    started: float | None = None,
+) -> None:
+    """Every file of a ``score slguset`` folder from the models' per-sentence Bias_c."""
+    pd.concat([s.assign(model=n) for n, s in scored.items()]).to_csv(
+        stage / "sentences.csv", index=False
+    )
+    summary, pairs = _tables(scored, resampling)
+    summary.to_csv(stage / "summary.csv", index=False)
+    pairs.to_csv(stage / "pairs.csv", index=False)
+    compared = comparisons(list(scored), partial(_pairing, scored), resampling)
+    compared.to_csv(stage / "comparisons.csv", index=False)
+    topics = {n: slguset.biased_topics(s, int(run.get("top_k", 5))) for n, s in scored.items()}
+    write_json_atomic(stage / "topics.json", topics)
+    tables = {"summary": summary, "pairs": pairs, "compared": compared, "topics": topics}
+    write_reports(stage, _document(source, scored, identities, tables, stage, resampling))
+    if started is not None:
+        run = {**run, "seconds": time.time() - started}
+    finish(stage, "score slguset", source, models, identities, run)
 
 
 def _tables(
@@ -115,23 +145,22 @@ def _figure_id(row: dict, metric: str) -> str:
 
 def _document(
     source: dict,
-    items: pd.DataFrame,
     scored: dict[str, pd.DataFrame],
     identities: list[ModelIdentity],
     tables: dict,
     stage: Path,
-    options: RunOptions,
+    resampling: Resampling,
 ) -> Document:
     summary, pairs = tables["summary"], tables["pairs"]
     doc = Document("SlguSet gender bias").add(
         Paragraph(
-            f"{len(items)} sentences. Bias_c = log(p_male / "
+            f"{len(next(iter(scored.values())))} sentences. Bias_c = log(p_male / "
             "p_female) at the masked keyword (> 0 leans male). Degrees: sum of positive "
             f"(negative) Bias_c over N; clear bias: |Bias_c| > {slguset.THRESHOLD}."
         ),
         *provenance_blocks(source, identities, {}),
         Heading("Bias per model (Table 3)"),
-        interval_note(options.resampling, "each keyword pair"),
+        interval_note(resampling, "each keyword pair"),
         interval_table(summary, ["model", "sentences"], MEANS, _figure_id, digits=3),
         interval_table(summary, ["model"], COUNTS, _figure_id, digits=0),
         Heading("Per keyword pair"),
@@ -142,7 +171,7 @@ def _document(
         Heading("Most biased sentences (Tables 4–5)"),
         Table(_extremes(scored), 3),
         Heading("Models compared (Table 3's overall figures)"),
-        *comparison_blocks(tables["compared"], options.resampling, 3),
+        *comparison_blocks(tables["compared"], resampling, 3),
     )
     per_item = pd.DataFrame({n: s.set_index("id")["bias"] for n, s in scored.items()})
     per_item.index.name = "id"

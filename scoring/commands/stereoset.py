@@ -105,25 +105,42 @@ def run_stereoset(
         scored: dict[str, Scored] = {}
         for name, lm in models_from(models, options.model):
             scored[name] = _score_model(lm, items, examples, stage / name, nsp, procedure)
-        results, means = _results(examples, scored, options.resampling)
-        results.to_csv(stage / "results.csv", index=False)
-        if not means.empty:
-            means.to_csv(stage / "split_means.csv", index=False)
-        compared = comparisons(
-            list(scored), partial(_pairing, examples, scored), options.resampling
-        )
-        compared.to_csv(stage / "comparisons.csv", index=False)
-        spearman = _spearman(results, {n: s.identity.parameters for n, s in scored.items()})
-        write_json_atomic(stage / "spearman.json", spearman)
-        tables = {"results": results, "means": means, "compared": compared, "spearman": spearman}
-        document = _document(source, items, scored, tables, stage, options, procedure)
-        write_reports(stage, document)
-        identities = [s.identity for s in scored.values()]
         run = {**options.manifest(), "split": split, "procedure": procedure}
         run |= {"nsp_train": nsp.mode, "nsp_corpus": str(nsp.corpus or "")}
         run |= {"nsp_head": str(nsp.head or ""), "nsp_training": asdict(nsp.training)}
-        finish(stage, "score stereoset", source, models, identities, run | _seconds(started))
+        write_stereoset(stage, source, models, items, scored, options, run, started)
     return out
+
+
+def write_stereoset(
+    stage: Path,
+    source: dict,
+    models: list[str],
+    items: pd.DataFrame,
+    scored: dict[str, Scored],
+    options: RunOptions,
+    run: dict,
+    started: float | None = None,
+) -> None:
+    """Every across-model file of a ``score stereoset`` folder from the models' sentence
+    scores (the per-model folders are written while scoring); ``score merge`` reuses it."""
+    examples = stereoset.examples_from(items, source["path"])
+    results, means = _results(examples, scored, options.resampling)
+    results.to_csv(stage / "results.csv", index=False)
+    if not means.empty:
+        means.to_csv(stage / "split_means.csv", index=False)
+    compared = comparisons(list(scored), partial(_pairing, examples, scored), options.resampling)
+    compared.to_csv(stage / "comparisons.csv", index=False)
+    spearman = _spearman(results, {n: s.identity.parameters for n, s in scored.items()})
+    write_json_atomic(stage / "spearman.json", spearman)
+    tables = {"results": results, "means": means, "compared": compared, "spearman": spearman}
+    document = _document(
+        source, items, scored, tables, stage, options, run.get("procedure", "official")
+    )
+    write_reports(stage, document)
+    identities = [s.identity for s in scored.values()]
+    seconds = _seconds(started) if started is not None else {}
+    finish(stage, "score stereoset", source, models, identities, run | seconds)
 
 
 def _seconds(started: float) -> dict[str, float]:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from biasforge.scoring.compare import CAVEAT, distances, report
+from biasforge.scoring.compare import CAVEAT, distances, rank_distances, report
 from tests.conftest import run_cli
 from tests.scoring.conftest import stereoset_items, tiny_models, write_release  # noqa: F401
 
@@ -34,23 +34,18 @@ def test_compare_reads_both_score_folders(tiny_models, tmp_path):  # noqa: F811
     assert "at least three models" in out and "not directly comparable" in out
 
 
-def test_rho_and_ranks(tmp_path):
-    ss, crows = tmp_path / "ss", tmp_path / "crows"
-    ss.mkdir(), crows.mkdir()
+def test_rho_and_ranks():
     models = ["a", "b", "c", "d", "e"]
     ss_values, crows_values = [61.0, 55.0, 48.0, 70.0, 52.0], [58.0, 54.0, 41.0, 65.0, 50.5]
-    pd.DataFrame({"model": models, "split": "intrasentence", "domain": "overall",
-                  "SS": ss_values}).to_csv(ss / "results.csv", index=False)  # fmt: skip
-    pd.DataFrame({"model": models, "bias_type": "overall",
-                  "percent": crows_values}).to_csv(crows / "results.csv", index=False)  # fmt: skip
-    table = distances(ss, crows)
+    ss = pd.DataFrame({"model": models, "split": "intrasentence", "domain": "overall",
+                       "SS": ss_values})  # fmt: skip
+    crows = pd.DataFrame({"model": models, "bias_type": "overall", "percent": crows_values})
+    table = rank_distances(ss, crows)
     assert list(table["model"]) == ["d", "a", "b", "c", "e"]  # |SS - 50|: 20, 11, 5, 2, 2
     assert list(table["ss_rank"]) == [1, 2, 3, 4, 4]
     text = report(table)
     rho = spearmanr(table["ss_distance"], table["crows_distance"]).statistic
     assert f"{rho:.2f} (permutation p = " in text and CAVEAT in text
     with pytest.raises(Exception, match="no model"):
-        pd.DataFrame({"model": ["z"], "bias_type": "overall", "percent": [50.0]}).to_csv(
-            crows / "results.csv", index=False
-        )
-        distances(ss, crows)
+        alone = pd.DataFrame({"model": ["z"], "bias_type": "overall", "percent": [50.0]})
+        rank_distances(ss, alone)

@@ -86,9 +86,9 @@ def test_topic_words_use_jieba():
     assert "孩子" in words["tfidf"] and words["textrank"]
 
 
-def becpro_items() -> pd.DataFrame:
+def becpro_items(specs: list[tuple[str, str, str, str, str]] | None = None) -> pd.DataFrame:
     # (sentence, person word, gender, profession, group)
-    specs = [
+    specs = specs or [
         ("My son is a nurse.", "son", "male", "nurse", "female"),
         ("My mother is a nurse.", "mother", "female", "nurse", "female"),
         ("The man is a chess player.", "man", "male", "chess player", "balanced"),
