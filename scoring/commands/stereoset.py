@@ -373,7 +373,10 @@ def _chosen(items: pd.DataFrame, model: Scored) -> list[Example]:
 
 
 def _differing(items: pd.DataFrame) -> str:
-    """How many sentences the other procedure would read differently, and which."""
+    """How many sentences the other procedure would read differently, and which (a merged
+    folder rebuilds its items from the models' sentences, without contexts: it says so)."""
+    if "context" not in items.columns:
+        return "The merged items carry no contexts; each model's folder names the sentences."
     ids = stereoset.readings_differ(items)
     shown = ", ".join(f"`{i}`" for i in ids[:12]) + (", …" if len(ids) > 12 else "")
     return (

@@ -338,7 +338,9 @@ def command(
         seed=options.resampling.seed,
     )
     nsp = NSPOptions(nsp_train, nsp_corpus, nsp_head, training, options.model.progress)
-    run_stereoset(request.dataset, request.models, request.out, options, split, nsp, procedure)
+    run_stereoset(
+        request.dataset, request.models, request.out, options, split, nsp, procedure=procedure
+    )
 
 
 TASK = ScoringTask("stereoset", command.__doc__ or "", command)
