@@ -39,6 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from biasforge.annotation.serve import WEB_WORKERS  # noqa: E402
+
 DATASET = "bench-annotators"
 PAGE = 50
 
@@ -203,7 +205,9 @@ def verify(connection, expected_users: set[str], records: int, out: Outcome) -> 
     out.lost = sum(1 for pair in out.acked if pair not in pairs)
 
 
-def measure(label: str, run: Path, work: Path, n: int, records: int, tuned: bool) -> Outcome:
+def measure(
+    label: str, run: Path, work: Path, n: int, records: int, tuned: bool, web_workers: int
+) -> Outcome:
     """Start a fresh embedded server, push ``records`` records, add ``n`` annotators, run them,
     verify the stored responses, stop the server."""
     import pandas as pd
@@ -216,7 +220,12 @@ def measure(label: str, run: Path, work: Path, n: int, records: int, tuned: bool
     candidates = pd.read_parquet(run / "candidates.parquet").head(records)
     data_dir = work / f"data-{label.split()[0]}"
     server = EmbeddedServer(
-        data_dir=data_dir, port=free_port(), worker=False, quiet=True, load_tuning=tuned
+        data_dir=data_dir,
+        port=free_port(),
+        worker=False,
+        quiet=True,
+        load_tuning=tuned,
+        web_workers=web_workers,
     )
     out = Outcome(label)
     try:
@@ -261,6 +270,9 @@ def main() -> None:
     parser.add_argument(
         "--skip-baseline", action="store_true", help="measure the tuned server only"
     )
+    parser.add_argument(
+        "--web-workers", type=int, default=WEB_WORKERS, help="web processes of the tuned server"
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     work = Path(tempfile.mkdtemp(prefix="bench-annotators-"))
@@ -270,12 +282,13 @@ def main() -> None:
         argv = [sys.executable, "-m", "biasforge.cli", "curate", "becpro", "--lang", "en"]
         subprocess.run([*argv, "--out", str(run)], check=True, capture_output=True)
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()}; clients on this machine")
-    configs = [("tuned (default settings)", True)]
+    configs = [(f"tuned ({args.web_workers} web processes)", True)]
     if not args.skip_baseline:
         configs.insert(0, ("baseline (before load tuning)", False))
     results = []
     for label, tuned in configs:
-        results.append(measure(label, run, work, args.annotators, args.records, tuned))
+        size = (args.annotators, args.records)
+        results.append(measure(label, run, work, *size, tuned, args.web_workers))
         report(results[-1], args.annotators, args.records)
     if len(results) == 2:
         base, tuned = results
@@ -284,11 +297,14 @@ def main() -> None:
             f"p95 x{tuned.quantile(95) / base.quantile(95):.2f}, "
             f"slowest login x{max(tuned.logins) / max(base.logins):.2f} (a ratio < 1 is faster)"
         )
-    ok = all(
-        r.duplicates == 0 and r.lost == 0 and r.missing == 0 and not r.failures for r in results
+    for result in results:
+        clean = result.duplicates == result.lost == result.missing == 0 and not result.failures
+        verdict = "every response stored exactly once" if clean else "FAILED, LOST OR DUPLICATED"
+        print(f"{result.label}: {verdict}")
+    tuned = results[-1]
+    sys.exit(
+        0 if tuned.duplicates == tuned.lost == tuned.missing == 0 == len(tuned.failures) else 1
     )
-    print("every response stored exactly once" if ok else "LOST, DUPLICATED OR FAILED RESPONSES")
-    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":
