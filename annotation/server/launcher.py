@@ -1,15 +1,16 @@
 """Entry point run by the argilla-server virtualenv's Python (``python launcher.py ARGS``).
 
 It registers biasforge's SQL search engine with argilla-server, applies the speed-ups in
-``speedups``, refuses Argilla's *Push to Hub* (``releases_only``), makes an annotator's progress their own
-(``own_progress``) and then hands the arguments to the server's own command line (``start``,
-``worker``, ``database migrate`` …). ``start`` is run by uvicorn here, with ``--workers N``
+``speedups`` and ``load_tuning``, refuses Argilla's *Push to Hub* (``releases_only``), makes
+an annotator's progress their own (``own_progress``), keeps ``/api/v1/status`` for signed-in
+users (``private_status``) and then hands the arguments to the server's own command line
+(``worker``, ``database migrate`` …). ``start`` is run by uvicorn here, with ``--workers N``
 web processes that each import ``asgi`` (the patched application), since Argilla's own
-``start`` command has no such option and its worker processes would not get the patches. After ``database migrate`` it also creates the search
-index and indexes the records it does not hold yet (a data folder from before the index). One
-extra command, ``create-owner``, creates the owner
-account from a 0600 credentials file, so passwords and API keys never appear on a command line
-(where ``ps`` would show them) nor in the server's output.
+``start`` command has no such option and its worker processes would not get the patches.
+After ``database migrate`` it also creates the search index and indexes the records it does
+not hold yet (a data folder from before the index). One extra command, ``create-owner``,
+creates the owner account from a 0600 credentials file, so passwords and API keys never
+appear on a command line (where ``ps`` would show them) nor in the server's output.
 
 Only the standard library and argilla_server are importable here: this file runs outside the
 main biasforge environment.

@@ -1,20 +1,20 @@
 """Serving many annotators at once (installed by the launcher unless
 ``BIASFORGE_LOAD_TUNING=0``, which the annotator benchmark uses as its baseline).
 
-Measured with ``benchmarks/bench_annotators.py`` (20 annotators logging in, then answering
-one record at a time): the stock request path spends its time in three places that change no
-result.
+Found by reading the login and answer request paths, and measured with
+``benchmarks/bench_annotators.py`` (20 annotators logging in, then answering one record at a
+time; the numbers are in the README): three costs that change no result.
 
 1. **Login.** ``POST /api/v1/token`` checks the password with bcrypt at cost 12 *inside the
-   event loop*: about 0.3 s of CPU per login on an idle core (1.6 s on this shared machine),
-   during which the worker answers nobody else. The check now runs in a thread, and passwords
-   are hashed at cost ``BCRYPT_ROUNDS``; a hash of another cost is re-hashed at that cost on
-   the next successful login. Why a lower cost is no loss here: every password biasforge
-   sets is generated (``secrets.token_urlsafe(12)``, 96 random bits, out of reach of any
-   guessing whatever the hash cost), and Argilla keeps each user's API key in clear in the
-   same ``users`` table, so whoever reads the table has every account without cracking
-   anything. Unknown usernames are checked against a dummy hash of the same cost, so the
-   answer time still does not tell which usernames exist.
+   event loop*: 1.6 s per check measured on this shared 2-core machine, during which the
+   web process answers nobody else (20 simultaneous logins took up to 18 s in the baseline).
+   The check now runs in a thread, and passwords are hashed at cost ``BCRYPT_ROUNDS``; a hash
+   of another cost is re-hashed at that cost on the next successful login. Why a lower cost
+   is no loss here: every password biasforge sets is generated (``secrets.token_urlsafe(12)``,
+   96 random bits, out of reach of any guessing whatever the hash cost), and Argilla keeps
+   each user's API key in clear in the same ``users`` table, so whoever reads the table has
+   every account without cracking anything. Unknown usernames are checked against a dummy
+   hash of the same cost, so the answer time still does not tell which usernames exist.
 2. **Webhook events.** Every answer builds a full webhook event for the response and one or
    two for the record's status (each reloads the dataset with its fields, questions and
    metadata, then validates a large schema) before looking whether any webhook is enabled.

@@ -92,7 +92,10 @@ def test_concurrent_annotators_store_every_response_exactly_once(server, becpro_
 
 def _bcrypt_hash(password: str, rounds: int) -> str:
     python = ensure_server_venv(quiet=True)
-    code = "import bcrypt,sys; print(bcrypt.hashpw(sys.argv[1].encode(), bcrypt.gensalt(int(sys.argv[2]))).decode())"
+    code = (
+        "import bcrypt, sys; "
+        "print(bcrypt.hashpw(sys.argv[1].encode(), bcrypt.gensalt(int(sys.argv[2]))).decode())"
+    )
     done = subprocess.run(
         [str(python), "-c", code, password, str(rounds)], capture_output=True, text=True, check=True
     )
