@@ -13,11 +13,12 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import psutil
 
 from biasforge.annotation.api import http, iter_records, users
 from biasforge.annotation.connection import find_server
 from biasforge.annotation.push import push_run
-from biasforge.annotation.serve import CREDENTIALS_FILE, read_secret_json
+from biasforge.annotation.serve import CREDENTIALS_FILE, WEB_WORKERS, read_secret_json
 from biasforge.annotation.server_env import ensure_server_venv
 from biasforge.annotation.users import add_users
 from tests.annotation.conftest import subset_run
@@ -42,6 +43,12 @@ def test_status_needs_a_login_version_does_not(server):
 def test_the_database_runs_in_wal_mode(server):
     with sqlite3.connect(server.data_dir / "argilla.db") as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_web_server_runs_its_worker_processes(server):
+    children = psutil.Process(server.state["server_pid"]).children()
+    web = [c for c in children if "spawn_main" in " ".join(c.cmdline())]  # uvicorn's workers
+    assert WEB_WORKERS > 1 and len(web) == WEB_WORKERS
 
 
 def _answer_all(url: str, username: str, password: str, dataset_id: str) -> list[int]:
