@@ -36,6 +36,16 @@ CREDENTIALS_FILE = "credentials.json"
 OWNER_USERNAME = "biasforge-owner"
 WORKSPACE = "biasforge"
 ENGINE_NAME = "biasforge-sql"
+#: uvicorn web processes; they share the SQLite database (WAL mode, see
+#: server/load_tuning.py) and the stateless SQL search engine
+WEB_WORKERS = 2
+#: seconds a writer waits for another one's SQLite lock before failing (Argilla's default: 5)
+SQLITE_BUSY_TIMEOUT = 30
+#: an unauthenticated route that answers once the server is up (/api/v1/status needs a login)
+READY_PATH = "/api/v1/version"
+#: seconds the web server may take to answer (about 7 s on an idle machine; a shared, loaded
+#: 2-core machine has taken over 90 s with two web processes importing argilla_server)
+START_TIMEOUT = 240
 
 
 def write_secret_json(path: Path, data: dict[str, Any]) -> None:
@@ -162,6 +172,10 @@ class EmbeddedServer:
     worker: bool = True
     quiet: bool = False
     stock: bool = False  # run argilla-server without biasforge's speed-ups (benchmarks)
+    #: False: the server as before the load tuning (one web process, rollback journal, bcrypt
+    #: cost 12 in the event loop); the annotator benchmark's baseline
+    load_tuning: bool = True
+    web_workers: int = WEB_WORKERS
     children: list[tuple[str, subprocess.Popen]] = field(default_factory=list)
     url: str = ""
     #: set once this supervisor has claimed the data dir; only then does stop() clean it up
@@ -270,6 +284,9 @@ class EmbeddedServer:
             "ARGILLA_HOME_PATH": str(self.data_dir),
             "ARGILLA_DATABASE_URL": f"sqlite+aiosqlite:///{database}?check_same_thread=False",
             "ARGILLA_REDIS_URL": redis_url,
+            # one signing key for every web process (each would draw its own, and a token
+            # from one would be refused by the others); new at each start, as before
+            "ARGILLA_AUTH_SECRET_KEY": secrets.token_hex(32),
             "ARGILLA_SEARCH_ENGINE": ENGINE_NAME,
             "ARGILLA_BASE_URL": "/",
             "ARGILLA_CORS_ORIGINS": json.dumps([self.url]),
@@ -277,6 +294,12 @@ class EmbeddedServer:
             "HF_HUB_DISABLE_TELEMETRY": "1",
             "HF_HUB_OFFLINE": "1",
             "BIASFORGE_STOCK_SERVER": "1" if self.stock else "0",
+            "BIASFORGE_LOAD_TUNING": "1" if self.load_tuning else "0",
+            **(
+                {"ARGILLA_DATABASE_SQLITE_TIMEOUT": str(SQLITE_BUSY_TIMEOUT)}
+                if self.load_tuning
+                else {}
+            ),
         }
 
     def _setup_step(self, python: Path, env: dict[str, str], logs: Path, *args: str) -> None:
@@ -293,11 +316,12 @@ class EmbeddedServer:
             )
 
     def _start_server(self, python: Path, env: dict[str, str], logs: Path) -> subprocess.Popen:
-        """Start the web server on 127.0.0.1 and wait until its status route answers."""
+        """Start the web server on 127.0.0.1 and wait until its public version route answers."""
+        workers = self.web_workers if self.load_tuning and not self.stock else 1
         argv = [str(python), _launcher(), "start", "--host", "127.0.0.1"]
-        argv += ["--port", str(self.port), "--no-access-log"]
+        argv += ["--port", str(self.port), "--workers", str(workers)]
         server = self._spawn("server", argv, env, logs / "server.log")
-        _wait_http(f"{self.url}/api/v1/status", 90, server)
+        _wait_http(f"{self.url}{READY_PATH}", START_TIMEOUT, server)
         return server
 
     def _write_state(self, server: subprocess.Popen) -> dict[str, Any]:

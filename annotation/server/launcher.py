@@ -1,13 +1,16 @@
 """Entry point run by the argilla-server virtualenv's Python (``python launcher.py ARGS``).
 
 It registers biasforge's SQL search engine with argilla-server, applies the speed-ups in
-``speedups``, refuses Argilla's *Push to Hub* (``releases_only``), makes an annotator's progress their own
-(``own_progress``) and then hands the arguments to the server's own command line (``start``,
-``worker``, ``database migrate`` …). After ``database migrate`` it also creates the search
-index and indexes the records it does not hold yet (a data folder from before the index). One
-extra command, ``create-owner``, creates the owner
-account from a 0600 credentials file, so passwords and API keys never appear on a command line
-(where ``ps`` would show them) nor in the server's output.
+``speedups`` and ``load_tuning``, refuses Argilla's *Push to Hub* (``releases_only``), makes
+an annotator's progress their own (``own_progress``), keeps ``/api/v1/status`` for signed-in
+users (``private_status``) and then hands the arguments to the server's own command line
+(``worker``, ``database migrate`` …). ``start`` is run by uvicorn here, with ``--workers N``
+web processes that each import ``asgi`` (the patched application), since Argilla's own
+``start`` command has no such option and its worker processes would not get the patches.
+After ``database migrate`` it also creates the search index and indexes the records it does
+not hold yet (a data folder from before the index). One extra command, ``create-owner``,
+creates the owner account from a 0600 credentials file, so passwords and API keys never
+appear on a command line (where ``ps`` would show them) nor in the server's output.
 
 Only the standard library and argilla_server are importable here: this file runs outside the
 main biasforge environment.
@@ -15,6 +18,7 @@ main biasforge environment.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import io
@@ -25,11 +29,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import load_tuning
 import own_progress
+import private_status
 import releases_only
 import speedups
-import sql_engine  # noqa: F401  (registers the engine with argilla_server)
-import sql_index
+
+# sql_engine and sql_index import argilla_server (which builds the app and copies its 14 MB
+# web UI): they are imported where needed, so uvicorn's supervisor process and the copy of
+# this module each worker process imports stay light.
 
 
 def create_owner(credentials_path: str) -> int:
@@ -52,13 +60,46 @@ def create_owner(credentials_path: str) -> int:
     return 0
 
 
+def install_patches() -> None:
+    """biasforge's changes to argilla-server, applied in every server process before it
+    serves anything."""
+    import sql_engine  # noqa: F401  (registers the engine with argilla_server)
+
+    if os.environ.get("BIASFORGE_STOCK_SERVER") != "1":
+        speedups.install()
+        if load_tuning.enabled():
+            load_tuning.install()
+    releases_only.install()  # releases go through `biasforge export release`
+    own_progress.install()  # an annotator's progress bar counts their own answers
+    private_status.install()  # /api/v1/status only for signed-in users
+
+
+def start(argv: list[str]) -> int:
+    """Serve the patched application (``asgi:app``) with uvicorn on HOST:PORT."""
+    import uvicorn
+
+    parser = argparse.ArgumentParser(prog="launcher.py start")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=6900)
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args(argv)
+    uvicorn.run(
+        "asgi:app",
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        access_log=False,
+        log_level="warning",
+    )
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["create-owner"]:
         return create_owner(argv[1])
-    if os.environ.get("BIASFORGE_STOCK_SERVER") != "1":
-        speedups.install()
-    releases_only.install()  # releases go through `biasforge export release`
-    own_progress.install()  # an annotator's progress bar counts their own answers
+    if argv[:1] == ["start"]:
+        return start(argv[1:])  # patches applied by asgi, in each web process
+    install_patches()
     from argilla_server.cli import app
 
     sys.argv = ["argilla_server", *argv]
@@ -68,6 +109,8 @@ def main(argv: list[str]) -> int:
         except SystemExit as done:
             if done.code not in (None, 0):
                 raise
+        import sql_index
+
         sql_index.migrate(log=lambda line: print(line, file=sys.stderr))
         return 0
     app()

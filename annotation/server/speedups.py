@@ -35,23 +35,28 @@ def _cache_type_adapters() -> None:
     )
 
 
-def _skip_events_without_webhooks() -> None:
-    from argilla_server.bulk import records_bulk
+def unless_no_webhook(notify):
+    """``notify`` (an async ``notify_*_event(db, event, item)``) that first looks whether any
+    webhook is enabled and builds nothing when none is."""
     from argilla_server.models import Webhook
     from sqlalchemy import select
 
-    original = records_bulk.notify_record_event_v1
-
-    @functools.wraps(original)
-    async def notify_record_event(db, record_event, record):
+    @functools.wraps(notify)
+    async def wrapper(db, event, item):
         enabled = (
             await db.execute(select(Webhook.id).where(Webhook.enabled.is_(True)).limit(1))
         ).first()
         if enabled is None:
             return []
-        return await original(db, record_event, record)
+        return await notify(db, event, item)
 
-    records_bulk.notify_record_event_v1 = notify_record_event
+    return wrapper
+
+
+def _skip_events_without_webhooks() -> None:
+    from argilla_server.bulk import records_bulk
+
+    records_bulk.notify_record_event_v1 = unless_no_webhook(records_bulk.notify_record_event_v1)
 
 
 def install() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from biasforge.annotation.serve import free_port, pid_alive
+from biasforge.annotation.serve import READY_PATH, free_port, pid_alive
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,7 +62,7 @@ class ServerProcess:
             if state_file.is_file():
                 self.state = json.loads(state_file.read_text())
                 if self.state.get("pid") == self.proc.pid:
-                    httpx.get(f"{self.url}/api/v1/status", timeout=5).raise_for_status()
+                    httpx.get(f"{self.url}{READY_PATH}", timeout=5).raise_for_status()
                     return
             time.sleep(0.3)
         raise RuntimeError("embedded server did not start in time")

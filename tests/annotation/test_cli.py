@@ -95,7 +95,7 @@ def test_serve_in_background_then_stop(server, tmp_path):
     assert started.returncode == 0, started.stderr
     state = read_state(data_dir)
     assert state and state["url"] in started.stdout and "biasforge-owner" in started.stdout
-    assert httpx.get(f"{state['url']}/api/v1/status").status_code == 200
+    assert httpx.get(f"{state['url']}/api/v1/version").status_code == 200
     pids = [state["pid"], *state["children"].values()]
     stopped = cli("stop", "--data-dir", str(data_dir))
     assert stopped.returncode == 0 and "stopped" in stopped.stdout

@@ -82,7 +82,7 @@ def test_second_start_is_refused_and_leaves_the_running_server_alone(server):
         assert refused.stderr.count("\n") == 1 and "already runs" in refused.stderr
     assert tmp.is_dir() and (server.data_dir / "server.json").is_file()
     assert all(pid_alive(pid) for pid in server.children())
-    assert httpx.get(f"{server.url}/api/v1/status").status_code == 200
+    assert httpx.get(f"{server.url}/api/v1/version").status_code == 200
 
 
 def record_count(db_path) -> int:
@@ -211,6 +211,6 @@ def test_port_zero_picks_a_free_port(server, tmp_path):
         assert started.returncode == 0, started.stderr
         state = json.loads((data_dir / "server.json").read_text())
         assert state["port"] > 0 and f"http://127.0.0.1:{state['port']}" in started.stdout
-        assert httpx.get(f"{state['url']}/api/v1/status").status_code == 200
+        assert httpx.get(f"{state['url']}/api/v1/version").status_code == 200
     finally:
         assert _serve("stop", "--data-dir", str(data_dir)).stdout.strip() == "stopped"

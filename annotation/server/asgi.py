@@ -1,0 +1,24 @@
+"""The patched argilla-server application, as uvicorn imports it (``asgi:app``) in each web
+process: the launcher's ``start`` names this module, so every worker process gets biasforge's
+patches (a worker started by uvicorn does not run the launcher's ``main``).
+
+A web process also asks the kernel for SIGTERM when its parent dies: with several workers,
+uvicorn's supervisor is that parent, and if it is killed (kill -9) its workers would otherwise
+keep the port and the database open with nobody left to stop them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+
+PR_SET_PDEATHSIG = 1
+ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+import launcher  # noqa: E402
+
+launcher.install_patches()
+
+from argilla_server import app  # noqa: E402
+
+__all__ = ["app"]

@@ -1,0 +1,96 @@
+"""Serving many annotators at once (installed by the launcher unless
+``BIASFORGE_LOAD_TUNING=0``, which the annotator benchmark uses as its baseline).
+
+Found by reading the login and answer request paths, and measured with
+``benchmarks/bench_annotators.py`` (20 annotators logging in, then answering one record at a
+time; the numbers are in the README): three costs that change no result.
+
+1. **Login.** ``POST /api/v1/token`` checks the password with bcrypt at cost 12 *inside the
+   event loop*: 1.6 s per check measured on this shared 2-core machine, during which the
+   web process answers nobody else (20 simultaneous logins took up to 18 s in the baseline).
+   The check now runs in a thread, and passwords are hashed at cost ``BCRYPT_ROUNDS``; a hash
+   of another cost is re-hashed at that cost on the next successful login. Why a lower cost
+   is no loss here: every password biasforge sets is generated (``secrets.token_urlsafe(12)``,
+   96 random bits, out of reach of any guessing whatever the hash cost), and Argilla keeps
+   each user's API key in clear in the same ``users`` table, so whoever reads the table has
+   every account without cracking anything. Unknown usernames are checked against a dummy
+   hash of the same cost, so the answer time still does not tell which usernames exist.
+2. **Webhook events.** Every answer builds a full webhook event for the response and one or
+   two for the record's status (each reloads the dataset with its fields, questions and
+   metadata, then validates a large schema) before looking whether any webhook is enabled.
+   As in ``speedups`` for bulk logging, the patch looks first; with a webhook enabled the
+   events are built and sent exactly as before.
+3. **SQLite.** The database runs in WAL mode with ``synchronous=NORMAL`` (readers no longer
+   wait for a writer, a commit is one append to the log), so several uvicorn workers can
+   share it; writers wait for each other up to the busy timeout instead of failing.
+"""
+
+from __future__ import annotations
+
+import os
+
+#: bcrypt cost of the passwords this server stores (see the module's docstring)
+BCRYPT_ROUNDS = 8
+
+
+def enabled() -> bool:
+    return os.environ.get("BIASFORGE_LOAD_TUNING", "1") != "0"
+
+
+def _sqlite_wal() -> None:
+    from argilla_server.settings import settings
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    @event.listens_for(Engine, "connect")
+    def wal(dbapi_connection, _record) -> None:
+        if not settings.database_is_sqlite:
+            return
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+
+def _cheap_login() -> None:
+    import anyio.to_thread
+    import bcrypt
+    from argilla_server.contexts import accounts
+
+    def hash_password(password: str) -> str:
+        salt = bcrypt.gensalt(rounds=BCRYPT_ROUNDS)
+        return bcrypt.hashpw(password.encode("utf-8"), salt).decode("utf-8")
+
+    dummy_secret = "dummy_secret"
+    dummy_hash = hash_password(dummy_secret)
+
+    async def authenticate_user(db, username: str, password: str):
+        user = await accounts.get_user_by_username(db, username)
+        stored = user.password_hash if user else dummy_hash
+        secret = password if user else dummy_secret
+        ok = await anyio.to_thread.run_sync(accounts.verify_password, secret, stored)
+        if user is None or not ok:
+            return None
+        if bcrypt.gensalt(BCRYPT_ROUNDS)[:7] != stored.encode()[:7]:  # "$2b$NN$": other cost
+            new_hash = await anyio.to_thread.run_sync(hash_password, password)
+            await user.update(db, password_hash=new_hash)
+        return user
+
+    accounts.hash_password = hash_password
+    accounts.authenticate_user = authenticate_user
+
+
+def _skip_events_without_webhooks() -> None:
+    from argilla_server.contexts import datasets, distribution
+    from speedups import unless_no_webhook
+
+    datasets.notify_response_event_v1 = unless_no_webhook(datasets.notify_response_event_v1)
+    datasets.notify_record_event_v1 = unless_no_webhook(datasets.notify_record_event_v1)
+    distribution.notify_record_event_v1 = unless_no_webhook(distribution.notify_record_event_v1)
+
+
+def install() -> None:
+    """Apply the three changes (once per server process)."""
+    _sqlite_wal()
+    _cheap_login()
+    _skip_events_without_webhooks()

@@ -1,0 +1,136 @@
+"""The embedded server under several annotators at once, its login and its private status route.
+
+Correctness only (no timings: speed is measured by benchmarks/bench_annotators.py). The
+session's server runs with the default settings: several web processes sharing the SQLite
+database in WAL mode, passwords checked off the event loop at biasforge's bcrypt cost.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import psutil
+
+from biasforge.annotation.api import http, iter_records, users
+from biasforge.annotation.connection import find_server
+from biasforge.annotation.push import push_run
+from biasforge.annotation.serve import CREDENTIALS_FILE, WEB_WORKERS, read_secret_json
+from biasforge.annotation.server_env import ensure_server_venv
+from biasforge.annotation.users import add_users
+from tests.annotation.conftest import subset_run
+from tests.annotation.helpers import queue
+
+ANNOTATORS, RECORDS = 5, 20
+
+
+def test_status_needs_a_login_version_does_not(server):
+    assert httpx.get(f"{server.url}/api/v1/status").status_code == 401
+    assert (
+        httpx.get(f"{server.url}/api/v1/status", headers={"X-Argilla-Api-Key": "x"}).status_code
+        == 401
+    )
+    key = read_secret_json(server.data_dir / CREDENTIALS_FILE)["api_key"]
+    status = httpx.get(f"{server.url}/api/v1/status", headers={"X-Argilla-Api-Key": key})
+    assert status.status_code == 200 and status.json()["version"] == "2.8.0"
+    version = httpx.get(f"{server.url}/api/v1/version")  # the readiness check's route
+    assert version.status_code == 200 and version.json() == {"version": "2.8.0"}
+
+
+def test_the_database_runs_in_wal_mode(server):
+    with sqlite3.connect(server.data_dir / "argilla.db") as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_web_server_runs_its_worker_processes(server):
+    children = psutil.Process(server.state["server_pid"]).children()
+    web = [c for c in children if "spawn_main" in " ".join(c.cmdline())]  # uvicorn's workers
+    assert WEB_WORKERS > 1 and len(web) == WEB_WORKERS
+
+
+def _answer_all(url: str, username: str, password: str, dataset_id: str) -> list[int]:
+    """One annotator: log in as the web UI does, answer every queued record one by one;
+    returns the status code of each submission."""
+    token = httpx.post(f"{url}/api/v1/token", data={"username": username, "password": password})
+    assert token.status_code == 201, token.text
+    headers = {"Authorization": f"Bearer {token.json()['access_token']}"}
+    codes = []
+    with httpx.Client(base_url=url, headers=headers, timeout=120) as api:
+        values = {"grammatical": {"value": "yes"}, "agreement": {"value": "yes"}}
+        for record in queue(api, dataset_id, limit=RECORDS):
+            sent = api.post(
+                f"/api/v1/records/{record['id']}/responses",
+                json={"values": values, "status": "submitted"},
+            )
+            codes.append(sent.status_code)
+    return codes
+
+
+def test_concurrent_annotators_store_every_response_exactly_once(server, becpro_run, tmp_path):
+    connection = find_server(server.data_dir)
+    run = subset_run(becpro_run, tmp_path / "run", RECORDS)
+    push_run(run, "load-5x20", connection, min_submitted=ANNOTATORS, progress=False)
+    made = add_users(connection, [(f"load-ann-{i}", "annotator") for i in range(ANNOTATORS)])
+    with http(connection) as api:
+        (dataset,) = [
+            d for d in api.get("/api/v1/me/datasets").json()["items"] if d["name"] == "load-5x20"
+        ]
+        with ThreadPoolExecutor(ANNOTATORS) as pool:
+            runs = pool.map(
+                lambda u: _answer_all(server.url, u.username, u.password, dataset["id"]), made
+            )
+            codes = [code for run_codes in runs for code in run_codes]
+        names = {u["id"]: u["username"] for u in users(api)}
+        records = list(iter_records(api, dataset["id"], include="responses"))
+    assert codes == [201] * (ANNOTATORS * RECORDS)
+    pairs = Counter(
+        (record["id"], names[response["user_id"]])
+        for record in records
+        for response in record["responses"]
+    )
+    assert len(records) == RECORDS and len(pairs) == ANNOTATORS * RECORDS
+    assert set(pairs.values()) == {1}
+    # every record got its min_submitted answers: the status updates raced and none was lost
+    assert {record["status"] for record in records} == {"completed"}
+
+
+def _bcrypt_hash(password: str, rounds: int) -> str:
+    python = ensure_server_venv(quiet=True)
+    code = (
+        "import bcrypt, sys; "
+        "print(bcrypt.hashpw(sys.argv[1].encode(), bcrypt.gensalt(int(sys.argv[2]))).decode())"
+    )
+    done = subprocess.run(
+        [str(python), "-c", code, password, str(rounds)], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_a_costlier_password_hash_is_rehashed_at_login(server):
+    connection = find_server(server.data_dir)
+    (user,) = add_users(connection, [("rehash-ann", "annotator")])
+    database = server.data_dir / "argilla.db"
+
+    def stored() -> str:
+        with sqlite3.connect(database) as db:
+            query = "SELECT password_hash FROM users WHERE username = ?"
+            return db.execute(query, (user.username,)).fetchone()[0]
+
+    assert stored().startswith("$2b$08$")  # new passwords: biasforge's cost
+    with sqlite3.connect(database) as db:  # as a password set before the tuning (Argilla's 12)
+        db.execute(
+            "UPDATE users SET password_hash = ? WHERE username = ?",
+            (_bcrypt_hash(user.password, 12), user.username),
+        )
+    token = f"{server.url}/api/v1/token"
+    wrong = httpx.post(token, data={"username": user.username, "password": "wrong-password"})
+    assert wrong.status_code == 401 and stored().startswith("$2b$12$")  # no rehash on failure
+    right = httpx.post(token, data={"username": user.username, "password": user.password})
+    assert right.status_code == 201 and stored().startswith("$2b$08$")
+    again = httpx.post(token, data={"username": user.username, "password": user.password})
+    assert again.status_code == 201
+    unknown = httpx.post(token, data={"username": "no-such-user", "password": user.password})
+    assert unknown.status_code == 401
