@@ -7,8 +7,8 @@ after them are :class:`RuleFilter` s, the paper's automatic filters: ``preproces
 sentence could not be cleaned), ``non_gender_word`` (every gender character sits inside a word
 such as 吉他/子女, decided on jieba's tokens), ``collective_form`` (the only gender words are
 collective forms the run excludes, 他们/她们 by default) and ``person_name`` (the sentence
-names someone).
-A rule records its verdict on the sentence (``checks``) and, when it drops it, hands it to
+names someone), then ``person_name_lac`` (Baidu's LAC, a second tagger, on the sentences
+every other rule kept). A rule records its verdict on the sentence (``checks``) and, when it drops it, hands it to
 datatrove's exclusion writer, so every rejected sentence is kept with its reason.
 """
 
@@ -171,12 +171,14 @@ class PersonNameFilter(RuleFilter):
         return False, "person names: " + "、".join(f"{h.text}({h.score:.2f})" for h in hits)
 
 
-class ThulacNameFilter(RuleFilter):
-    """``--tagger thulac``: THULAC, slow, reads only the sentences that passed every other
-    reject rule, and drops those where it tags a person name (``np``)."""
+class SecondStageNameFilter(RuleFilter):
+    """A slow person-name tagger that reads only the sentences that passed every other
+    reject rule, and drops those where it tags a name. ``stage`` names the tagger in
+    :class:`TaskResources` (loaded once per task, before the first sentence, so its load time
+    is not counted per sentence); ``label`` names it in the verdict."""
 
-    rule = "person_name_thulac"
-    description = "second stage: THULAC tags a person name (np) in a sentence every rule kept"
+    stage: str
+    label: str
 
     def __init__(
         self, resources: TaskResources, exclusion_writer: DiskWriter | None = None
@@ -184,13 +186,38 @@ class ThulacNameFilter(RuleFilter):
         super().__init__(exclusion_writer)
         self.resources = resources
 
+    def tagger(self):
+        return getattr(self.resources, self.stage)
+
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
-        self.resources.thulac.load()  # ~7 s, not counted as the rule's time per sentence
+        self.tagger().load()
         yield from super().run(data, rank, world_size)
 
     def verdict(self, doc: Document) -> tuple[bool, str]:
-        names = self.resources.thulac.find(doc.text)
+        names = self.tagger().find(doc.text)
         self.stat_update("chars", value=len(doc.text))
         if not names:
-            return True, "THULAC: no person name"
-        return False, "THULAC person names: " + "、".join(n for n, _, _ in names)
+            return True, f"{self.label}: no person name"
+        return False, f"{self.label} person names: " + "、".join(n for n, _, _ in names)
+
+
+class ThulacNameFilter(SecondStageNameFilter):
+    """``--tagger thulac``: THULAC (``np`` tag) after the fast name model at a lower
+    threshold."""
+
+    rule = "person_name_thulac"
+    description = "second stage: THULAC tags a person name (np) in a sentence every rule kept"
+    stage = "thulac"
+    label = "THULAC"
+
+
+class LacNameFilter(SecondStageNameFilter):
+    """The last reject rule of every run (unless turned off): Baidu's LAC (``PER`` tag) on the
+    sentences that every other rule kept. The person-name model lets through a few per cent
+    of sentences that name someone; LAC, an independent tagger, catches most of those at the
+    cost of a few per cent of clean candidates (``curation/data/slguset/README.md``)."""
+
+    rule = "person_name_lac"
+    description = "second stage: Baidu LAC tags a person name (PER) in a sentence every rule kept"
+    stage = "lac"
+    label = "LAC"

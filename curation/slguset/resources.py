@@ -12,31 +12,50 @@ from __future__ import annotations
 from typing import Any
 
 from biasforge.curation.slguset.lexicon import Lexicon, load_lexicon
-from biasforge.curation.slguset.names import NameFinder, ThulacNames, Tokenizer, load_models
+from biasforge.curation.slguset.names import (
+    LacNames,
+    NameFinder,
+    ThulacNames,
+    Tokenizer,
+    load_models,
+)
 
 TAGGERS = ("fast", "posseg", "thulac")  # thulac: fast, then THULAC on what passed every rule
+NAME_CHECKS = ("lac", "none")  # the second-stage person-name check after every other rule
 
 
 class TaskResources:
     def __init__(
-        self, lexicon_dir: str | None = None, tagger: str = "fast", include_collective: bool = False
+        self,
+        lexicon_dir: str | None = None,
+        tagger: str = "fast",
+        include_collective: bool = False,
+        name_check: str = "lac",
     ) -> None:
         self.lexicon_dir = lexicon_dir
         self.tagger = tagger
         self.include_collective = include_collective
+        self.name_check = name_check
         self._lexicon: Lexicon | None = None
         self._finder: NameFinder | None = None
         self._thulac: ThulacNames | None = None
+        self._lac: LacNames | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {
             "lexicon_dir": self.lexicon_dir,
             "tagger": self.tagger,
             "include_collective": self.include_collective,
+            "name_check": self.name_check,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["lexicon_dir"], state["tagger"], state.get("include_collective", False))
+        self.__init__(
+            state["lexicon_dir"],
+            state["tagger"],
+            state.get("include_collective", False),
+            state.get("name_check", "lac"),
+        )
 
     @property
     def lexicon(self) -> Lexicon:
@@ -68,6 +87,13 @@ class TaskResources:
         if self._thulac is None:
             self._thulac = ThulacNames()
         return self._thulac
+
+    @property
+    def lac(self) -> LacNames:
+        """LAC's person names (the second-stage check, ``name_check="lac"``)."""
+        if self._lac is None:
+            self._lac = LacNames()
+        return self._lac
 
     @property
     def tokenizer(self) -> Tokenizer:

@@ -43,6 +43,7 @@ def test_genuine_keyword_kept_with_span_gender_and_counterpart(resources, tmp_pa
         "non_gender_word",
         "collective_form",
         "person_name",
+        "person_name_lac",
         "other_gender_term",
         "biological_sex",
         "counterpart_sense",
@@ -123,3 +124,44 @@ def test_thulac_second_stage_reads_only_what_every_rule_kept(tmp_path):
     stage = steps["person_name_thulac"]
     assert stage["total"].total == 2 and stage["dropped"].total == 1
     assert stage["chars"].total == len(missed) + len(clean)
+
+
+# after a People's Daily dev sentence (its 弟子 left out: the non-gender rule drops that one)
+NAMED_BUT_MISSED = "阿难的纯朴天真，迦叶的深沉世故，他都表现得淋漓尽致。"
+
+
+def test_lac_second_stage_rejects_a_name_the_model_let_through(tmp_path):
+    """The fast name model finds neither 阿难 nor 迦叶 (names of the Buddha's disciples), so
+    without the second stage the sentence is a candidate; LAC tags 阿难 ``PER``
+    and ``person_name_lac`` drops it with its own verdict after every other rule's, and reads
+    only the sentences every rule kept."""
+    from biasforge.curation.slguset.resources import TaskResources
+
+    clean = "他每天骑车上班。"
+    plural = "他们都走了。"  # rejected before: never reaches LAC
+    texts = (NAMED_BUT_MISSED, clean, plural)
+    without, _, _ = mine(TaskResources(name_check="none"), tmp_path / "none", *texts)
+    assert set(without["sentence"]) == {NAMED_BUT_MISSED, clean}
+
+    kept, rejected, steps = mine(TaskResources(), tmp_path / "lac", *texts)
+    assert list(kept["sentence"]) == [clean]
+    [reason] = reasons_of(rejected, NAMED_BUT_MISSED)
+    assert reason.startswith("person_name_lac: LAC person names: ") and "阿难" in reason
+    checks = rejected[rejected["sentence"] == NAMED_BUT_MISSED].iloc[0]["checks"]
+    assert [(c["rule"], c["passed"]) for c in checks][-2:] == [
+        ("person_name", True),
+        ("person_name_lac", False),
+    ]
+    assert kept.iloc[0]["checks"][4]["detail"] == "LAC: no person name"
+    stage = steps["person_name_lac"]
+    assert stage["total"].total == 2 and stage["dropped"].total == 1
+    assert stage["chars"].total == len(NAMED_BUT_MISSED) + len(clean)
+    assert (tmp_path / "lac" / "rejected" / "person_name_lac" / "00000.rows").is_file()
+
+
+def test_lac_names_come_with_their_spans():
+    from biasforge.curation.slguset.names import LacNames
+
+    sentence = "国务院总理李鹏今天会见了他的老朋友。"
+    assert LacNames().find(sentence) == [("李鹏", 5, 7)]
+    assert LacNames().find("") == []
