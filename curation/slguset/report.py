@@ -148,7 +148,59 @@ def _evaluation(evaluation: dict[str, Any] | None) -> str:
         for who, label in (("model", "this filter"), ("jieba_nr", "jieba nr* alone")):
             rows.append(_pr_row(part, label, evaluation[part][who]))
     header = ["part", "filter", "sentences", "with names", "flagged", "precision", "recall"]
-    return EVAL_TEXT.format(file=evaluation["file"]) + md_table(header, rows)
+    table = EVAL_TEXT.format(file=evaluation["file"]) + md_table(header, rows)
+    return table + "\n\n" + _candidates(evaluation)
+
+
+CANDIDATES_TEXT = (
+    "What reaches the candidates: among the sentences with a gender form that the name model "
+    "lets through, the share that name a person (gold) before and after the second-stage check "
+    "(`{check}`), and the share of the clean ones (no gold name) the check drops, with Wilson "
+    "95 % intervals. Recorded rows come from `second_stage.json` "
+    "(`benchmarks/eval_slguset_second_stage.py`): the check was chosen on the CV parts only; "
+    "the PKU quarters and part 0 were never used to choose. Targets on unseen news: ≤ 1.5 % "
+    "naming a person, ≤ 5 % of clean candidates lost.\n\n"
+)
+
+RECORDED_PARTS = (
+    ("cv_parts", "4-fold CV (parts 1-4, recorded)"),
+    ("pku_quarters", EXTRA_PART),
+    ("heldout_part", "heldout (recorded)"),
+)
+
+
+def _share_cell(s: dict[str, Any]) -> str:
+    low, high = s["ci95"]
+    return f"{100 * s['share']:.1f} % [{100 * low:.1f}, {100 * high:.1f}] ({s['k']}/{s['n']})"
+
+
+def _candidates(evaluation: dict[str, Any]) -> str:
+    check = evaluation.get("name_check", "lac")
+    rows = []
+    recorded = evaluation.get("second_stage_recorded") or {}
+    for key, part in RECORDED_PARTS:
+        figures = (recorded.get(key) or {}).get(check)
+        if figures:
+            rows.append(
+                [
+                    part,
+                    _share_cell(figures["first_stage_survivors"]),
+                    _share_cell(figures["candidates_naming_a_person"]),
+                    _share_cell(figures["clean_survivors_lost"]),
+                ]
+            )
+    for part in ("heldout", "cv", "all"):
+        c = evaluation[part]["candidates"]
+        rows.append(
+            [
+                part,
+                _share_cell(c["named_share_first_stage"]),
+                _share_cell(c["named_share"]),
+                _share_cell(c["clean_lost"]),
+            ]
+        )
+    header = ["part", "naming a person, name model only", f"after `{check}`", "clean lost"]
+    return CANDIDATES_TEXT.format(check=check) + md_table(header, rows)
 
 
 THROUGHPUT_TEXT = """Each datatrove step's time summed over tasks (CPU-bound, so roughly CPU seconds);
