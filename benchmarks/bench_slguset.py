@@ -58,12 +58,13 @@ def build_corpus(path: Path, megabytes: float, unique: bool) -> int:
     return written
 
 
-def worker(corpus: Path, num_proc: int) -> dict:
+def worker(corpus: Path, num_proc: int, name_check: str = "lac") -> dict:
     from biasforge.curation.slguset import Options, curate
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        stats = curate(Options(corpus=[corpus], num_proc=num_proc), Path(tmp) / "run").stats
+        options = Options(corpus=[corpus], num_proc=num_proc, name_check=name_check)
+        stats = curate(options, Path(tmp) / "run").stats
         wall = time.perf_counter() - started
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -77,6 +78,9 @@ def worker(corpus: Path, num_proc: int) -> dict:
         "cpu_s": round(cpu, 2),
         "mining_s": stats["seconds"]["mining_wall"],
         "merge_s": stats["seconds"]["merge"],
+        "name_check": name_check,  # the LAC second stage's own time and what it read:
+        "lac_s": stats["seconds"].get("person_name_lac", 0.0),
+        "lac_chars": stats["lac_chars"],
         "kept": stats["kept"],
         "rejected": stats["rejected"],
         "duplicates": stats["duplicates"],
@@ -86,12 +90,15 @@ def worker(corpus: Path, num_proc: int) -> dict:
     }
 
 
-def measure(corpus: Path, num_proc: int) -> dict:
+def measure(corpus: Path, num_proc: int, name_check: str = "lac") -> dict:
     """Run :func:`worker` in a subprocess; sample the RSS of its process tree meanwhile."""
     import psutil
 
     command = subprocess.Popen(
-        [sys.executable, __file__, "--worker", str(corpus), "--num-proc", str(num_proc)],
+        [
+            *(sys.executable, __file__, "--worker", str(corpus), "--num-proc", str(num_proc)),
+            *("--name-check", name_check),
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -128,7 +135,10 @@ def describe(result: dict) -> str:
         f"({task_cpu:.1f} CPU-s); peak memory of the process tree "
         f"{result['tree_peak_rss_mb']} MB (ru_maxrss: parent {result['parent_rss_mb']} MB, "
         f"tasks {result['task_rss_mb']} MB); kept {result['kept']}, rejected "
-        f"{result['rejected']}, duplicates {result['duplicates']}"
+        f"{result['rejected']}, duplicates {result['duplicates']}; name check "
+        f"{result['name_check']}: LAC read {result['lac_chars']:,} characters in "
+        f"{result['lac_s']:.1f} s ({100 * result['lac_s'] / task_cpu if task_cpu else 0:.1f} % "
+        "of the mining CPU)"
     )
 
 
@@ -139,11 +149,14 @@ def main() -> None:
     parser.add_argument("--repeat", action="store_true", help="plain repetition (duplicates)")
     parser.add_argument("--mem-procs", type=int, default=2, help="processes of the memory runs")
     parser.add_argument("--skip", default="", help="throughput and/or memory, comma-separated")
+    parser.add_argument(
+        "--name-check", default="lac", help="second-stage name check: lac (default) or none"
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--num-proc", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.num_proc)))
+        print(json.dumps(worker(args.worker, args.num_proc, args.name_check)))
         return
     skip = set(filter(None, args.skip.split(",")))
     print(f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.2f}")
@@ -155,7 +168,7 @@ def main() -> None:
         runs: dict[tuple[str, int], dict] = {}
         if "throughput" not in skip:
             for n in (1, 2):
-                runs["small", n] = measure(small, n)
+                runs["small", n] = measure(small, n, args.name_check)
                 print(describe(runs["small", n]), flush=True)
             one, two = runs["small", 1], runs["small", 2]
             speedup = one["mining_s"] / two["mining_s"]
@@ -176,13 +189,13 @@ def main() -> None:
         if "memory" not in skip:
             n = args.mem_procs
             if ("small", n) not in runs:
-                runs["small", n] = measure(small, n)
+                runs["small", n] = measure(small, n, args.name_check)
                 print(describe(runs["small", n]), flush=True)
             small.unlink()
             large = Path(tmp) / "large.txt"
             size = build_corpus(large, args.large_mb, unique=not args.repeat)
             print(f"large corpus: {size / (1 << 20):.1f} MB", flush=True)
-            runs["large", n] = measure(large, n)
+            runs["large", n] = measure(large, n, args.name_check)
             print(describe(runs["large", n]))
             a, b = runs["small", n]["tree_peak_rss_mb"], runs["large", n]["tree_peak_rss_mb"]
             print(
