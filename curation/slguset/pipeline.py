@@ -470,6 +470,7 @@ def _stats(
         "task_cpu_seconds": mined["task_cpu_seconds"],
         "task_peak_rss_mb": mined["task_peak_rss_mb"],
         "thulac_chars": mined["thulac_chars"],
+        "lac_chars": mined["lac_chars"],
         "name_filter_eval": None,
     }
 

@@ -233,15 +233,26 @@ def _throughput(stats: dict[str, Any]) -> str:
             ]
         )
     table = md_table(["step / rule", "seconds", "share", "raw chars/s", "items", "items/s"], rows)
-    thulac = ""
-    if stats.get("thulac_chars"):
-        secs = seconds.get("person_name_thulac", 0.0)
-        speed = f"{stats['thulac_chars'] / secs:,.0f}" if secs else "—"
-        thulac = (
-            f"\n\nTHULAC (second stage) read {stats['thulac_chars']:,} characters of the "
-            f"sentences every other rule kept in {secs:.1f} s: {speed} characters/s."
+    stages = "".join(
+        _stage_speed(stats, key, rule, label)
+        for key, rule, label in (
+            ("thulac_chars", "person_name_thulac", "THULAC"),
+            ("lac_chars", "person_name_lac", "LAC"),
         )
-    return f"{THROUGHPUT_TEXT}\n\n{table}{thulac}"
+    )
+    return f"{THROUGHPUT_TEXT}\n\n{table}{stages}"
+
+
+def _stage_speed(stats: dict[str, Any], key: str, rule: str, label: str) -> str:
+    """How fast a second-stage tagger went over the few sentences it read."""
+    if not stats.get(key):
+        return ""
+    secs = stats["seconds"].get(rule, 0.0)
+    speed = f"{stats[key] / secs:,.0f}" if secs else "—"
+    return (
+        f"\n\n{label} (second stage) read {stats[key]:,} characters of the sentences every "
+        f"other rule kept in {secs:.1f} s: {speed} characters/s."
+    )
 
 
 def _percent(share: float) -> str:

@@ -66,6 +66,15 @@ def test_stats_and_report(sample_run):
     assert "| 4-fold CV (parts 1-4) | this filter (fast-token model" in report
     assert "| PKU 1998-01, 4 quarters (recorded) | this filter (fast-token model" in report
     assert "## Throughput per rule" in report and "| jieba segmentation |" in report
+    candidates = stats["name_filter_eval"]["heldout"]["candidates"]
+    assert candidates["named_share"]["n"] < candidates["named_share_first_stage"]["n"]
+    assert "| part | naming a person, name model only | after `lac` | clean lost |" in report
+    assert "| PKU 1998-01, 4 quarters (recorded) | 2.9 % [2.4, 3.4] (119/4139) |" in report
+    assert (
+        by_rule["person_name_lac"]["seen"]
+        == len(sample_run.candidates) + by_rule["person_name_lac"]["failed"]
+    )
+    assert "LAC (second stage) read" in report
 
 
 def test_report_gives_shares_per_pair_and_form_and_the_collective_forms(sample_run):
