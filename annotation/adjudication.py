@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 import httpx
 
@@ -67,7 +67,8 @@ def panel_name(workspace: str, eligible: frozenset[str]) -> str:
     """
     if not eligible:
         return f"{workspace}-adjudication-owners"
-    names = "-".join(sorted(eligible))
+    # a username created outside biasforge may hold characters a workspace name cannot
+    names = re.sub(r"[^A-Za-z0-9_-]", "_", "-".join(sorted(eligible)))
     digest = hashlib.sha256(",".join(sorted(eligible)).encode()).hexdigest()[:6]
     return f"{workspace}-adjudication-{names[:40]}-{digest}"
 
@@ -208,14 +209,15 @@ def _panel_dataset(
     missing."""
     import argilla as rg
 
+    from biasforge.annotation.push import find_dataset
+
     rg_client = client(connection)
     name = dataset_name(dataset, proposals)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "dataset not found" is expected the first time
-        found = rg_client.datasets(name=name, workspace=panel)
+    found = find_dataset(rg_client, panel, name)
     if found is None:
+        space = UUID(ensure_workspace(rg_client.http_client, panel)["id"])
         found = rg.Dataset(
-            name=name, workspace=panel, settings=settings(family, proposals), client=rg_client
+            name=name, workspace=space, settings=settings(family, proposals), client=rg_client
         ).create()
     return str(found.id)
 

@@ -7,6 +7,7 @@ call the documented endpoints directly, with the same API key the SDK uses.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,11 +27,27 @@ def http(
     )
 
 
+def refusal(response: httpx.Response) -> str:
+    """The server's reason for refusing a request, in one short line: the first line of its
+    ``detail`` (Argilla's error body), never a dump of the body, its ids list or SQL."""
+    try:
+        detail = response.json().get("detail", response.text)
+    except (ValueError, AttributeError):
+        detail = response.text
+    if isinstance(detail, dict):
+        detail = detail.get("message") or detail.get("code") or json.dumps(detail)
+    elif isinstance(detail, list):  # pydantic's list of errors
+        detail = "; ".join(str(d.get("msg", d)) if isinstance(d, dict) else str(d) for d in detail)
+    text = str(detail).strip().splitlines()[0] if str(detail).strip() else "no reason given"
+    text = text.split("[SQL:")[0].strip()
+    return text if len(text) <= 200 else text[:200] + "…"
+
+
 def check(response: httpx.Response) -> Any:
     if response.status_code >= 400:
         raise BiasforgeError(
             f"Argilla answered {response.status_code} to {response.request.method} "
-            f"{response.request.url.path}: {response.text[:500]}"
+            f"{response.request.url.path}: {refusal(response)}"
         )
     return response.json() if response.content else None
 

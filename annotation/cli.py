@@ -16,11 +16,26 @@ DataDir = Annotated[
     Path | None,
     typer.Option("--data-dir", help="embedded server data (default $BIASFORGE_HOME/argilla)"),
 ]
-Workspace = Annotated[str | None, typer.Option("--workspace", help="Argilla workspace")]
+
+
+def _workspace_name(name: str | None) -> str | None:
+    from biasforge.annotation.names import check_workspace_name
+
+    return None if name is None else check_workspace_name(name)
+
+
+Workspace = Annotated[
+    str | None,
+    typer.Option(
+        "--workspace",
+        help="Argilla workspace (letters, digits, '-', '_')",
+        callback=_workspace_name,
+    ),
+]
 
 
 def _dataset_name(name: str) -> str:
-    from biasforge.annotation.errors import check_dataset_name
+    from biasforge.annotation.names import check_dataset_name
 
     return check_dataset_name(name)
 
@@ -157,16 +172,19 @@ def push(
     from biasforge.annotation.connection import find_server
     from biasforge.annotation.errors import server_errors
     from biasforge.annotation.push import push_run
-    from biasforge.annotation.registry import remember_run
+    from biasforge.annotation.registry import remember_run, run_identity
     from biasforge.contract.rundir import read_run
 
-    read_run(run)  # a bad run is reported before looking for a server
+    checked = read_run(run)  # a bad run is reported before looking for a server
     connection = find_server(data_dir, workspace)
     with server_errors(connection.url):
         result = push_run(
             run, dataset, connection, min_submitted=min_submitted, suggest=suggest_labels
         )
-        remember_run(connection.url, connection.workspace, dataset, run)
+        remember_run(
+            connection.url, connection.workspace, dataset, run, result.family,
+            run_identity(checked.manifest),
+        )  # fmt: skip
         typer.echo(
             f"{dataset}: {result.created} records created, {result.already_present} already there "
             f"({result.total} candidates) -> {connection.url}/dataset/{result.dataset_id}/annotation-mode"
@@ -189,6 +207,13 @@ def pull(
             "none of them is shown a record they answered",
         ),
     ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="replace --out if it holds an earlier pull of this dataset (nothing else)",
+        ),
+    ] = False,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -210,7 +235,7 @@ def pull(
         named = [n.strip() for n in (adjudicators or "").split(",") if n.strip()]
         manifest = run_pull(
             dataset, out, connection, policy=policy.value, run_dir=run, adjudicators=named,
-            dry_run=dry_run,
+            dry_run=dry_run, overwrite=overwrite,
         )  # fmt: skip
         counts = ", ".join(f"{k}: {v}" for k, v in sorted(manifest["decisions"].items()))
         adjudication = manifest["adjudication"]

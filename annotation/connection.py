@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from biasforge.annotation.names import check_workspace_name
 from biasforge.annotation.paths import default_data_dir
 from biasforge.annotation.serve import CREDENTIALS_FILE, WORKSPACE, read_secret_json, read_state
 from biasforge.errors import BiasforgeError
@@ -27,14 +28,16 @@ class Connection:
 
 def find_server(data_dir: Path | None = None, workspace: str | None = None) -> Connection:
     """The server commands should use (environment first, then the running embedded one)."""
+    if workspace is not None:
+        check_workspace_name(workspace)
     url = os.environ.get("ARGILLA_API_URL")
     if url:
         key = os.environ.get("ARGILLA_API_KEY")
         if not key:
             raise BiasforgeError("ARGILLA_API_URL is set but ARGILLA_API_KEY is not")
-        return Connection(
-            url.rstrip("/"), key, workspace or os.environ.get("ARGILLA_WORKSPACE", WORKSPACE), False
-        )
+        if not workspace and os.environ.get("ARGILLA_WORKSPACE"):
+            workspace = check_workspace_name(os.environ["ARGILLA_WORKSPACE"], "ARGILLA_WORKSPACE")
+        return Connection(url.rstrip("/"), key, workspace or WORKSPACE, False)
     data_dir = Path(data_dir or default_data_dir())
     state = read_state(data_dir)
     if state is None:

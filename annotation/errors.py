@@ -12,8 +12,6 @@ from collections.abc import Iterator
 
 from biasforge.errors import BiasforgeError
 
-DATASET_NAME_MAX = 200 - len("-adjudication")  # Argilla's limit, minus what review appends
-
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
@@ -25,6 +23,7 @@ def server_errors(url: str) -> Iterator[None]:
     """Turn transport failures and the SDK's API errors into one-line user errors."""
     import httpx
     from argilla._exceptions import ArgillaError
+    from pydantic import ValidationError
 
     try:
         yield
@@ -35,17 +34,9 @@ def server_errors(url: str) -> Iterator[None]:
         ) from exc
     except ArgillaError as exc:
         raise BiasforgeError(f"the Argilla server at {url} refused: {_first_line(exc)}") from exc
-
-
-def check_dataset_name(name: str) -> str:
-    """Argilla's own rule for dataset names (1–200 characters), leaving room for the
-    ``-adjudication`` suffix; no surrounding spaces or control characters."""
-    if not name or not name.strip():
-        raise BiasforgeError("--dataset: give a dataset name")
-    if name != name.strip() or any(ord(c) < 32 for c in name):
-        raise BiasforgeError(f"--dataset {name!r}: no surrounding spaces or control characters")
-    if len(name) > DATASET_NAME_MAX:
+    except ValidationError as exc:  # the SDK could not read what the server sent
         raise BiasforgeError(
-            f"--dataset: {len(name)} characters; Argilla allows at most {DATASET_NAME_MAX} here"
-        )
-    return name
+            f"the Argilla server at {url} sent something the argilla SDK cannot read "
+            f"({_first_line(exc)}); was a workspace or dataset created there with a name "
+            "Argilla's SDK refuses?"
+        ) from exc

@@ -19,7 +19,6 @@ translations (:meth:`biasforge.translation_memory.TranslationMemory.prefer`).
 from __future__ import annotations
 
 import json
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +26,6 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from biasforge.annotation import adjudication
 from biasforge.annotation.adjudication import adjudication_name
@@ -35,16 +33,19 @@ from biasforge.annotation.agreement import agreement_report
 from biasforge.annotation.api import check, http, iter_records, questions, users
 from biasforge.annotation.connection import Connection, client
 from biasforge.annotation.decide import POLICIES, Answer, Decision, decide, proposals_of
-from biasforge.annotation.registry import run_of
+from biasforge.annotation.push import foreign_dataset
+from biasforge.annotation.registry import pushed_from, run_identity, run_of
 from biasforge.annotation.report import review_report
 from biasforge.annotation.workspaces import ensure_workspace, members
-from biasforge.contract.manifest import write_manifest
+from biasforge.contract.manifest import read_manifest
 from biasforge.contract.redact import public_path, public_url
-from biasforge.contract.rundir import read_run
-from biasforge.errors import BiasforgeError
+from biasforge.contract.reviewed import KIND as REVIEWED_KIND
+from biasforge.contract.reviewed import write_reviewed
+from biasforge.contract.rundir import Run, read_run
+from biasforge.errors import BiasforgeError, OutputExistsError
 from biasforge.families import Family, family_of
 from biasforge.families.base import REVIEW_COLUMNS
-from biasforge.files import staged_directory, write_json_atomic, write_text_atomic
+from biasforge.files import replaceable_problem, staged_directory
 from biasforge.translation_memory import TranslationMemory
 
 __all__ = ["POLICIES", "adjudication_name", "collect", "pull"]
@@ -121,9 +122,9 @@ def shown_to_annotators(connection: Connection, dataset_id: str, family: Family)
 
 
 def _dataset(connection: Connection, name: str):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return client(connection).datasets(name=name, workspace=connection.workspace)
+    from biasforge.annotation.push import find_dataset
+
+    return find_dataset(client(connection), connection.workspace, name)
 
 
 def _annotators(connection: Connection) -> set[str]:
@@ -287,6 +288,60 @@ def _run_behind(connection: Connection, dataset: str, run_dir: str | Path | None
     return run_path
 
 
+def other_run(
+    connection: Connection, dataset: str, dataset_id: str, run: Run, family: Family
+) -> str | None:
+    """Why ``run`` is not the run the dataset was pushed from, or None: its family must be
+    the dataset's (its questions say which), and its identity the one recorded at push."""
+    problem = foreign_dataset(connection, dataset_id, family)
+    if problem:
+        return f"dataset {dataset!r} {problem}: the run holds {family.name} items"
+    pushed = pushed_from(connection.url, connection.workspace, dataset) or {}
+    if pushed.get("family") not in (None, family.name):
+        return f"it holds {family.name} items; {dataset!r} was pushed from a {pushed['family']} run"
+    if pushed.get("identity") not in (None, run_identity(run.manifest)):
+        if Path(pushed["run"]) == run.path.resolve():
+            return f"its candidates changed since {dataset!r} was pushed from it"
+        return (
+            f"its candidates are not those {dataset!r} was pushed from "
+            f"({public_path(Path(pushed['run']))}); pass that run"
+        )
+    return None
+
+
+def reviewed_folder_problem(out: Path, dataset: str, workspace: str) -> str | None:
+    """Why ``out`` may not be replaced by a pull of ``dataset``, or None: only an earlier
+    pull of the same dataset and workspace, unchanged since (its manifest says so), is ours
+    to replace — never another dataset's folder, a run, a release or the user's files."""
+    problem = replaceable_problem(out, REVIEWED_KIND)
+    if problem:
+        return problem
+    manifest = read_manifest(out, "reviewed-records folder")
+    if manifest.get("kind") != "reviewed":
+        return "is not a reviewed-records folder"
+    if (manifest.get("dataset"), manifest.get("workspace")) != (dataset, workspace):
+        return (
+            f"holds the reviewed records of dataset {manifest.get('dataset')!r} "
+            f"(workspace {manifest.get('workspace')!r}), not of {dataset!r}"
+        )
+    return None
+
+
+def _check_out(out: Path, dataset: str, workspace: str, overwrite: bool) -> None:
+    """Refuse an existing ``--out`` before anything is done (on the server included)."""
+    if not (out.exists() or out.is_symlink()):
+        return
+    if not overwrite:
+        raise OutputExistsError(
+            f"{out} already exists; choose another --out or pass --overwrite to replace it"
+        )
+    problem = reviewed_folder_problem(out, dataset, workspace)
+    if problem:
+        raise OutputExistsError(
+            f"--out {out}: {problem}; --overwrite only replaces an earlier pull of this dataset"
+        )
+
+
 def _agreement(family: Family, long: pd.DataFrame) -> dict[str, Any]:
     answers = long[long["status"] == "submitted"].rename(columns={"id": "item"})
     judged = family.review.label_questions
@@ -304,11 +359,14 @@ def pull(
     adjudicate: bool = True,
     adjudicators: list[str] | None = None,
     dry_run: bool = False,
+    overwrite: bool = False,
 ) -> dict[str, Any]:
     """Pull, decide and write the reviewed records; see the module docstring. ``dry_run``
-    writes the folder but changes nothing on the server nor in the translation memory."""
+    writes the folder but changes nothing on the server nor in the translation memory;
+    ``overwrite`` lets it replace an earlier pull of the same dataset (nothing else)."""
     if policy not in POLICIES:
         raise BiasforgeError(f"--policy must be one of {', '.join(POLICIES)}")
+    _check_out(Path(out), dataset, connection.workspace, overwrite)
     target = _dataset(connection, dataset)
     if target is None:
         raise BiasforgeError(
@@ -320,13 +378,16 @@ def pull(
     run_path = _run_behind(connection, dataset, run_dir)
     run = read_run(run_path)
     family = family_of(run.candidates["family"].unique(), str(run_path))
+    mismatch = other_run(connection, dataset, str(target.id), run, family)
+    if mismatch:
+        raise BiasforgeError(f"--run {public_path(run_path)}: {mismatch}")
     distribution = target.settings.distribution
     min_submitted = int((distribution.min_submitted if distribution else 1) or 1)
 
     collected = collect(connection, str(target.id), family.review.label_questions)
     answered = {rid: {a.user for a in answers} for rid, answers in collected.answers.items()}
     merged = adjudication.read(connection, dataset, answered)
-    candidates = pq.read_table(run.path / "candidates.parquet")
+    candidates = run.table
     outcome = decide_all(
         family, candidates.to_pylist(), collected, merged, policy=policy,
         min_submitted=min_submitted, annotators=_annotators(connection), schema=candidates.schema,
@@ -398,16 +459,14 @@ def _write_reviewed(
     """Write the reviewed-records folder atomically; corrections go to the translation memory."""
     for name, kind in (*REVIEW_COLUMNS, ("decision", pa.string())):
         schema = schema.append(pa.field(name, kind))
-    with staged_directory(out, overwrite=True) as stage:
-        pq.write_table(
-            pa.Table.from_pylist(outcome.reviewed, schema=schema), stage / "reviewed.parquet"
-        )
-        pq.write_table(pa.Table.from_pylist(outcome.details), stage / "decisions.parquet")
-        pq.write_table(
-            pa.Table.from_pandas(collected.long, preserve_index=False), stage / "responses.parquet"
-        )
+    with staged_directory(out, overwrite=True, kind=REVIEWED_KIND) as stage:
         tm = write_back_corrections(family, outcome.corrected, origin=origin)
-        write_json_atomic(stage / "agreement.json", summary)
-        report = review_report(summary, outcome.details, provenance["adjudication"], tm)
-        write_text_atomic(stage / "report.md", report)
-        return write_manifest(stage, "reviewed", **provenance, translation_memory=tm)
+        return write_reviewed(
+            stage,
+            reviewed=pa.Table.from_pylist(outcome.reviewed, schema=schema),
+            details=outcome.details,
+            responses=collected.long,
+            agreement=summary,
+            report_md=review_report(summary, outcome.details, provenance["adjudication"], tm),
+            provenance={**provenance, "translation_memory": tm},
+        )

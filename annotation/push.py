@@ -24,11 +24,13 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pandas as pd
 import pyarrow as pa
 
-from biasforge.annotation.api import check, http, iter_records, questions
+from biasforge.annotation import workspaces
+from biasforge.annotation.api import check, http, iter_records, questions, refusal
 from biasforge.annotation.connection import Connection, client
 from biasforge.errors import BiasforgeError
 from biasforge.families import Family, family_of
@@ -42,6 +44,16 @@ TRANSIENT_ATTEMPTS = 4
 DRAFT_WAIT_S = 30  # how long a dataset may stay a draft while another push publishes it
 
 
+class Contended(BiasforgeError):
+    """The server refused a batch because another writer touched the same records at the same
+    moment (a concurrent push): the pass is retried from the listing of present ids."""
+
+
+#: refusals of a bulk create that a concurrent push of the same records explains: 422 (an
+#: external id already present), 409, and 500 (SQLite's unique constraint under a race)
+CONTENDED = (409, 422, 500)
+
+
 @dataclass
 class PushResult:
     dataset: str
@@ -49,30 +61,32 @@ class PushResult:
     total: int
     created: int
     already_present: int
+    family: str
 
 
-def ensure_workspace(rg_client, name: str):
-    import argilla as rg
-    from argilla._exceptions import ArgillaAPIError
+def ensure_workspace(rg_client, name: str) -> dict[str, Any]:
+    """The workspace ``name`` (plain JSON), created if missing; through the SDK client's HTTP
+    connection, so a badly named workspace elsewhere on the server is no obstacle."""
+    return workspaces.ensure_workspace(rg_client.http_client, name)
 
-    workspace = rg_client.workspaces(name)
-    if workspace is None:
-        try:
-            workspace = rg.Workspace(name=name, client=rg_client).create()
-        except ArgillaAPIError:  # another push created it meanwhile (or a real refusal)
-            workspace = rg_client.workspaces(name)
-            if workspace is None:
-                raise
-    return workspace
+
+def find_dataset(rg_client, workspace: str, name: str):
+    """The SDK dataset ``name`` of ``workspace``, or None; looked up by id, because the SDK's
+    lookup by name parses every workspace of the server and fails on one it cannot read."""
+    found = workspaces.dataset_named(rg_client.http_client, workspace, name)
+    if found is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "not found": deleted since the listing; None then
+        dataset = rg_client.datasets(id=found["id"])
+    return None if dataset is None else dataset.get()  # .get() loads its settings
 
 
 def _existing(rg_client, connection: Connection, name: str):
     """The published dataset called ``name``, or None; waits for one being created right now
     by another push, and removes a draft left behind by a creation that failed long ago."""
     for _ in range(DRAFT_WAIT_S * 2):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "dataset not found" is expected on a first push
-            dataset = rg_client.datasets(name=name, workspace=connection.workspace)
+        dataset = find_dataset(rg_client, connection.workspace, name)
         if dataset is None:
             return None
         with http(connection) as api:
@@ -94,28 +108,37 @@ def ensure_dataset(connection: Connection, name: str, family: Family, min_submit
     from argilla._exceptions import ArgillaAPIError
 
     rg_client = client(connection)
-    ensure_workspace(rg_client, connection.workspace)
+    workspace = ensure_workspace(rg_client, connection.workspace)
     dataset = _existing(rg_client, connection, name)
     if dataset is None:
         settings = family.review.settings(min_submitted=min_submitted)
         try:
             return rg.Dataset(
-                name=name, workspace=connection.workspace, settings=settings, client=rg_client
+                name=name, workspace=UUID(workspace["id"]), settings=settings, client=rg_client
             ).create()
         except ArgillaAPIError:
             dataset = _existing(rg_client, connection, name)
             if dataset is None:
                 raise
-    with http(connection) as api:
-        names = {q["name"] for q in questions(api, str(dataset.id))}
-    expected = family.review.question_names
-    # A dataset created by an earlier version (without the note question) is still ours.
-    if not (set(family.review.criteria) <= names <= expected):
+    problem = foreign_dataset(connection, str(dataset.id), family)
+    if problem:
         raise BiasforgeError(
-            f"dataset {name!r} in workspace {connection.workspace!r} has questions {sorted(names)}, "
-            f"not the {family.name} ones {sorted(expected)}; choose another --dataset name"
+            f"dataset {name!r} in workspace {connection.workspace!r} {problem}; "
+            "choose another --dataset name"
         )
     return dataset
+
+
+def foreign_dataset(connection: Connection, dataset_id: str, family: Family) -> str | None:
+    """Why the dataset is not a review of ``family`` items (its questions are another
+    family's), or None."""
+    with http(connection) as api:
+        names = {q["name"] for q in questions(api, dataset_id)}
+    expected = family.review.question_names
+    # A dataset created by an earlier version (without the note question) is still ours.
+    if set(family.review.criteria) <= names <= expected:
+        return None
+    return f"has questions {sorted(names)}, not the {family.name} ones {sorted(expected)}"
 
 
 def record_payloads(
@@ -175,7 +198,7 @@ def push_candidates(
     family = family_of(candidates["family"].unique() if len(candidates) else [], "candidates")
     dropped = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
     retrying = tenacity.Retrying(
-        retry=tenacity.retry_if_exception_type(dropped),
+        retry=tenacity.retry_if_exception_type((*dropped, Contended)),
         stop=tenacity.stop_after_attempt(TRANSIENT_ATTEMPTS),
         wait=tenacity.wait_exponential(multiplier=0.5, max=4),
         reraise=True,
@@ -212,12 +235,27 @@ def _push_once(
         for start in range(0, len(rows), batch_size):
             batch = rows[start : start + batch_size]
             items = record_payloads(family, batch, question_ids, suggest=suggest)
-            check(api.post(f"/api/v1/datasets/{dataset_id}/records/bulk", json={"items": items}))
+            _create(api, dataset_name, dataset_id, items)
             bar.update(len(batch))
         bar.close()
     return PushResult(
-        dataset_name, dataset_id, len(candidates), len(rows), len(candidates) - len(rows)
-    )
+        dataset_name, dataset_id, len(candidates), len(rows), len(candidates) - len(rows),
+        family.name,
+    )  # fmt: skip
+
+
+def _create(api, dataset_name: str, dataset_id: str, items: list[dict]) -> None:
+    """One bulk create; a refusal that a concurrent push explains becomes :class:`Contended`
+    (retried, then said in one line), not the server's dump of ids or SQL."""
+    response = api.post(f"/api/v1/datasets/{dataset_id}/records/bulk", json={"items": items})
+    if response.status_code in CONTENDED:
+        raise Contended(
+            f"dataset {dataset_name!r}: the server refused a batch of records "
+            f"(HTTP {response.status_code}: {refusal(response)[:120]}), most likely because "
+            "another push was creating the same records at the same moment; nothing is sent "
+            "twice, so run the command again once the other push has finished"
+        )
+    check(response)
 
 
 def push_run(

@@ -19,12 +19,34 @@ def all_workspaces(api: httpx.Client) -> list[dict[str, Any]]:
     return check(api.get("/api/v1/me/workspaces"))["items"]
 
 
+def workspace_named(api: httpx.Client, name: str) -> dict[str, Any] | None:
+    """The workspace called ``name``, or None. Reads plain JSON, so a workspace with a name
+    the SDK cannot parse (created by someone else) does not break the lookup of this one."""
+    return next((w for w in all_workspaces(api) if w["name"] == name), None)
+
+
 def ensure_workspace(api: httpx.Client, name: str) -> dict[str, Any]:
-    """The workspace called ``name``, created if missing."""
-    for workspace in all_workspaces(api):
-        if workspace["name"] == name:
+    """The workspace called ``name``, created if missing (a push creating it at the same
+    time wins: its workspace is used)."""
+    workspace = workspace_named(api, name)
+    if workspace is not None:
+        return workspace
+    created = api.post("/api/v1/workspaces", json={"name": name})
+    if created.status_code >= 400:
+        workspace = workspace_named(api, name)
+        if workspace is not None:
             return workspace
-    return check(api.post("/api/v1/workspaces", json={"name": name}))
+    return check(created)
+
+
+def dataset_named(api: httpx.Client, workspace: str, name: str) -> dict[str, Any] | None:
+    """The dataset ``name`` of workspace ``workspace`` as plain JSON (with its ``id``), or
+    None; tolerant of badly named workspaces and datasets elsewhere on the server."""
+    space = workspace_named(api, workspace)
+    if space is None:
+        return None
+    found = check(api.get("/api/v1/me/datasets"))["items"]
+    return next((d for d in found if d["name"] == name and d["workspace_id"] == space["id"]), None)
 
 
 def members(api: httpx.Client, workspace_id: str) -> list[dict[str, Any]]:

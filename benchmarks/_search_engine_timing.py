@@ -1,6 +1,9 @@
 """Helper of bench_search.py, run by the argilla-server virtualenv's Python: time the indexed
-engine (annotation/server/sql_engine.py) and the first engine (benchmarks/legacy_sql_engine.py)
-on the same database, in the same process, with the same engine calls the API makes.
+engine (annotation/server/sql_engine.py) and the first engine on the same database, in the same
+process, with the same engine calls the API makes.
+
+The first engine (loads every row and filters in Python) is kept out of the tree: it is read
+from git, ``git show 764b94d:benchmarks/legacy_sql_engine.py`` (:data:`LEGACY`), when timed.
 
     python _search_engine_timing.py DATASET_NAME USERNAME QUERIES_JSON [--no-legacy]
 
@@ -11,8 +14,11 @@ Prints one JSON object: {engine: {query label: {"page": [seconds, total, ids]}}}
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,7 +26,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "annotation" / "server"))
 
-import legacy_sql_engine  # noqa: E402
 import sql_engine  # noqa: E402
 from argilla_server.database import AsyncSessionLocal  # noqa: E402
 from argilla_server.models import Dataset, User  # noqa: E402
@@ -63,6 +68,22 @@ def build(spec: dict, user) -> dict:
     return params
 
 
+LEGACY = "764b94d:benchmarks/legacy_sql_engine.py"
+
+
+def legacy_engine() -> type:
+    """The first engine's class, loaded from the commit that last held it (see the docstring)."""
+    source = subprocess.run(
+        ["git", "-C", str(HERE), "show", LEGACY], check=True, capture_output=True, text=True
+    ).stdout
+    path = Path(tempfile.mkdtemp()) / "legacy_sql_engine.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("legacy_sql_engine", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.LegacySQLSearchEngine
+
+
 async def main(dataset_name: str, username: str, queries: dict, legacy: bool) -> dict:
     async with AsyncSessionLocal() as db:
         dataset = (
@@ -71,7 +92,7 @@ async def main(dataset_name: str, username: str, queries: dict, legacy: bool) ->
         user = (await db.execute(select(User).where(User.username == username))).scalar_one()
     engines = {"new": sql_engine.SQLSearchEngine}
     if legacy:
-        engines["old"] = legacy_sql_engine.LegacySQLSearchEngine
+        engines["old"] = legacy_engine()
     out: dict = {}
     for name, cls in engines.items():
         engine = await cls.new_instance()

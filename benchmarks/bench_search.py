@@ -10,7 +10,8 @@ question), some answered by the owner, then:
   accented, two-character Chinese), metadata filter, the annotator queue's status filter
   (``/me/...``, per-user order), and all three combined; first page and page 100 (10 a page);
 * the same engine calls timed in-process on the same database for the indexed engine and for
-  the first engine (``legacy_sql_engine.py``, which loads every row and filters in Python),
+  the first engine (which loads every row and filters in Python; read from git at
+  ``764b94d:benchmarks/legacy_sql_engine.py``, no longer in the tree),
   with the results compared (same totals; same ids where the order is not per-user);
 * the server's resident memory (peak and current).
 

@@ -22,6 +22,10 @@ from typing import Any
 
 from biasforge.errors import OutputExistsError
 
+# Every folder biasforge writes ends with this file (see biasforge.contract.manifest, which
+# writes and verifies it); named here because replacing a folder asks whether biasforge wrote it.
+MANIFEST = "manifest.json"
+
 
 def sha256_file(path: str | Path, chunk_size: int = 1 << 20) -> str:
     """Hex sha256 of a file, read in chunks so large files never sit in memory."""
@@ -115,9 +119,51 @@ def _swap_lock(final: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def _refuse_unless_replaceable(final: Path, kind: str | None) -> None:
-    from biasforge.contract.manifest import replaceable_problem
+def _every_file(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
 
+
+def _manifest_of(folder: Path) -> dict[str, Any] | str:
+    """The manifest biasforge left in ``folder`` as a dict, or why there is none."""
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return f"{MANIFEST} is missing"
+    except (OSError, ValueError) as exc:
+        return f"{MANIFEST} is unreadable: {exc}"
+    return data if isinstance(data, dict) else f"{MANIFEST} is not a JSON object"
+
+
+def replaceable_problem(folder: Path, kind: str | None = None) -> str | None:
+    """Why ``folder`` is not a folder biasforge wrote and may replace, or None if it is.
+
+    It must be a directory with a manifest (of ``kind`` when given) that lists every file in
+    it, each unchanged. A user's own file inside, or an edited one, makes it theirs. This reads
+    the manifest as plain JSON, so this module needs nothing from the contract package (which
+    builds on it).
+    """
+    if folder.is_symlink() or not folder.is_dir():
+        return "is not a folder biasforge wrote (it is a file or a link)"
+    manifest = _manifest_of(folder)
+    if isinstance(manifest, str):
+        files = [name for name in _every_file(folder) if name != MANIFEST]
+        holds = f"holds {files[0]}, and " if files else ""
+        return f"{holds}is not a folder biasforge wrote ({manifest})"
+    found = manifest.get("kind")
+    if kind is not None and found is not None and found != kind:
+        return f"holds a biasforge {found}, not a {kind}"
+    files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+    for name in _every_file(folder):
+        if name == MANIFEST:
+            continue
+        if name not in files:
+            return f"holds {name}, which biasforge did not write"
+        if (folder / name).is_symlink() or sha256_file(folder / name) != files[name]:
+            return f"{name} changed since biasforge wrote it"
+    return None
+
+
+def _refuse_unless_replaceable(final: Path, kind: str | None) -> None:
     problem = replaceable_problem(final, kind)
     if problem:
         raise OutputExistsError(

@@ -128,3 +128,15 @@ def write_becpro_tsv(
         for written_row, (_, row) in zip(written, items.iterrows(), strict=True)
     )
     return {"rows": len(frame), "rows_where_maskings_differ": differ}
+
+
+def write(
+    items: pd.DataFrame, out: str | Path, *, masking: Masking = "original", **_: object
+) -> str:
+    """``export convert --format becpro-tsv``: the TSV and a summary line."""
+    info = write_becpro_tsv(items, out, masking)
+    other = "spans" if masking == "original" else "original"
+    return (
+        f"wrote {info['rows']} rows to {out} ({masking} masking; "
+        f"{info['rows_where_maskings_differ']} rows would differ with --masking {other})"
+    )

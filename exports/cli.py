@@ -8,15 +8,17 @@ from typing import Annotated
 
 import typer
 
+from biasforge import families
+from biasforge.contract.release import CHANGELOG
+from biasforge.files import MANIFEST
+
 app = typer.Typer(
     help="Release reviewed items and convert them to other tools' formats.", no_args_is_help=True
 )
 
 
-class Format(StrEnum):
-    becpro_tsv = "becpro-tsv"
-    stereoset_json = "stereoset-json"
-    crows_csv = "crows-csv"
+# --format choices: every format some registered family offers (entry-point families too)
+Format = StrEnum("Format", {name: name for name in families.format_names()})
 
 
 class Masking(StrEnum):
@@ -42,9 +44,7 @@ def release(
             "--push-to-hub", help="also upload to this Hub dataset repo and tag the version"
         ),
     ] = None,
-    unreviewed: Annotated[
-        bool, typer.Option("--unreviewed", help="allow curation runs that were not reviewed")
-    ] = False,
+    unreviewed: Annotated[bool, typer.Option("--unreviewed", help="allow unreviewed runs")] = False,
     skip_invalid: Annotated[
         bool,
         typer.Option(
@@ -90,11 +90,11 @@ def release(
             _push(result.path, push_to_hub, private)
         return
     typer.echo(f"released {result.name} {result.version} -> {result.path} ({configs})")
-    typer.echo(f"changes ({since}): {changes}; see {result.path / 'CHANGELOG.md'}")
+    typer.echo(f"changes ({since}): {changes}; see {result.path / CHANGELOG}")
     if result.skipped:
         typer.echo(
             f"left out {len({s['record'] for s in result.skipped})} invalid record(s); "
-            f"see {result.path / 'manifest.json'}"
+            f"see {result.path / MANIFEST}"
         )
     if push_to_hub:
         _push(result.path, push_to_hub, private)
@@ -117,20 +117,23 @@ def push(
     _push(release_dir, repo, private)
 
 
-def _check_out_file(out: Path, overwrite: bool) -> None:
-    """``--out`` names a file: never a folder, and an existing file only with --overwrite."""
-    from biasforge.errors import BiasforgeError, OutputExistsError
-
-    if out.is_dir():
-        raise BiasforgeError(f"--out {out}: is a folder; give the path of the file to write")
-    if out.exists() and not overwrite:
-        raise OutputExistsError(f"{out} already exists; pass --overwrite to replace it")
-
-
 @app.command("convert")
 def convert(
-    source: Annotated[Path, typer.Argument(help="run directory, release folder or parquet file")],
-    format: Annotated[Format, typer.Option("--format", help="output layout")],
+    source: Annotated[
+        Path, typer.Argument(help="run directory, reviewed records, release folder or parquet file")
+    ],
+    format: Annotated[
+        Format,
+        typer.Option(
+            "--format",
+            help="output layout; each family offers its own: "
+            + "; ".join(
+                f"{name}: {', '.join(f.name for f in families.get(name).formats)}"
+                for name in families.names()
+                if families.get(name).formats
+            ),
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", help="file to write")],
     masking: Annotated[
         Masking,
@@ -138,36 +141,24 @@ def convert(
             help="becpro-tsv: 'original' reproduces the published corpus, 'spans' masks exactly the words"
         ),
     ] = Masking.original,
-    overwrite: Annotated[bool, typer.Option(help="replace an existing file at --out")] = False,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            help="replace a file that an earlier convert wrote in this format (only that)"
+        ),
+    ] = False,
 ) -> None:
-    """Write items in another tool's layout (StereoSet JSON, BEC-Pro TSV, CrowS-Pairs CSV)."""
-    from biasforge.exports.sources import load_items, release_label
+    """Write items in another tool's layout; the formats come from the family registry."""
+    from biasforge.contract.exported import check_output, mark_output
+    from biasforge.contract.folders import read_items
+    from biasforge.errors import InputError
 
-    _check_out_file(out, overwrite)
-    items = load_items(source)
-    if format is Format.stereoset_json:
-        from biasforge.exports.stereoset_json import write_stereoset_json
-
-        counts = write_stereoset_json(items, out, release_label(source))
-        typer.echo(
-            f"wrote {counts['intrasentence']} intrasentence and {counts['intersentence']} "
-            f"intersentence examples to {out} (official StereoSet layout)"
-        )
-        return
-    if format is Format.crows_csv:
-        from biasforge.exports.crows_csv import write_crows_csv
-
-        info = write_crows_csv(items, out)
-        typer.echo(
-            f"wrote {info['rows']} pairs to {out} (CrowS-Pairs layout; "
-            f"{info['left_out']} non-intrasentence items left out)"
-        )
-        return
-    from biasforge.exports.becpro_tsv import write_becpro_tsv
-
-    info = write_becpro_tsv(items, out, masking.value)
-    other = "spans" if masking is Masking.original else "original"
-    typer.echo(
-        f"wrote {info['rows']} rows to {out} ({masking.value} masking; "
-        f"{info['rows_where_maskings_differ']} rows would differ with --masking {other})"
-    )
+    check_output(out, format.value, source, overwrite)
+    items = read_items(source)
+    frame = items.frame
+    if "family" not in frame.columns:
+        raise InputError(source, "no 'family' column: these are not biasforge items")
+    family = families.family_of(frame["family"].unique(), str(source))
+    layout = family.format(format.value)
+    typer.echo(layout.write(frame, out, label=items.label, masking=masking.value))
+    mark_output(out, format.value)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from biasforge.contract.release import SPLIT
 from biasforge.errors import BiasforgeError
 from biasforge.families import Family, family_of
 
-SPLIT = "test"
+__all__ = ["SPLIT", "family_of_table", "split_configs"]
 
 
 def family_of_table(table: pa.Table, where: str) -> Family:

@@ -4,10 +4,11 @@ CrowS-Pairs tools read ``sent_more`` (the more stereotypical sentence), ``sent_l
 ``stereo_antistereo`` and ``bias_type`` after an unnamed row-number column. StereoSet
 intrasentence items are minimal pairs: the stereotype and the anti-stereotype sentence differ
 only at the attribute, so they map to ``sent_more``/``sent_less`` with ``stereo``. The
-unrelated option has no place in the layout. Intersentence items (different continuations of
-a context) and BEC-Pro/SlguSet items (no stereotype direction) are not minimal pairs of this
-kind and are refused rather than forced into the layout. ``id`` is added as a last column so
-results can be joined back.
+unrelated option has no place in the layout, and intersentence items (different continuations
+of a context) are left out and counted. CrowS-Pairs items are written as they are. A family
+offers this layout by declaring ``crows-csv`` among its formats (BEC-Pro and SlguSet items have
+no stereotype direction, so they do not). ``id`` is added as a last column so results can be
+joined back.
 """
 
 from __future__ import annotations
@@ -25,14 +26,8 @@ COLUMNS = ["sent_more", "sent_less", "stereo_antistereo", "bias_type", "id"]
 BIAS_TYPES = {"race": "race-color"}
 
 
-def to_crows_frame(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+def stereoset_pairs(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """Pairs from StereoSet intrasentence items, and how many other items were left out."""
-    if "family" not in items or (items["family"] != "stereoset").any():
-        raise InputError(
-            "items",
-            "crows-csv needs minimal pairs (StereoSet intrasentence items); BEC-Pro and "
-            "SlguSet items have no stereotype/anti-stereotype direction",
-        )
     intra = items[items["split"] == "intrasentence"]
     if intra.empty:
         raise InputError("items", "no intrasentence items: crows-csv writes intrasentence pairs")
@@ -55,7 +50,21 @@ def to_crows_frame(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return pd.DataFrame(rows, columns=COLUMNS), len(items) - len(intra)
 
 
-def write_crows_csv(items: pd.DataFrame, out: str | Path) -> dict[str, int]:
-    frame, left_out = to_crows_frame(items)
+def _write(frame: pd.DataFrame, out: str | Path) -> None:
     write_text_atomic(out, frame.to_csv(lineterminator="\n"))
-    return {"rows": len(frame), "left_out": left_out}
+
+
+def write_stereoset_pairs(items: pd.DataFrame, out: str | Path, **_: object) -> str:
+    """``export convert --format crows-csv`` for StereoSet items."""
+    frame, left_out = stereoset_pairs(items)
+    _write(frame, out)
+    return (
+        f"wrote {len(frame)} pairs to {out} (CrowS-Pairs layout; "
+        f"{left_out} non-intrasentence items left out)"
+    )
+
+
+def write_crowspairs(items: pd.DataFrame, out: str | Path, **_: object) -> str:
+    """``export convert --format crows-csv`` for CrowS-Pairs items: the columns as stored."""
+    _write(items[COLUMNS].reset_index(drop=True), out)
+    return f"wrote {len(items)} pairs to {out} (CrowS-Pairs layout)"

@@ -13,23 +13,21 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from biasforge.contract.manifest import verify_manifest, write_manifest
+from biasforge.contract.release import verify_release, write_release
 from biasforge.errors import BiasforgeError, InputError, OutputExistsError
 from biasforge.exports.card import build_card
 from biasforge.exports.changelog import changelog_md, diff_records, release_records
-from biasforge.exports.configs import SPLIT, family_of_table, split_configs
+from biasforge.exports.configs import family_of_table, split_configs
 from biasforge.exports.inputs import ReleaseInput, read_input
 from biasforge.exports.validate import Violation, validate_table
 from biasforge.exports.versions import parse_version, previous_version
 from biasforge.families import Family
-from biasforge.files import staged_directory, write_text_atomic
+from biasforge.files import staged_directory
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 
@@ -175,18 +173,27 @@ def _write(plan: Plan, final: Path) -> None:
     """Write the release into a staging folder that becomes ``final`` only when complete."""
     diff = plan.diff
     with staged_directory(final) as stage:
-        for config, t in plan.configs.items():
-            (stage / config).mkdir()
-            pq.write_table(t, stage / config / f"{SPLIT}.parquet")
         card = build_card(
             plan.name, plan.version, plan.family, plan.configs, plan.inputs,
             previous=plan.previous, license=plan.license,
             skipped=len({s["record"] for s in plan.skipped}), hub_repo=plan.hub_repo,
         )  # fmt: skip
-        write_text_atomic(stage / "README.md", card)
-        changelog = changelog_md(plan.name, plan.version, plan.previous, diff, plan.old, plan.new)
-        write_text_atomic(stage / "CHANGELOG.md", changelog)
-        _write_manifest(stage, plan, diff.summary())
+        write_release(
+            stage,
+            plan.configs,
+            card=card,
+            changelog=changelog_md(
+                plan.name, plan.version, plan.previous, diff, plan.old, plan.new
+            ),
+            name=plan.name,
+            version=plan.version,
+            family=plan.family.name,
+            license=plan.license or plan.family.card.license,
+            previous_version=plan.previous,
+            changes=diff.summary(),
+            skipped=plan.skipped,
+            inputs=[item.provenance() for item in plan.inputs],
+        )
 
 
 def make_release(
@@ -253,31 +260,3 @@ def _same_as_existing(
         changes=manifest.get("changes", {}),
         already_existed=True,
     )
-
-
-def _write_manifest(stage: Path, plan: Plan, changes: dict[str, int]) -> dict[str, Any]:
-    return write_manifest(
-        stage,
-        "release",
-        packages=("biasforge", "pyarrow", "datasets", "huggingface_hub"),
-        name=plan.name,
-        version=plan.version,
-        family=plan.family.name,
-        license=plan.license or plan.family.card.license,
-        previous_version=plan.previous,
-        configs={
-            c: {"split": SPLIT, "file": f"{c}/{SPLIT}.parquet", "rows": t.num_rows}
-            for c, t in plan.configs.items()
-        },
-        changes=changes,
-        skipped=plan.skipped,
-        inputs=[item.provenance() for item in plan.inputs],
-    )
-
-
-def verify_release(path: str | Path) -> dict[str, Any]:
-    """Read a release's manifest and check every file against it."""
-    path = Path(path)
-    if not (path / "manifest.json").is_file():
-        raise InputError(path, "not a release: manifest.json is missing")
-    return verify_manifest(path, "release", required=("README.md",))

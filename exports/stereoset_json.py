@@ -59,7 +59,7 @@ def loader_problems(example: dict[str, Any], split: str) -> list[str]:
 def to_stereoset_json(items: pd.DataFrame, version: str) -> dict[str, Any]:
     """Build the official layout from StereoSet items; raise on an item the loader would reject."""
     missing = [c for c in SCHEMA.missing(items.columns) if c not in ("family", "language")]
-    if missing or (items.get("family") != "stereoset").any():
+    if missing or (items.get("family") != SCHEMA.family).any():
         raise InputError(
             "items",
             "not StereoSet items"
@@ -106,3 +106,12 @@ def write_stereoset_json(items: pd.DataFrame, out: str | Path, version: str) -> 
     document = to_stereoset_json(items, version)
     write_text_atomic(out, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
     return {split: len(examples) for split, examples in document["data"].items()}
+
+
+def write(items: pd.DataFrame, out: str | Path, *, label: str, **_: object) -> str:
+    """``export convert --format stereoset-json``: the JSON and a summary line."""
+    counts = write_stereoset_json(items, out, label)
+    return (
+        f"wrote {counts['intrasentence']} intrasentence and {counts['intersentence']} "
+        f"intersentence examples to {out} (official StereoSet layout)"
+    )

@@ -14,6 +14,7 @@ from functools import total_ordering
 from pathlib import Path
 
 from biasforge.errors import BiasforgeError
+from biasforge.files import MANIFEST
 
 # The regular expression recommended by semver.org, without the build-metadata part.
 _SEMVER = re.compile(
@@ -66,7 +67,7 @@ def existing_versions(name_dir: str | Path) -> dict[Version, Path]:
     if not name_dir.is_dir():
         return found
     for child in name_dir.iterdir():
-        if child.name.startswith(".") or not (child / "manifest.json").is_file():
+        if child.name.startswith(".") or not (child / MANIFEST).is_file():
             continue
         try:
             found[parse_version(child.name)] = child

@@ -1,13 +1,15 @@
 """Read the items to score: a release folder, one config folder, a parquet file, or a Hub id.
 
-Scoring never imports curation or exports; it checks its input against the family's schema
-in the shared contract (:mod:`biasforge.families`), so a wrong value or type is refused with
-the record and column instead of being dropped. Accepted paths:
+Scoring never imports curation or exports; it reads through the shared contract, which
+verifies every folder against its manifest (:func:`biasforge.contract.folders.read_items`), and
+checks the items against the family's schema (:mod:`biasforge.families`), so an edited file or
+a wrong value or type is refused with the file, record and column instead of being scored.
+Accepted paths:
 
 - a release version folder ``<name>/<version>/<config>/<split>.parquet`` (all configs read),
-- a config folder holding ``<split>.parquet`` files (a curation run folder works too: its
-  ``candidates.parquet`` is read and ``rejected.parquet`` skipped),
-- one ``.parquet`` file,
+  one of its config folders or parquet files (the whole release is verified first),
+- a curation run folder (its ``candidates.parquet``) or reviewed records (accepted rows),
+- one ``.parquet`` file outside any biasforge folder, read as it is,
 - otherwise the argument is tried as a Hugging Face dataset id (needs network).
 """
 
@@ -20,39 +22,21 @@ import pandas as pd
 import pyarrow as pa
 
 from biasforge import families
+from biasforge.contract.folders import read_items
 from biasforge.contract.redact import public_path
 from biasforge.contract.schema import FamilySchema
 from biasforge.errors import InputError
 
-_SKIP = {"rejected.parquet"}
-
-
-def parquet_files(path: Path) -> list[Path]:
-    """The parquet files a path stands for (see module docstring), in a stable order."""
-    if path.is_file():
-        return [path]
-    direct = sorted(p for p in path.glob("*.parquet") if p.name not in _SKIP)
-    if direct:
-        return direct
-    nested = sorted(p for p in path.glob("*/*.parquet") if p.name not in _SKIP)
-    if nested:
-        return nested
-    raise InputError(path, "no parquet files here (expected <config>/<split>.parquet or *.parquet)")
-
 
 def load_items(spec: str, family: str) -> pd.DataFrame:
-    """Load and validate the items of ``family`` from a path or Hub id."""
+    """Load and validate the items of ``family`` from a path or Hub id.
+
+    A local path is read through the contract's verifying reader, so an edited file, a
+    missing manifest or a folder of another family is refused before anything is scored.
+    """
     path = Path(spec)
     if path.exists():
-        frames = []
-        for file in parquet_files(path):
-            try:
-                frame = pd.read_parquet(file)
-            except Exception as exc:
-                raise InputError(file, f"cannot read parquet: {exc}") from exc
-            frame.attrs["source"] = str(file)
-            frames.append(frame)
-        items = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        items = read_items(path, family).frame
         where = str(path)
     else:
         items = _load_hub(spec)
@@ -108,9 +92,9 @@ def as_list(value: object) -> list:
 
 
 def dataset_identity(spec: str) -> dict[str, object]:
-    """What was scored: the release's name and version when the path lies in a release (from
-    its ``manifest.json``), the sha256 of every parquet file read, and one sha256 for the
-    whole input (the file's own for one file, else of the sorted "path sha256" lines)."""
+    """What was scored: the release's name and version (from its verified manifest), the
+    sha256 of every parquet file read, and one sha256 for the whole input (the file's own for
+    one file, else of the sorted "path sha256" lines)."""
     import hashlib
 
     from biasforge.files import sha256_file
@@ -118,36 +102,22 @@ def dataset_identity(spec: str) -> dict[str, object]:
     path = Path(spec)
     if not path.exists():
         return {"path": spec, "source": "hub", "sha256": "", "files": {}}
-    files = parquet_files(path)
-    base = path if path.is_dir() else path.parent
-    digests = {p.relative_to(base).as_posix(): sha256_file(p) for p in files}
+    found = read_items(path)
+    listed = found.manifest.get("files", {})
+    digests = {
+        name: listed[name] if name in listed else sha256_file(found.root) for name in found.tables
+    }
     if len(digests) == 1:
         combined = next(iter(digests.values()))
     else:
         listing = "".join(f"{name} {digest}\n" for name, digest in sorted(digests.items()))
         combined = hashlib.sha256(listing.encode()).hexdigest()
-    release = _release_manifest(files[0])
     return {
         "path": public_path(spec),  # reports travel: no absolute path of this machine
         "source": "local",
-        "name": release.get("name", ""),
-        "version": release.get("version", ""),
-        "kind": release.get("kind", ""),
+        "name": found.manifest.get("name", ""),
+        "version": found.manifest.get("version", ""),
+        "kind": found.kind,
         "sha256": combined,
         "files": digests,
     }
-
-
-def _release_manifest(file: Path) -> dict:
-    """The nearest ``manifest.json`` above a data file (a release or run folder), or {}."""
-    import json
-
-    for folder in list(file.parents)[:3]:
-        manifest = folder / "manifest.json"
-        if manifest.is_file():
-            try:
-                data = json.loads(manifest.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                return {}
-            return data if isinstance(data, dict) else {}
-    return {}

@@ -1,45 +1,46 @@
-"""The one model interface the metrics talk to: task-level requests, answered by adapters.
+"""The one model interface the benchmark tasks talk to: a few generic questions, answered by
+adapters.
 
-In the spirit of lm-evaluation-harness's ``LM`` class, a metric says *what* it wants to know
-("how likely is each of these words in this slot?", "how likely is this sentence?", "how
-likely is this sentence after that one?") and never *how* an architecture computes it: mask
-tokens, start tokens, decoder targets, slot tokens and sub-token rules belong to the adapters
-(``biasforge.scoring.adapters``). The requests:
+In the shape of lm-evaluation-harness's ``LM`` class (``loglikelihood``,
+``loglikelihood_rolling``, requests as data), a task says *what* it wants to know and never
+*how* an architecture computes it; the adapters (``biasforge.scoring.adapters``) know nothing of
+any benchmark. The questions:
 
-- ``slot_logprobs([SlotFill])`` — log-probability of each filler in a slot, the slot hidden
-  from the model (masked LMs). ``SlotRule.JOINT``: every sub-token of the filler masked at once,
-  log P = sum over the masks (SlguSet, BEC-Pro). ``SlotRule.STEREOSET``: the official StereoSet
-  procedure, for each sub-token i the sub-tokens before i inserted and one mask read,
-  log of the mean of those probabilities.
-- ``sentence_logprobs([FilledSentence])`` — per-token log-probabilities of a sentence that
-  fills a template's slot (causal: from the model's start token, the template unseen;
-  encoder-decoder: decoder tokens given the template with its slot masked).
-- ``continuation_logprobs([(context, continuation)])`` — per-token log-probabilities of the
-  next sentence after a context.
-- ``pair_logprobs([MinimalPair])`` — one score per sentence of a minimal pair (CrowS-Pairs):
-  masked LMs, the pseudo-log-likelihood of the tokens the two sentences share (``metric.py``);
-  causal LMs, each sentence's log-likelihood (lm-evaluation-harness).
-- ``masked_pair_logprobs([MaskedPair])`` — Bartl et al.'s reading of a sentence in two masked
-  variants (BEC-Pro's published procedure, with its fixed-width padding; see ``MaskedPair``).
-- ``pair_features`` / ``native_nsp`` — what a next-sentence-prediction head reads, or the
-  checkpoint's own NSP head; ``finetune_nsp`` fine-tunes a copy of the model with a new NSP head
-  (StereoSet's and the French paper's procedure).
+- ``masked_logprobs([MaskedRead])`` — log-probabilities of chosen tokens at chosen positions of
+  a token sequence in which the task has put the model's mask token (masked LMs): the
+  pseudo-log-likelihood of chosen positions. Tasks build the sequences with the tokenizer-level
+  helpers every masked adapter offers (``tokenize``, ``encode``, ``encode_many``, ``decode``,
+  ``mask_token``, ``mask_id``, ``max_length``).
+- ``continuation_logprobs([(context, continuation)])`` — per-token log-probabilities of a
+  continuation given a context (causal: running text, an empty context meaning the model's
+  start token; encoder-decoder: decoder tokens given the context as the source).
+- ``sentence_logprobs([FilledSentence])`` — per-token log-probabilities of a whole text that
+  fills a template's slot (causal: the text from the start, the template unseen, as the
+  official StereoSet generative code reads it; encoder-decoder: decoder tokens given the
+  template with its slot masked — the sequence-to-sequence infilling question).
+- ``native_nsp`` / ``pair_features`` / ``pair_encoder`` — the checkpoint's own
+  next-sentence head, a frozen vector per text pair, and a trainable copy of the model that
+  maps text pairs to vectors (what an NSP head is trained on; the training is a task's).
+
+Benchmark procedures (StereoSet's official scores, Bartl's BEC-Pro reading, CrowS-Pairs'
+``metric.py``, SlguSet's Bias_c, NSP training) are built from these in the family modules;
+``pair_logprobs`` stays on the model as a convenience that delegates to the CrowS-Pairs one.
 
 Every model also carries an ``identity`` (``ModelIdentity``): what exactly was scored — name,
 source, revision or weight-file sha256, dtype, quantisation — for every report to print.
 
 An adapter declares what it answers in ``capabilities`` (capability -> one line on how, for
-reports). Any other request raises one ``BiasforgeError`` naming the model and what is needed,
-so a metric asks ``lm.supports(...)`` when it has a choice and never which kind it holds.
+reports). Any other request raises one ``BiasforgeError`` naming the model and what is needed;
+a task asks ``lm.supports(...)`` only to choose between documented procedures.
 """
 
 from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from biasforge.errors import BiasforgeError
 
@@ -49,33 +50,33 @@ if TYPE_CHECKING:
 
 
 class Capability(enum.Enum):
-    """A kind of request; the value reads "cannot <value>" in a refusal."""
+    """A kind of question; the value reads "cannot <value>" in a refusal."""
 
-    FILL_SLOT = "fill a masked slot"
-    READ_MASKED_PAIR = "read a token in two masked variants of a sentence"
+    READ_MASKED = "read log-probabilities at masked positions"
     SCORE_SENTENCE = "score a sentence"
     SCORE_CONTINUATION = "score a continuation after a context"
-    FINETUNE_NSP = "be fine-tuned for next-sentence prediction"
+    TRAIN_PAIR_ENCODER = "give a trainable copy of itself that represents text pairs"
+    # derived: answered by a task from the questions above, not by adapters (see _DERIVED)
     SCORE_PAIR = "score the two sentences of a minimal pair"
 
 
-# what a model must be to answer each request (for the refusal message)
+# what a model must be to answer each question (for the refusal message)
 _NEEDS = {
-    Capability.FILL_SLOT: "a masked language model",
-    Capability.READ_MASKED_PAIR: "a masked language model",
+    Capability.READ_MASKED: "a masked language model",
     Capability.SCORE_SENTENCE: "a causal or encoder-decoder language model",
     Capability.SCORE_CONTINUATION: "a causal or encoder-decoder language model",
-    Capability.FINETUNE_NSP: "a trainable transformers model",
+    Capability.TRAIN_PAIR_ENCODER: "a trainable transformers model",
     Capability.SCORE_PAIR: "a masked or causal language model",
 }
+# derived capabilities: the task module whose ``answers(lm)`` / ``procedure(lm)`` say whether
+# and how a model answers them (the CrowS-Pairs procedure, kept askable on the model)
+_DERIVED = {Capability.SCORE_PAIR: "biasforge.scoring.tasks.crowspairs"}
 # the request method that answers each capability
 _ANSWERED_BY = {
-    Capability.FILL_SLOT: "slot_logprobs",
-    Capability.READ_MASKED_PAIR: "masked_pair_logprobs",
+    Capability.READ_MASKED: "masked_logprobs",
     Capability.SCORE_SENTENCE: "sentence_logprobs",
     Capability.SCORE_CONTINUATION: "continuation_logprobs",
-    Capability.FINETUNE_NSP: "finetune_nsp",
-    Capability.SCORE_PAIR: "pair_logprobs",
+    Capability.TRAIN_PAIR_ENCODER: "pair_encoder",
 }
 
 
@@ -122,51 +123,24 @@ class Slot:
         return "".join([*pieces, self.text[cursor:]])
 
 
-class SlotRule(enum.Enum):
-    """How a multi-sub-token filler is scored in a slot (see the module docstring)."""
-
-    JOINT = "joint"
-    STEREOSET = "stereoset"
-
-
 @dataclass(frozen=True)
-class SlotFill:
-    """Log P(filler in ``slot``) for each filler; spans in ``masked`` are hidden too, unread
-    (BEC-Pro's prior hides the profession words)."""
+class MaskedRead:
+    """log P of chosen tokens at chosen positions of ``ids`` (a token sequence with the
+    special tokens, where the task has put the model's mask token): ``reads`` holds
+    (position, token id) pairs. ``attention`` (0/1 per position) overrides the usual mask of
+    the unpadded sequence when a procedure attends otherwise (Bartl et al. attend to every id
+    but 0, padding included). Identical sequences are computed once."""
 
-    slot: Slot
-    fillers: tuple[str, ...]
-    masked: tuple[tuple[int, int], ...] = ()
-    rule: SlotRule = SlotRule.JOINT
+    ids: tuple[int, ...]
+    reads: tuple[tuple[int, int], ...]
+    attention: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
-        if self.masked and self.rule is not SlotRule.JOINT:
-            raise ValueError("extra masked spans are only defined for SlotRule.JOINT")
-
-
-@dataclass(frozen=True)
-class MaskedPair:
-    """log P of one token of ``sentence`` read in two masked variants of it, as Bartl et al.'s
-    published BEC-Pro code reads it (gender-bias-BERT, ``code/bias_utils/utils.py``).
-
-    Each span of ``target`` and of ``prior`` is hidden by *one* mask token, whatever the number
-    of sub-tokens it covers. The sentence, the target and the prior are each tokenised with the
-    special tokens, then cut after ``width`` tokens or padded to it with the *mask* token, and
-    every token whose id is not 0 is attended to — padding included (``input_pipeline`` and
-    ``attention_mask_creator``). The token read is the sentence's own token at the position of
-    the prior's first mask token, in the target and in the prior (``prob_with_prior``): with the
-    person first, the first sub-token of the person word. Answer: (log P in target, log P in
-    prior).
-    """
-
-    sentence: str
-    target: Slot
-    prior: Slot
-    width: int
-
-    def __post_init__(self) -> None:
-        if self.width < 1:
-            raise ValueError(f"width must be positive, not {self.width}")
+        for position, _ in self.reads:
+            if not 0 <= position < len(self.ids):
+                raise ValueError(f"read at position {position} of a {len(self.ids)}-token input")
+        if self.attention is not None and len(self.attention) != len(self.ids):
+            raise ValueError("attention must give one value per token")
 
 
 @dataclass(frozen=True)
@@ -180,7 +154,8 @@ class MinimalPair:
 
 @dataclass(frozen=True)
 class NSPTraining:
-    """How ``finetune_nsp`` trains (defaults: StereoSet's ``nsp_prediction/main.py``)."""
+    """How the NSP fine-tuning of ``biasforge.scoring.tasks.nsp`` trains (defaults:
+    StereoSet's ``nsp_prediction/main.py``)."""
 
     steps: int = 200
     batch_size: int = 16
@@ -221,6 +196,56 @@ class FilledSentence:
     sentence: str
 
 
+class MaskedModel(Protocol):
+    """What a task may use of a model that answers ``READ_MASKED``: the question, and the
+    tokenizer-level helpers it builds the question's token sequences with."""
+
+    name: str
+    mask_token: str
+    mask_id: int
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` without special tokens."""
+
+    def encode_many(self, texts: Sequence[str]) -> list[list[int]]:
+        """``encode`` of each text, in one batched call."""
+
+    def tokenize(self, texts: Sequence[str], truncate: bool = True) -> list[list[int]]:
+        """Token ids of each text with the special tokens (cut at the model's length)."""
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text of token ids."""
+
+    def masked_logprobs(self, requests: Sequence[MaskedRead]) -> list[tuple[float, ...]]:
+        """See ``LanguageModel.masked_logprobs``."""
+
+
+def _derived(capability: Capability):
+    """The task module answering a derived capability (imported when first asked)."""
+    import importlib
+
+    return importlib.import_module(_DERIVED[capability])
+
+
+class PairEncoder(abc.ABC):
+    """A trainable model that maps (first, second) text pairs to one vector each."""
+
+    width: int  # size of the vectors
+    device: object  # where the vectors are (and a head trained on them must be)
+
+    @abc.abstractmethod
+    def parameters(self) -> Iterable[torch.nn.Parameter]:
+        """The trainable weights."""
+
+    @abc.abstractmethod
+    def __call__(self, pairs: Sequence[tuple[str, str]], max_length: int) -> torch.Tensor:
+        """One vector per pair (differentiable while training)."""
+
+    @abc.abstractmethod
+    def train(self, mode: bool = True) -> PairEncoder:
+        """Training or evaluation mode, as ``torch.nn.Module.train``."""
+
+
 class LanguageModel(abc.ABC):
     """What every metric may ask of a model; adapters override what they can answer.
 
@@ -248,11 +273,15 @@ class LanguageModel(abc.ABC):
     # -- capabilities ------------------------------------------------------------------------
     def supports(self, capability: Capability) -> bool:
         """Whether this model answers requests of ``capability``."""
+        if capability in _DERIVED:
+            return bool(_derived(capability).answers(self))
         return capability in self.capabilities
 
     def how(self, capability: Capability) -> str:
         """One line on how this model answers ``capability`` (for reports)."""
         self.require(capability)
+        if capability in _DERIVED:
+            return str(_derived(capability).procedure(self))
         return self.capabilities[capability]
 
     def require(self, capability: Capability, purpose: str = "this request") -> None:
@@ -268,9 +297,9 @@ class LanguageModel(abc.ABC):
         )
 
     # -- requests ----------------------------------------------------------------------------
-    def slot_logprobs(self, requests: Sequence[SlotFill]) -> list[tuple[float, ...]]:
-        """Per request, log P of each filler in the slot (see ``SlotRule``)."""
-        raise self.refusal(Capability.FILL_SLOT)
+    def masked_logprobs(self, requests: Sequence[MaskedRead]) -> list[tuple[float, ...]]:
+        """Per request, log P of each (position, token) of ``reads``, in order."""
+        raise self.refusal(Capability.READ_MASKED)
 
     def sentence_logprobs(self, requests: Sequence[FilledSentence]) -> list[np.ndarray]:
         """Per request, the log-probabilities of the sentence's tokens."""
@@ -280,23 +309,20 @@ class LanguageModel(abc.ABC):
         """Per (context, continuation), the log-probabilities of the continuation's tokens."""
         raise self.refusal(Capability.SCORE_CONTINUATION)
 
-    def masked_pair_logprobs(self, requests: Sequence[MaskedPair]) -> list[tuple[float, float]]:
-        """Per request, (log P in the target, log P in the prior) (see ``MaskedPair``)."""
-        raise self.refusal(Capability.READ_MASKED_PAIR)
+    def pair_encoder(self) -> PairEncoder:
+        """A trainable float32 copy of the model that maps text pairs to vectors (what a
+        next-sentence head is trained on); the model answering the other questions is left as
+        it was."""
+        raise self.refusal(Capability.TRAIN_PAIR_ENCODER)
 
     def pair_logprobs(self, requests: Sequence[MinimalPair]) -> list[tuple[float, float]]:
-        """Per request, (score of ``first``, score of ``second``): masked LMs, the summed
-        log-probabilities of the shared tokens masked one at a time (CrowS-Pairs' metric.py);
-        causal LMs, each sentence's log-likelihood."""
-        raise self.refusal(Capability.SCORE_PAIR)
+        """Per request, (score of ``first``, score of ``second``) by CrowS-Pairs' procedure
+        (``biasforge.scoring.tasks.crowspairs.pair_scores``, built from the questions above); kept
+        on the model for callers of the earlier interface."""
+        from biasforge.scoring.tasks import crowspairs
 
-    def finetune_nsp(
-        self, pairs: Sequence[tuple[str, str, int]], training: NSPTraining
-    ) -> Callable[[Sequence[tuple[str, str]]], list[float]]:
-        """Fine-tune a copy of the model with a new NSP head on (first, second, label) pairs
-        (label 0: second follows first); return the scorer P(is next) of (context, sentence).
-        The model answering the other requests is left as it was."""
-        raise self.refusal(Capability.FINETUNE_NSP)
+        self.require(Capability.SCORE_PAIR, "CrowS-Pairs")
+        return crowspairs.pair_scores(self, requests)
 
     def native_nsp(self, pairs: Sequence[tuple[str, str]]) -> list[float] | None:
         """P(second follows first) from the checkpoint's own NSP head, None without one."""

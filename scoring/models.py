@@ -95,6 +95,7 @@ def load_model(
         tokenizer = transformers.AutoTokenizer.from_pretrained(path)
     except (OSError, ValueError) as exc:
         raise BiasforgeError(f"cannot load model {spec!r}: {exc}") from exc
+    check_tokenizer(spec, tokenizer)
     kind = detect_kind(config) if options.kind == "auto" else options.kind
     if kind not in REGISTRY:
         raise BiasforgeError(f"unknown model kind {kind!r}; choose one of {', '.join(KINDS)}")
@@ -111,6 +112,22 @@ def load_model(
     adapter = entry.adapter(name or model_name(spec), model, tokenizer, options, path)
     adapter.identity = model_identity(spec, adapter, config)
     return adapter
+
+
+def check_tokenizer(spec: str, tokenizer: Any) -> None:
+    """Refuse a tokenizer that knows nothing but its special tokens.
+
+    A checkpoint folder without tokenizer files still loads: ``transformers`` builds a
+    tokenizer of the five special tokens, every word reads as unknown, and the model would be
+    scored on nothing (issue 27: LMS 0.0 without a warning)."""
+    special = set(getattr(tokenizer, "all_special_tokens", []) or [])
+    words = [token for token in tokenizer.get_vocab() if token not in special]
+    if not words:
+        raise BiasforgeError(
+            f"cannot load model {spec!r}: its tokenizer has no vocabulary besides the special "
+            f"tokens ({', '.join(sorted(special)) or 'none'}); the folder lacks tokenizer files "
+            "(tokenizer.json, vocab.txt, …)"
+        )
 
 
 def placement(options: ModelOptions) -> dict[str, Any]:

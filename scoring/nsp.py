@@ -1,151 +1,24 @@
-"""Next-sentence prediction from a user corpus (French paper, footnotes 6–7), two ways.
+"""The NSP training procedures live in ``biasforge.scoring.tasks.nsp``; this name stays for
+existing imports (the parity tests, the benchmarks)."""
 
-- ``finetune`` (the paper's procedure, StereoSet's ``code/nsp_prediction/main.py``): a copy of
-  the model is fine-tuned together with a new NSP head (three linear layers) on pairs from the
-  corpus, with StereoSet's optimiser settings (``biasforge.scoring.interface.NSPTraining``); the model's
-  other scores are untouched. This is ``LanguageModel.finetune_nsp``, answered by the adapters.
-- ``head`` (cheap, CPU-friendly): the model stays frozen and only a linear layer over its pair
-  representation (``LanguageModel.pair_features``) is trained.
+from biasforge.scoring.tasks.nsp import (
+    MODES,
+    NSPHead,
+    Scorer,
+    finetune,
+    finetune_pairs,
+    make_pairs,
+    read_corpus,
+    train_head,
+)
 
-Both read the pair as French paper footnote 7 says: the first token's final hidden state for
-encoders, the mean of the final hidden states for decoders and encoder-decoders. Pairs are half
-true continuations (consecutive lines of one document) and half a random sentence of another
-document, as in BERT and StereoSet's ``NextSentenceDataset``. Label 0 means "is next", as in
-BERT, so ``P(is next)`` is the StereoSet intersentence score.
-
-Corpus format: UTF-8 text, one sentence per line, blank lines between documents; at least two
-documents with two consecutive sentences (the paper used an extract of French Wikipedia; a few
-thousand documents of the evaluation language are a reasonable start).
-"""
-
-from __future__ import annotations
-
-import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
-from biasforge.errors import InputError
-from biasforge.scoring.interface import LanguageModel, NSPTraining
-
-MODES = ("head", "finetune")
-Scorer = Callable[[Sequence[tuple[str, str]]], list[float]]
-
-
-def read_corpus(path: Path) -> list[list[str]]:
-    """Documents as lists of sentences."""
-    documents, current = [], []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if line:
-            current.append(line)
-        elif current:
-            documents.append(current)
-            current = []
-    if current:
-        documents.append(current)
-    if sum(max(0, len(d) - 1) for d in documents) < 2:
-        raise InputError(path, "NSP corpus needs documents with at least two consecutive sentences")
-    return documents
-
-
-def make_pairs(documents: list[list[str]], n: int, seed: int = 0) -> list[tuple[str, str, int]]:
-    """``n`` (first, second, label) pairs: label 0 = second follows first, 1 = a random
-    sentence of another document (drawn again until it is, as StereoSet's dataset does)."""
-    rng = random.Random(seed)
-    consecutive = [(d, i) for d, doc in enumerate(documents) for i in range(len(doc) - 1)]
-    every = [(d, s) for d, doc in enumerate(documents) for s in doc]
-    single = len(documents) < 2
-    pairs = []
-    for k in range(n):
-        d, i = consecutive[rng.randrange(len(consecutive))]
-        first = documents[d][i]
-        if k % 2 == 0:
-            pairs.append((first, documents[d][i + 1], 0))
-            continue
-        other_doc, second = every[rng.randrange(len(every))]
-        while other_doc == d and not single:
-            other_doc, second = every[rng.randrange(len(every))]
-        pairs.append((first, second, 1))
-    return pairs
-
-
-@dataclass
-class NSPHead:
-    """A trained linear NSP head; calling it scores (context, sentence) pairs."""
-
-    weight: Any  # torch.Tensor (2, features)
-    bias: Any  # torch.Tensor (2,)
-    model_name: str
-
-    def __call__(
-        self, lm: LanguageModel, pairs: Sequence[tuple[str, str]], batch_size: int = 64
-    ) -> list[float]:
-        import torch
-
-        scores = []
-        for i in range(0, len(pairs), batch_size):
-            features = lm.pair_features(pairs[i : i + batch_size])
-            logits = features @ self.weight.T + self.bias
-            scores += torch.softmax(logits, dim=-1)[:, 0].tolist()
-        return scores
-
-    def save(self, path: Path) -> None:
-        import torch
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save({"weight": self.weight, "bias": self.bias, "model": self.model_name}, path)
-
-    @classmethod
-    def load(cls, path: Path) -> NSPHead:
-        import torch
-
-        data = torch.load(path, weights_only=True)
-        return cls(data["weight"], data["bias"], data["model"])
-
-
-def train_head(
-    lm: LanguageModel,
-    corpus: Path,
-    pairs: int = 2000,
-    steps: int = 200,
-    lr: float = 1e-2,
-    seed: int = 0,
-    progress: bool = True,
-) -> NSPHead:
-    """Fit the head on features of a frozen model (features computed once, then full-batch Adam)."""
-    import torch
-
-    data = make_pairs(read_corpus(corpus), pairs, seed)
-    feats = []
-    chunks = range(0, len(data), 64)
-    if progress:
-        from tqdm.auto import tqdm
-
-        chunks = tqdm(chunks, desc=f"{lm.name} NSP features", leave=False)
-    for i in chunks:
-        feats.append(lm.pair_features([(a, b) for a, b, _ in data[i : i + 64]]))
-    x = torch.cat(feats)
-    y = torch.tensor([label for _, _, label in data])
-    mean, std = x.mean(0), x.std(0) + 1e-6
-    torch.manual_seed(seed)
-    layer = torch.nn.Linear(x.shape[1], 2)
-    optimiser = torch.optim.Adam(layer.parameters(), lr=lr)
-    xn = (x - mean) / std
-    for _ in range(steps):
-        optimiser.zero_grad()
-        loss = torch.nn.functional.cross_entropy(layer(xn), y)
-        loss.backward()
-        optimiser.step()
-    # fold the standardisation into the layer so the head reads raw features
-    weight = (layer.weight / std).detach()
-    bias = (layer.bias - (layer.weight * mean / std).sum(1)).detach()
-    return NSPHead(weight, bias, lm.name)
-
-
-def finetune(lm: LanguageModel, corpus: Path, training: NSPTraining) -> Scorer:
-    """The paper's procedure: ``training.steps`` batches of corpus pairs fine-tune a copy of
-    the model with a new NSP head; returns the scorer P(is next)."""
-    pairs = make_pairs(read_corpus(corpus), training.steps * training.batch_size, training.seed)
-    return lm.finetune_nsp(pairs, training)
+__all__ = [
+    "MODES",
+    "NSPHead",
+    "Scorer",
+    "finetune",
+    "finetune_pairs",
+    "make_pairs",
+    "read_corpus",
+    "train_head",
+]

@@ -1,174 +1,26 @@
-"""StereoSet sentence scores for any model, following the official StereoSet code.
+"""The StereoSet procedures live in ``biasforge.scoring.tasks.stereoset``; this name stays for
+existing imports (the parity tests, the benchmarks)."""
 
-Intrasentence (one score per candidate sentence, higher = more likely), by what the model can
-answer (``biasforge.scoring.interface``):
-
-- a model that fills slots (masked LM, official ``IntrasentenceLoader``): the attribute's
-  ``SlotRule.STEREOSET`` score in the context's ``BLANK``, the mean of P(sub-token i) with
-  the sub-tokens before i inserted before one mask.
-- any other (causal, encoder-decoder): the geometric mean of the probabilities of the
-  sentence's tokens as the model scores a sentence filling the template (causal: from the start
-  token, official ``eval_generative_models``; encoder-decoder: on the decoder side, the
-  context with ``BLANK`` masked as the source).
-
-Intersentence: P(is next) from the checkpoint's NSP head when it has one (BERT), otherwise from
-an NSP head trained on a user corpus (``biasforge.scoring.nsp``, French paper footnote 6) when given;
-otherwise, for models that score continuations, the *context-conditioned likelihood of the
-continuation*: geometric mean of the continuation's token probabilities given the context.
-The last one is a documented substitute, not the paper's NSP procedure.
-"""
-
-from __future__ import annotations
-
-from collections.abc import Callable, Iterator
-
-import numpy as np
-import pandas as pd
-
-from biasforge.errors import InputError
-from biasforge.scoring.data import as_list
-from biasforge.scoring.interface import (
-    Capability,
-    FilledSentence,
-    LanguageModel,
-    Slot,
-    SlotFill,
-    SlotRule,
+from biasforge.scoring.tasks.stereoset import (
+    LABELS,
+    OFFICIAL_MLM,
+    examples_from,
+    intrasentence_method,
+    item_bias,
+    official_mlm,
+    predictions_json,
+    score_intersentence,
+    score_intrasentence,
 )
-from biasforge.scoring.stereoset_eval import Example
 
-OFFICIAL_MLM = "official MLM: mean P(sub-token) with preceding sub-tokens inserted"
-LABELS = ("stereotype", "anti-stereotype", "unrelated")
-
-
-def examples_from(items: pd.DataFrame, where: str = "dataset") -> list[Example]:
-    """Validate the contract's columns and build evaluator examples (one per item)."""
-    examples = []
-    for row in items.itertuples(index=False):
-        by_label: dict[str, str] = {}
-        for sentence in as_list(row.sentences):
-            label = sentence.get("label")
-            if label not in LABELS:
-                raise InputError(where, f"unknown sentence label {label!r}", record=row.id)
-            by_label[label] = sentence["id"]
-        missing = [label for label in LABELS if label not in by_label]
-        if missing:
-            raise InputError(where, f"missing {', '.join(missing)} sentence", record=row.id)
-        if row.split not in ("intrasentence", "intersentence"):
-            raise InputError(where, f"unknown split {row.split!r}", record=row.id)
-        examples.append(
-            Example(
-                id=row.id,
-                split=row.split,
-                bias_type=row.bias_type,
-                target=row.target,
-                stereotype=by_label["stereotype"],
-                anti_stereotype=by_label["anti-stereotype"],
-                unrelated=by_label["unrelated"],
-            )
-        )
-    return examples
-
-
-def _sentences(items: pd.DataFrame) -> Iterator[tuple[object, dict]]:
-    for row in items.itertuples(index=False):
-        for sentence in as_list(row.sentences):
-            yield row, sentence
-
-
-def _blank(row, where: str) -> Slot:
-    if "BLANK" not in row.context:
-        raise InputError(where, "intrasentence context has no BLANK", record=row.id)
-    return Slot.at_marker(row.context, "BLANK")
-
-
-def intrasentence_method(lm: LanguageModel) -> str:
-    """How ``score_intrasentence`` scores this model's sentences (for the report); a causal
-    model whose tokenizer adds BOS names the adaptation of the official procedure."""
-    if lm.supports(Capability.FILL_SLOT):
-        return OFFICIAL_MLM
-    return f"official generative: geometric mean of {lm.how(Capability.SCORE_SENTENCE)}"
-
-
-def score_intrasentence(
-    lm: LanguageModel, items: pd.DataFrame, where: str = "dataset"
-) -> dict[str, float]:
-    """Sentence id -> score for the intrasentence items (see module docstring)."""
-    if items.empty:
-        return {}
-    if lm.supports(Capability.FILL_SLOT):
-        return _intrasentence_by_slot(lm, items, where)
-    ids, requests = [], []
-    for row, sentence in _sentences(items):
-        ids.append(sentence["id"])
-        requests.append(FilledSentence(_blank(row, where), sentence["sentence"]))
-    return dict(zip(ids, _geometric_means(lm.sentence_logprobs(requests)), strict=True))
-
-
-def _intrasentence_by_slot(lm: LanguageModel, items: pd.DataFrame, where: str) -> dict[str, float]:
-    """The official masked-LM score: one request per item, its three attributes as fillers."""
-    ids, requests = [], []
-    for row in items.itertuples(index=False):
-        sentences = as_list(row.sentences)
-        for sentence in sentences:
-            if not str(sentence["attribute"]).strip():
-                raise InputError(where, "attribute is empty", record=sentence["id"])
-        ids += [sentence["id"] for sentence in sentences]
-        fillers = tuple(sentence["attribute"] for sentence in sentences)
-        requests.append(SlotFill(_blank(row, where), fillers, rule=SlotRule.STEREOSET))
-    scores = [float(np.exp(lp)) for answer in lm.slot_logprobs(requests) for lp in answer]
-    return dict(zip(ids, scores, strict=True))
-
-
-def _geometric_means(logps: list[np.ndarray]) -> list[float]:
-    return [float(np.exp(np.mean(lp))) if len(lp) else 0.0 for lp in logps]
-
-
-def score_intersentence(
-    lm: LanguageModel,
-    items: pd.DataFrame,
-    nsp: Callable[[list[tuple[str, str]]], list[float]] | None = None,
-    nsp_method: str = "trained NSP head",
-) -> tuple[dict[str, float], str]:
-    """Sentence id -> score for intersentence items, and the method used (for the report).
-
-    ``nsp`` is a trained scorer of (context, sentence) pairs (``biasforge.scoring.nsp``), named
-    ``nsp_method`` in the report; without one, the checkpoint's own NSP head, else the
-    continuation's likelihood (a substitute, reported as such)."""
-    if items.empty:
-        return {}, "none"
-    ids, pairs = [], []
-    for row, sentence in _sentences(items):
-        ids.append(sentence["id"])
-        pairs.append((row.context, sentence["sentence"]))
-    if nsp is not None:
-        return dict(zip(ids, nsp(pairs), strict=True)), nsp_method
-    native = lm.native_nsp(pairs)
-    if native is not None:
-        return dict(zip(ids, native, strict=True)), "pre-trained NSP head"
-    if not lm.supports(Capability.SCORE_CONTINUATION):
-        return (
-            {},
-            "skipped (no NSP head and no continuation scores; pass --nsp-corpus to train one)",
-        )
-    scores = _geometric_means(lm.continuation_logprobs(pairs))
-    return dict(zip(ids, scores, strict=True)), "continuation likelihood given the context"
-
-
-def predictions_json(items: pd.DataFrame, scores: dict[str, float]) -> dict:
-    """The official predictions layout: {"intrasentence": [{id, score}], "intersentence": [...]}."""
-    out: dict[str, list] = {"intrasentence": [], "intersentence": []}
-    for row, sentence in _sentences(items):
-        if sentence["id"] in scores:
-            out[row.split].append({"id": sentence["id"], "score": scores[sentence["id"]]})
-    return out
-
-
-def item_bias(examples: list[Example], scores: dict[str, float]) -> dict[str, float]:
-    """Per-item bias for cross-model plots: log score(stereotype) − log score(anti-stereotype)."""
-    out = {}
-    for ex in examples:
-        if ex.stereotype in scores and ex.anti_stereotype in scores:
-            pro, anti = scores[ex.stereotype], scores[ex.anti_stereotype]
-            out[ex.id] = float(np.log(max(pro, 1e-300)) - np.log(max(anti, 1e-300)))
-    return out
+__all__ = [
+    "LABELS",
+    "OFFICIAL_MLM",
+    "examples_from",
+    "intrasentence_method",
+    "item_bias",
+    "official_mlm",
+    "predictions_json",
+    "score_intersentence",
+    "score_intrasentence",
+]

@@ -3,11 +3,15 @@
 Data flows one way, curation → annotation → exports → scoring, through folders:
 
 - a *run directory* (:mod:`biasforge.contract.rundir`), written by curation;
-- *reviewed records* (``reviewed.parquet`` + agreement), written by ``annotate pull``;
-- a *release* (``releases/NAME/VERSION``), written by ``export release``;
+- *reviewed records* (:mod:`biasforge.contract.reviewed`), written by ``annotate pull``;
+- a *release* (:mod:`biasforge.contract.release`), written by ``export release``;
 - a *score report*, written by ``score``.
 
-Each ends with a ``manifest.json`` written and verified by :mod:`biasforge.contract.manifest`.
+Each ends with a ``manifest.json`` written and verified by :mod:`biasforge.contract.manifest`
+(kind, family, checksums, no path outside the folder); each module above names its files once
+and has the writer and the verifying reader of its folder. :mod:`biasforge.contract.folders`
+reads items from any of them by the kind its manifest names (``export convert``, scoring), and
+:mod:`biasforge.contract.exported` is the rule for the single files ``export convert`` writes.
 Records are typed and checked by their family's :class:`~biasforge.contract.schema.FamilySchema`
 (see :mod:`biasforge.families`). Every stage imports this package; none re-implements it.
 """

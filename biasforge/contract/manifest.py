@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from biasforge.errors import InputError
-from biasforge.files import sha256_file, write_json_atomic
+from biasforge.files import MANIFEST, sha256_file, write_json_atomic
 
-MANIFEST = "manifest.json"
 # Files whose bytes are data: each one present in a folder must be covered by the manifest.
 DATA_SUFFIXES = (".parquet", ".json", ".jsonl", ".tsv", ".csv")
 CORE_PACKAGES = ("biasforge", "pandas", "pyarrow")
@@ -97,19 +96,54 @@ def read_manifest(folder: str | Path, what: str) -> dict[str, Any]:
     return read_json_object(path)
 
 
-def verify_manifest(folder: str | Path, what: str, required: Iterable[str] = ()) -> dict[str, Any]:
+def _outside(name: str) -> bool:
+    """Whether a listed file name points outside its folder (absolute, ``..``, or a drive)."""
+    path = Path(name)
+    return path.is_absolute() or ".." in path.parts or "\\" in name or ":" in name
+
+
+def _check_identity(path: Path, manifest: dict[str, Any], kind: str | None, family: str | None):
+    """The manifest says what the folder is: the reader's ``kind`` and a registered family."""
+    found = manifest.get("kind")
+    if kind is not None and found != kind:
+        raise InputError(path, f"kind is {found!r}, expected {kind!r} (wrong kind of folder)")
+    named = manifest.get("family")
+    if named is None:
+        return
+    from biasforge import families  # the registry builds on this module, not the other way
+
+    if not isinstance(named, str) or named not in families.names():
+        known = ", ".join(families.names())
+        raise InputError(path, f"unknown family {named!r}; known: {known}")
+    if family is not None and named != family:
+        raise InputError(path, f"holds {named} records, not {family}")
+
+
+def verify_manifest(
+    folder: str | Path,
+    what: str,
+    required: Iterable[str] = (),
+    *,
+    kind: str | None = None,
+    family: str | None = None,
+) -> dict[str, Any]:
     """Read the manifest and check the folder against it; return the manifest.
 
-    Refused: a manifest without a non-empty ``files`` object; a ``required`` file or a data
-    file present in the folder that the manifest does not list; a listed file that is missing
-    or whose sha256 differs.
+    Refused: a manifest of another ``kind`` (when given), naming an unregistered family or
+    another ``family`` than expected; one without a non-empty ``files`` object, or listing a
+    path outside the folder; a ``required`` file or a data file present in the folder that the
+    manifest does not list; a listed file that is missing or whose sha256 differs.
     """
     folder = Path(folder)
     manifest = read_manifest(folder, what)
     path = folder / MANIFEST
+    _check_identity(path, manifest, kind, family)
     files = manifest.get("files")
     if not isinstance(files, dict) or not files:
         raise InputError(path, "lists no files: the folder's content cannot be verified")
+    for name in files:
+        if _outside(str(name)):
+            raise InputError(path, f"lists {name!r}, a path outside the folder")
     present = {p.relative_to(folder).as_posix() for p in _listed_files(folder)}
     data = {name for name in present if name.endswith(DATA_SUFFIXES)}
     for name in sorted({*required, *data} - set(files)):
@@ -120,35 +154,3 @@ def verify_manifest(folder: str | Path, what: str, required: Iterable[str] = ())
         if sha256_file(folder / name) != digest:
             raise InputError(folder / name, f"checksum differs from {MANIFEST} (file changed)")
     return manifest
-
-
-def _every_file(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-
-
-def replaceable_problem(folder: Path, kind: str | None = None) -> str | None:
-    """Why ``folder`` is not a folder biasforge wrote and may replace, or None if it is.
-
-    It must be a directory with a valid manifest (of ``kind`` when given) that lists every
-    file in it, each unchanged. A user's own file inside, or an edited one, makes it theirs.
-    """
-    if folder.is_symlink() or not folder.is_dir():
-        return "is not a folder biasforge wrote (it is a file or a link)"
-    try:
-        manifest = read_manifest(folder, "biasforge folder")
-    except InputError as exc:
-        files = [name for name in _every_file(folder) if name != MANIFEST]
-        holds = f"holds {files[0]}, and " if files else ""
-        return f"{holds}is not a folder biasforge wrote ({str(exc).partition(': ')[2]})"
-    found = manifest.get("kind")
-    if kind is not None and found is not None and found != kind:
-        return f"holds a biasforge {found}, not a {kind}"
-    files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
-    for name in _every_file(folder):
-        if name == MANIFEST:
-            continue
-        if name not in files:
-            return f"holds {name}, which biasforge did not write"
-        if sha256_file(folder / name) != files[name]:
-            return f"{name} changed since biasforge wrote it"
-    return None

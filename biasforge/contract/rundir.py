@@ -8,6 +8,8 @@ renamed into place at the end, so a crash never leaves a half-written run that l
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,9 @@ from biasforge.files import sha256_file, staged_directory, write_json_atomic, wr
 
 CANDIDATES = "candidates.parquet"
 REJECTED = "rejected.parquet"
-RUN_FILES = (CANDIDATES, REJECTED, "stats.json", "report.md")
+STATS = "stats.json"
+REPORT = "report.md"
+RUN_FILES = (CANDIDATES, REJECTED, STATS, REPORT)
 RUN_PACKAGES = ("biasforge", "pandas", "pyarrow", "jieba", "spacy", "deepl", "datasets")
 
 
@@ -63,6 +67,110 @@ class RunResult:
     stats: dict[str, Any]
 
 
+BATCH_ROWS = 4096
+
+
+class ParquetRows:
+    """Rows appended one by one (or as tables), written to parquet in row groups of
+    ``BATCH_ROWS``, so a run of any size never sits in memory; with ``check``, every batch is
+    checked against the family's value rules before it is written."""
+
+    def __init__(self, path: Path, schema: pa.Schema, check: FamilySchema | None = None) -> None:
+        self.schema = schema
+        self.check = check
+        self.writer = pq.ParquetWriter(path, schema)
+        self.batch: list[dict[str, Any]] = []
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.batch.append(row)
+        if len(self.batch) >= BATCH_ROWS:
+            self.flush()
+
+    def add_table(self, table: pa.Table) -> None:
+        self.flush()
+        self._write(table)
+
+    def flush(self) -> None:
+        if self.batch:
+            table = pa.Table.from_pylist(self.batch, schema=self.schema)
+            self.batch = []
+            self._write(table)
+
+    def _write(self, table: pa.Table) -> None:
+        if self.check is not None:
+            problems = self.check.check(table)
+            if problems:
+                first = problems[0]
+                raise BiasforgeError(
+                    f"{self.check.family} pipeline produced an invalid candidate "
+                    f"{first.record}: {first}"
+                )
+        self.writer.write_table(table)
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self.writer.close()
+
+
+@dataclass
+class RunWriter:
+    """The open files of a run being written: ``kept`` and ``rejected`` rows (typed by the
+    family's schema; rejected rows add ``reasons``), then :meth:`finish` with stats and report."""
+
+    stage: Path
+    kept: ParquetRows
+    rejected: ParquetRows
+    stats: dict[str, Any] | None = None
+
+    def finish(self, stats: dict[str, Any], report_md: str) -> None:
+        self.kept.close()
+        self.rejected.close()
+        write_json_atomic(self.stage / STATS, stats)
+        write_text_atomic(self.stage / REPORT, report_md)
+        self.stats = stats
+
+
+@contextlib.contextmanager
+def run_writer(
+    out: str | Path,
+    *,
+    schema: FamilySchema,
+    inputs: list[dict[str, Any]],
+    config: dict[str, Any],
+    overwrite: bool = False,
+) -> Iterator[RunWriter]:
+    """The one writer of run directories, for every family: rows stream into a staging folder
+    that becomes ``out`` (with its manifest) only when the block calls ``finish`` and ends.
+
+    A candidate breaking a value rule is a pipeline bug, so nothing is written and the error
+    names the record and column.
+    """
+    rejected_schema = schema.arrow.append(pa.field("reasons", pa.list_(pa.string())))
+    with staged_directory(out, overwrite=overwrite, kind="run") as stage:
+        writer = RunWriter(
+            stage,
+            ParquetRows(stage / CANDIDATES, schema.arrow, check=schema),
+            ParquetRows(stage / REJECTED, rejected_schema),
+        )
+        try:
+            yield writer
+        finally:
+            writer.kept.close()
+            writer.rejected.close()
+        if writer.stats is None:
+            raise BiasforgeError("a run writer ended without stats and report (a pipeline bug)")
+        write_manifest(
+            stage,
+            "run",
+            family=schema.family,
+            config=config,
+            inputs=inputs,
+            packages=RUN_PACKAGES,
+        )
+
+
 def write_run(
     out: str | Path,
     *,
@@ -75,35 +183,15 @@ def write_run(
     config: dict[str, Any],
     overwrite: bool = False,
 ) -> RunResult:
-    """Check the candidates against the family's schema, then write the run atomically.
-
-    Rejected rows use the schema plus ``reasons``, so both files have the same typed columns
-    even when one of them is empty. A candidate breaking a value rule is a pipeline bug, so
-    nothing is written and the error names the record and column.
-    """
-    arrow = schema.arrow
+    """:func:`run_writer` for a pipeline that holds its rows as frames."""
     required = schema.required()
-    kept = _table(candidates, arrow, required)
-    problems = schema.check(kept)
-    if problems:
-        first = problems[0]
-        raise BiasforgeError(
-            f"{schema.family} pipeline produced an invalid candidate {first.record}: {first}"
-        )
-    rejected_schema = arrow.append(pa.field("reasons", pa.list_(pa.string())))
-    with staged_directory(out, overwrite=overwrite, kind="run") as stage:
-        pq.write_table(kept, stage / CANDIDATES)
-        pq.write_table(_table(rejected, rejected_schema, required), stage / REJECTED)
-        write_json_atomic(stage / "stats.json", stats)
-        write_text_atomic(stage / "report.md", report_md)
-        write_manifest(
-            stage,
-            "run",
-            family=schema.family,
-            config=config,
-            inputs=inputs,
-            packages=RUN_PACKAGES,
-        )
+    kept = _table(candidates, schema.arrow, required)
+    with run_writer(
+        out, schema=schema, inputs=inputs, config=config, overwrite=overwrite
+    ) as writer:
+        writer.kept.add_table(kept)
+        writer.rejected.add_table(_table(rejected, writer.rejected.schema, required))
+        writer.finish(stats, report_md)
     return RunResult(Path(out), stats)
 
 
@@ -112,27 +200,32 @@ class Run:
     """A finished run directory, read back and verified against its manifest."""
 
     path: Path
-    candidates: pd.DataFrame
+    table: pa.Table  # the candidates with their exact column types
     rejected: pd.DataFrame
     stats: dict[str, Any]
     manifest: dict[str, Any]
+
+    @property
+    def candidates(self) -> pd.DataFrame:
+        return self.table.to_pandas()
 
 
 def is_run(path: str | Path) -> bool:
     return (Path(path) / CANDIDATES).is_file()
 
 
-def read_run(path: str | Path) -> Run:
-    """Read a run directory; refuse one that is incomplete or whose files changed."""
+def read_run(path: str | Path, family: str | None = None) -> Run:
+    """Read a run directory; refuse one that is incomplete, of another kind or ``family``, or
+    whose files changed."""
     path = Path(path)
     if not path.is_dir():
         raise InputError(path, "not a run directory (no such folder)")
-    manifest = verify_manifest(path, "run directory", required=RUN_FILES)
+    manifest = verify_manifest(path, "run directory", required=RUN_FILES, kind="run", family=family)
     return Run(
         path=path,
-        candidates=read_table(path / CANDIDATES).to_pandas(),
+        table=read_table(path / CANDIDATES),
         rejected=read_table(path / REJECTED).to_pandas(),
-        stats=read_json_object(path / "stats.json"),
+        stats=read_json_object(path / STATS),
         manifest=manifest,
     )
 
@@ -143,10 +236,3 @@ def read_table(path: str | Path) -> pa.Table:
         return pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(path, f"cannot read as parquet: {str(exc).splitlines()[0]}") from exc
-
-
-def read_candidates_table(path: str | Path) -> pa.Table:
-    """A verified run's candidates as an Arrow table (keeps the exact column types)."""
-    path = Path(path)
-    verify_manifest(path, "run directory", required=RUN_FILES)
-    return read_table(path / CANDIDATES)

@@ -245,10 +245,6 @@ def span_problem(text: str, span: Any, expected: str | None, what: str) -> str |
     return None
 
 
-def schema_of(columns: Iterable[Column]) -> pa.Schema:
-    return pa.schema([pa.field(c.name, c.type) for c in columns])
-
-
 __all__ = [
     "CHECK",
     "GENDERS",

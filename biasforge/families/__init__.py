@@ -1,8 +1,10 @@
 """The family registry: every stage looks a family up here by name, none branches on names.
 
-Built-in families (BEC-Pro, StereoSet, SlguSet) are registered on import; a package can add
-one through the ``biasforge.families`` entry-point group (a :class:`Family` object), and code
-or a test can call :func:`register`. Adding a family is one module plus its data.
+The built-in families (one module each in this package) are registered on import; a package
+adds one through the ``biasforge.families`` entry-point group (a :class:`Family` object), and
+code or a test can call :func:`register`. Adding a family is one module plus its data: its
+record schema, review task and card, its curation command and its export formats, from which
+the ``curate`` and ``export convert`` commands build their subcommands and ``--format`` choices.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import importlib.metadata
 from collections.abc import Iterable
 
 from biasforge.errors import BiasforgeError
-from biasforge.families.base import Card, Family, Review
+from biasforge.families.base import Card, ExportFormat, Family, Review
 
 _REGISTRY: dict[str, Family] = {}
 _LOADED_ENTRY_POINTS = False
@@ -29,13 +31,25 @@ def unregister(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def _load_entry_points() -> None:
+def _load_entry_points(*, again: bool = False) -> None:
     global _LOADED_ENTRY_POINTS
-    if _LOADED_ENTRY_POINTS:
+    if _LOADED_ENTRY_POINTS and not again:
         return
     _LOADED_ENTRY_POINTS = True
     for point in importlib.metadata.entry_points(group="biasforge.families"):
         register(point.load())
+
+
+def discover() -> list[str]:
+    """Look at the ``biasforge.families`` entry points again (a package installed since the
+    first look, as in a test); the names of every family known after."""
+    _load_entry_points(again=True)
+    return names()
+
+
+def format_names() -> list[str]:
+    """Every export format some family offers (``export convert --format`` choices)."""
+    return sorted({f.name for name in names() for f in get(name).formats})
 
 
 def names() -> list[str]:
@@ -73,4 +87,16 @@ def _register_builtins() -> None:
 
 _register_builtins()
 
-__all__ = ["Card", "Family", "Review", "family_of", "get", "names", "register", "unregister"]
+__all__ = [
+    "Card",
+    "ExportFormat",
+    "Family",
+    "Review",
+    "discover",
+    "family_of",
+    "format_names",
+    "get",
+    "names",
+    "register",
+    "unregister",
+]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import html
+import importlib
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ import pyarrow as pa
 
 from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.schema import FamilySchema
+from biasforge.errors import BiasforgeError
 
 YES_NO = {"yes": "Yes", "no": "No"}
 Row = dict[str, Any]
@@ -456,3 +458,54 @@ class Family:
     config_of: Callable[[pa.Table], list[str]] = single_config  # one config name per row
     config_order: tuple[str, ...] = ()  # configs listed first, in this order
     text_column: str = "sentence"  # what a report quotes for an item
+    # scoring: "module:attr" of each ScoringTask (biasforge.scoring.tasks), imported only by
+    # the score command, so the core never imports scoring or torch
+    scoring_tasks: tuple[str, ...] = ()
+    # ``curate NAME``: "module:function", a typer command (its options, then the family's
+    # curate function); imported only when the curate CLI is built, so no stage is loaded here.
+    curation: str | None = None
+    formats: tuple[ExportFormat, ...] = ()  # what ``export convert --format`` offers for it
+
+    def format(self, name: str) -> ExportFormat:
+        """The export format ``name`` of this family; one clear error naming those it has."""
+        for known in self.formats:
+            if known.name == name:
+                return known
+        offered = ", ".join(f.name for f in self.formats) or "none"
+        raise BiasforgeError(
+            f"--format {name}: {self.name} items do not convert to {name} (formats for "
+            f"{self.name}: {offered})"
+        )
+
+
+def load_object(spec: str, what: str = "object declared by a family") -> Any:
+    """The object an import string ``"package.module:name"`` names.
+
+    Families name their stage code (curation command, export writers, scoring tasks) by import
+    string, so the core package never imports a stage and a family from an entry point brings
+    its own. ``what`` names the object in the one-line error.
+    """
+    module, sep, name = spec.partition(":")
+    if not sep or not module or not name:
+        raise BiasforgeError(f"{what} {spec!r}: expected 'module:attr'")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise BiasforgeError(f"{what} {spec!r} cannot be loaded: {exc}") from None
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """A layout of another tool that a family's items convert to (``export convert``).
+
+    ``writer`` is an import string of ``write(items, out, *, label, masking) -> str``: it
+    writes the file at ``out`` (``label`` names the release, ``masking`` is ``--masking``) and
+    returns the one-line summary the command prints.
+    """
+
+    name: str
+    writer: str
+    help: str = ""
+
+    def write(self, items: Any, out: Any, **options: Any) -> str:
+        return str(load_object(self.writer)(items, out, **options))

@@ -18,6 +18,7 @@ from biasforge.contract.schema import GENDERS, SPAN, Column, FamilySchema, span_
 from biasforge.families.base import (
     YES_NO,
     Card,
+    ExportFormat,
     Family,
     Review,
     Row,
@@ -332,4 +333,19 @@ CARD = Card(
     statistics=statistics,
 )
 
-FAMILY = Family(name="becpro", schema=SCHEMA, review=REVIEW, card=CARD, config_of=config_of)
+FAMILY = Family(
+    name="becpro",
+    schema=SCHEMA,
+    review=REVIEW,
+    card=CARD,
+    config_of=config_of,
+    curation="biasforge.curation.commands.becpro:becpro",
+    formats=(
+        ExportFormat(
+            "becpro-tsv",
+            "biasforge.exports.becpro_tsv:write",
+            "the published BEC-Pro TSV (Bartl et al. 2020), masks rendered as [MASK]",
+        ),
+    ),
+    scoring_tasks=("biasforge.scoring.tasks.becpro:TASK",),
+)

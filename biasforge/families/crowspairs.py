@@ -22,6 +22,7 @@ from biasforge.contract.schema import SPAN, Column, FamilySchema, span_problem
 from biasforge.families.base import (
     YES_NO,
     Card,
+    ExportFormat,
     Family,
     Review,
     Row,
@@ -261,4 +262,13 @@ FAMILY = Family(
     card=CARD,
     config_of=config_of,
     text_column="sent_more",
+    curation="biasforge.curation.commands.crowspairs:crowspairs",
+    formats=(
+        ExportFormat(
+            "crows-csv",
+            "biasforge.exports.crows_csv:write_crowspairs",
+            "the CrowS-Pairs CSV that its metric.py reads",
+        ),
+    ),
+    scoring_tasks=("biasforge.scoring.tasks.crowspairs:TASK",),
 )

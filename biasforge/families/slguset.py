@@ -175,4 +175,11 @@ CARD = Card(
     statistics=statistics,
 )
 
-FAMILY = Family(name="slguset", schema=SCHEMA, review=REVIEW, card=CARD)
+FAMILY = Family(
+    name="slguset",
+    schema=SCHEMA,
+    review=REVIEW,
+    card=CARD,
+    curation="biasforge.curation.commands.slguset:slguset",
+    scoring_tasks=("biasforge.scoring.tasks.slguset:TASK",),
+)

@@ -21,6 +21,7 @@ from biasforge.contract.markdown import md_table
 from biasforge.contract.schema import Column, FamilySchema
 from biasforge.families.base import (
     Card,
+    ExportFormat,
     Family,
     Review,
     Row,
@@ -472,4 +473,18 @@ FAMILY = Family(
     config_of=config_of,
     config_order=SPLITS,
     text_column="context",
+    curation="biasforge.curation.commands.stereoset:stereoset",
+    formats=(
+        ExportFormat(
+            "stereoset-json",
+            "biasforge.exports.stereoset_json:write",
+            "the official StereoSet JSON that its evaluation code reads",
+        ),
+        ExportFormat(
+            "crows-csv",
+            "biasforge.exports.crows_csv:write_stereoset_pairs",
+            "intrasentence items as CrowS-Pairs minimal pairs",
+        ),
+    ),
+    scoring_tasks=("biasforge.scoring.tasks.stereoset:TASK",),
 )

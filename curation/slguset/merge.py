@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from biasforge.curation.slguset.rows import HASH_LEN, JSON_AT, KEY_LEN, ROWS_SUFFIX
 
@@ -174,19 +173,3 @@ def stream_rows(parts_dir: str | Path, scratch: str | Path) -> Iterator[tuple[st
         return duplicates
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def merge_parts(parts_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, int]:
-    """(kept, rejected, duplicates across tasks) as DataFrames — for tests and small runs;
-    a run streams :func:`stream_rows` into parquet instead."""
-    kept, rejected = [], []
-    scratch = Path(parts_dir) / ".merge"
-    stream = stream_rows(parts_dir, scratch)
-    while True:
-        try:
-            kind, row = next(stream)
-        except StopIteration as stop:
-            duplicates = stop.value
-            break
-        (kept if kind == "k" else rejected).append(row)
-    return pd.DataFrame(kept), pd.DataFrame(rejected), duplicates.count

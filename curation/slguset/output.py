@@ -1,11 +1,8 @@
 """The SlguSet run directory, written as the merged rows stream by — never all in memory.
 
-:func:`write_streamed_run` is :func:`biasforge.contract.rundir.write_run` for a stream: the
-same files (``candidates.parquet`` typed by the family's schema and checked against it,
-``rejected.parquet`` with ``reasons``, ``stats.json``, ``report.md``, ``manifest.json``) in the
-same staged directory, but the parquet files are written in row groups as the rows arrive, and
-what the report needs is tallied on the way (:class:`Tally`: counts per keyword, form and rule,
-the first few examples per rule).
+The rows go through the contract's one run writer (:func:`biasforge.contract.rundir.run_writer`,
+parquet row groups as the rows arrive); this module only tallies on the way what the report
+needs (:class:`Tally`: counts per keyword, form and rule, the first few examples per rule).
 """
 
 from __future__ import annotations
@@ -16,16 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from biasforge.contract.manifest import write_manifest
-from biasforge.contract.rundir import CANDIDATES, REJECTED, RUN_PACKAGES, RunResult
+from biasforge.contract.rundir import RunResult, run_writer
 from biasforge.contract.schema import FamilySchema
-from biasforge.errors import BiasforgeError
-from biasforge.files import staged_directory, write_json_atomic, write_text_atomic
-
-BATCH_ROWS = 4096
 
 
 class Examples:
@@ -86,41 +75,6 @@ class Tally:
         self.reject_examples.add(row["sentence"], row["reasons"])
 
 
-class ParquetRows:
-    """Rows appended one by one, written to parquet in row groups of ``BATCH_ROWS``; with a
-    ``schema_check``, every batch is checked against the family's value rules first."""
-
-    def __init__(self, path: Path, schema: pa.Schema, check: FamilySchema | None = None) -> None:
-        self.schema = schema
-        self.check = check
-        self.writer = pq.ParquetWriter(path, schema)
-        self.batch: list[dict[str, Any]] = []
-
-    def add(self, row: dict[str, Any]) -> None:
-        self.batch.append(row)
-        if len(self.batch) >= BATCH_ROWS:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.batch:
-            return
-        table = pa.Table.from_pylist(self.batch, schema=self.schema)
-        self.batch = []
-        if self.check is not None:
-            problems = self.check.check(table)
-            if problems:
-                first = problems[0]
-                raise BiasforgeError(
-                    f"{self.check.family} pipeline produced an invalid candidate "
-                    f"{first.record}: {first}"
-                )
-        self.writer.write_table(table)
-
-    def close(self) -> None:
-        self.flush()
-        self.writer.close()
-
-
 def write_streamed_run(
     out: str | Path,
     *,
@@ -131,32 +85,21 @@ def write_streamed_run(
     config: dict[str, Any],
     overwrite: bool = False,
 ) -> RunResult:
-    """Write the run directory ``out`` from ``rows`` (``("k" | "r", row)``, in order).
+    """Stream ``rows`` (``("k" | "r", row)``, in order) through the contract's run writer,
+    tallying what the report needs on the way.
 
     ``finish(tally, value)`` — called once the rows are written, with the tally and the
     generator's return value — gives ``(stats, report_md)``.
     """
-    rejected_schema = schema.arrow.append(pa.field("reasons", pa.list_(pa.string())))
     tally = Tally()
-    with staged_directory(out, overwrite=overwrite, kind="run") as stage:
-        kept = ParquetRows(stage / CANDIDATES, schema.arrow, check=schema)
-        rejected = ParquetRows(stage / REJECTED, rejected_schema)
-        try:
-            while True:
-                try:
-                    kind, row = next(rows)
-                except StopIteration as stop:
-                    value = stop.value
-                    break
-                tally.add(kind, row)
-                (kept if kind == "k" else rejected).add(row)
-        finally:
-            kept.close()
-            rejected.close()
-        stats, report_md = finish(tally, value)
-        write_json_atomic(stage / "stats.json", stats)
-        write_text_atomic(stage / "report.md", report_md)
-        write_manifest(
-            stage, "run", family=schema.family, config=config, inputs=inputs, packages=RUN_PACKAGES
-        )
-    return RunResult(Path(out), stats)
+    with run_writer(out, schema=schema, inputs=inputs, config=config, overwrite=overwrite) as run:
+        while True:
+            try:
+                kind, row = next(rows)
+            except StopIteration as stop:
+                value = stop.value
+                break
+            tally.add(kind, row)
+            (run.kept if kind == "k" else run.rejected).add(row)
+        run.finish(*finish(tally, value))
+    return RunResult(Path(out), run.stats or {})

@@ -5,9 +5,10 @@ under ``torch.inference_mode``, and the vocabulary projection is applied only wh
 probability is read. That shortcut (base model + output head instead of the full forward) is
 checked once against the model's own logits on a probe text and abandoned if they disagree.
 
-Next-sentence prediction is shared too: each adapter says how a sentence pair becomes one vector
+Text pairs are shared too: each adapter says how a pair becomes one vector
 (``_pair_representation``, French paper footnote 7); ``pair_features`` reads it from the frozen
-model, ``finetune_nsp`` trains a copy of the model with StereoSet's NSP head on top.
+model, ``pair_encoder`` gives a trainable float32 copy that reads it (what a task trains a
+next-sentence head on).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from biasforge.errors import BiasforgeError
-from biasforge.scoring.interface import Capability, LanguageModel, NSPTraining
+from biasforge.scoring.interface import Capability, LanguageModel, PairEncoder
 
 if TYPE_CHECKING:
     import torch
@@ -151,15 +152,13 @@ def input_device(model: Any, options: ModelOptions) -> torch.device:
     return torch.device(options.device)
 
 
-NSP_FINETUNE = (
-    "a copy of the model fine-tuned with StereoSet's NSP head (3 linear layers) on the corpus"
-)
+PAIR_ENCODER = "a float32 copy of the model, each pair read as ``pair_features`` reads it"
 
 
 class TransformersLM(LanguageModel):
     """A ``transformers`` model and tokenizer on a device, with the shared batching helpers."""
 
-    capabilities: ClassVar[Mapping[Capability, str]] = {Capability.FINETUNE_NSP: NSP_FINETUNE}
+    capabilities: ClassVar[Mapping[Capability, str]] = {Capability.TRAIN_PAIR_ENCODER: PAIR_ENCODER}
 
     def __init__(
         self, name: str, model: Any, tokenizer: Any, options: ModelOptions, path: str = ""
@@ -181,6 +180,26 @@ class TransformersLM(LanguageModel):
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text`` without special tokens."""
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def encode_many(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of each text without special tokens, in one batched call."""
+        if not texts:
+            return []
+        encoded = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        return [list(ids) for ids in encoded]
+
+    def tokenize(self, texts: Sequence[str], truncate: bool = True) -> list[list[int]]:
+        """Token ids of each text with the special tokens, in one batched call, cut at
+        ``max_length`` unless ``truncate`` is off."""
+        if not texts:
+            return []
+        limit = {"truncation": True, "max_length": self.max_length} if truncate else {}
+        encoded = self.tokenizer(list(texts), add_special_tokens=True, **limit)
+        return [list(ids) for ids in encoded["input_ids"]]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text of token ids, as the tokenizer decodes them."""
+        return str(self.tokenizer.decode(list(ids)))
 
     def parameter_count(self) -> int:
         return sum(p.numel() for p in self.model.parameters())
@@ -329,87 +348,33 @@ class TransformersLM(LanguageModel):
         with torch.inference_mode():
             return self._pair_representation(self.model, pairs, self.max_length).float().cpu()
 
-    def finetune_nsp(
-        self, pairs: Sequence[tuple[str, str, int]], training: NSPTraining
-    ) -> Callable[[Sequence[tuple[str, str]]], list[float]]:
-        """StereoSet's ``nsp_prediction/main.py`` on a float32 copy: AdamW with one learning
-        rate for the model and one for the head, cosine schedule with warm-up, gradients
-        clipped at 1.0, one pass over ``pairs`` in batches (see ``NSPTraining``)."""
-        import copy
-
-        import torch
-
-        torch.manual_seed(training.seed)
-        core = copy.deepcopy(self.model).float().train()
-        head = _stereoset_head(int(self._pair_width()), training.seed).to(self.device)
-        optimiser, scheduler = _nsp_optimiser(core, head, training)
-        limit = min(training.max_length, self.max_length)
-        for start in self._steps(len(pairs), training.batch_size):
-            batch = pairs[start : start + training.batch_size]
-            labels = torch.tensor([label for _, _, label in batch], device=self.device)
-            hidden = self._pair_representation(core, [(a, b) for a, b, _ in batch], limit)
-            loss = torch.nn.functional.cross_entropy(head(hidden.float()), labels)
-            loss.backward()
-            params = [*core.parameters(), *head.parameters()]
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            optimiser.step()
-            scheduler.step()
-            optimiser.zero_grad()
-        core.eval()
-        head.eval()
-        return lambda scored: self._nsp_scores(core, head, scored, limit)
+    def pair_encoder(self) -> PairEncoder:
+        return _CopyEncoder(self)
 
     def _pair_width(self) -> int:
         """Size of the pair representation (read once on a probe pair)."""
         return int(self.pair_features([(_PROBE, _PROBE)]).shape[1])
 
-    def _steps(self, total: int, batch_size: int) -> Iterable[int]:
-        starts = range(0, total, batch_size)
-        if not self.options.progress:
-            return starts
-        from tqdm.auto import tqdm
 
-        return tqdm(starts, desc=f"{self.name} NSP fine-tuning", unit="step", leave=False)
+class _CopyEncoder(PairEncoder):
+    """A float32 copy of an adapter's model, in training mode, that reads pairs as the
+    adapter does (``_pair_representation``)."""
 
-    def _nsp_scores(
-        self, core: Any, head: Any, pairs: Sequence[tuple[str, str]], limit: int
-    ) -> list[float]:
-        """P(is next) (label 0, as BERT) from the fine-tuned copy, 64 pairs at a time."""
-        import torch
+    def __init__(self, lm: TransformersLM) -> None:
+        import copy
 
-        scores: list[float] = []
-        with torch.inference_mode():
-            for i in range(0, len(pairs), 64):
-                hidden = self._pair_representation(core, pairs[i : i + 64], limit)
-                scores += torch.softmax(head(hidden.float()), dim=-1)[:, 0].cpu().tolist()
-        return scores
+        self.width = lm._pair_width()
+        self.device = lm.device
+        self._lm = lm
+        self._model = copy.deepcopy(lm.model).float().train()
 
+    def parameters(self) -> Iterable[Any]:
+        return self._model.parameters()
 
-def _stereoset_head(width: int, seed: int, inner: int = 300) -> torch.nn.Module:
-    """``ModelNSP.nsp_head`` of StereoSet's ``code/models/models.py``: three linear layers."""
-    import torch
+    def train(self, mode: bool = True) -> PairEncoder:
+        self._model.train(mode)
+        return self
 
-    torch.manual_seed(seed)
-    return torch.nn.Sequential(
-        torch.nn.Linear(width, inner), torch.nn.Linear(inner, inner), torch.nn.Linear(inner, 2)
-    )
-
-
-def _nsp_optimiser(core: Any, head: Any, training: NSPTraining) -> tuple[Any, Any]:
-    """AdamW with the model's and the head's learning rates, and the cosine schedule; the
-    warm-up is capped at a tenth of the steps so a short run still reaches its rate."""
-    import torch
-    from transformers import get_cosine_with_hard_restarts_schedule_with_warmup
-
-    optimiser = torch.optim.AdamW(
-        [
-            {"params": core.parameters(), "lr": training.core_lr},
-            {"params": head.parameters(), "lr": training.head_lr},
-        ],
-        weight_decay=training.weight_decay,
-    )
-    warmup = min(training.warmup, training.steps // 10)
-    scheduler = get_cosine_with_hard_restarts_schedule_with_warmup(
-        optimiser, num_warmup_steps=warmup, num_training_steps=max(1, training.steps)
-    )
-    return optimiser, scheduler
+    def __call__(self, pairs: Sequence[tuple[str, str]], max_length: int) -> torch.Tensor:
+        limit = min(max_length, self._lm.max_length)
+        return self._lm._pair_representation(self._model, pairs, limit)

@@ -1,9 +1,11 @@
 """Decoder-only models: token log-probabilities of running text, from the model's start token.
 
 Models whose tokenizer adds BOS (Gemma, Llama) read ``BOS + context + continuation``.
-GPT-2-style models read ``context + continuation`` as the official StereoSet code does; with an
-empty context the first token's probability is P(token | start token) from one separate forward
-of the start token, exactly as ``eval_generative_models.py``.
+GPT-2-style models read ``context + continuation``; a continuation with an empty context is
+read after the start token in one pass (lm-evaluation-harness's ``loglikelihood``). A whole
+sentence (``sentence_logprobs``) is read as the official StereoSet generative code reads it:
+the first token's probability is P(token | start token) from one separate forward of the start
+token, the others given the sentence's own tokens (``eval_generative_models.py``).
 
 log P(token p | tokens < p) depends only on the prefix up to p, so each distinct prefix goes
 through the vocabulary head once (StereoSet's three sentences share their start).
@@ -19,7 +21,7 @@ import numpy as np
 
 from biasforge.errors import BiasforgeError
 from biasforge.scoring.adapters.base import ModelOptions, TransformersLM, pad
-from biasforge.scoring.interface import Capability, FilledSentence, MinimalPair
+from biasforge.scoring.interface import Capability, FilledSentence
 
 if TYPE_CHECKING:
     import torch
@@ -40,9 +42,8 @@ class CausalLM(TransformersLM):
         **TransformersLM.capabilities,
         Capability.SCORE_SENTENCE: "token probabilities, the first given the start token "
         "(official StereoSet)",
-        Capability.SCORE_CONTINUATION: "token probabilities of the continuation after the context",
-        Capability.SCORE_PAIR: "each sentence's log-likelihood: the sum of its token "
-        "log-probabilities after the start token, in one pass (lm-evaluation-harness)",
+        Capability.SCORE_CONTINUATION: "token probabilities of the continuation after the "
+        "context (an empty context: after the start token, in one pass)",
     }
 
     def __init__(
@@ -90,29 +91,21 @@ class CausalLM(TransformersLM):
         return self._token_logprobs([("", r.sentence) for r in requests])
 
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
-        """The continuation read as running text after the context, one space between."""
-        return self._token_logprobs([(context, " " + text) for context, text in pairs])
-
-    def pair_logprobs(self, requests: Sequence[MinimalPair]) -> list[tuple[float, float]]:
-        """Each sentence's log-likelihood as lm-evaluation-harness scores CrowS-Pairs
-        (``loglikelihood`` with an empty context): the start token, then the sentence, read in
-        one pass; the sum of the sentence tokens' log-probabilities."""
-        plans = []
-        for text in (t for r in requests for t in (r.first, r.second)):
-            seq = (self._start(), *self.encode(text))[-self.max_length :]
-            plans.append((seq, len(seq) - 1))
-        needed: dict[tuple[int, ...], int] = {}
-        for seq, n in plans:
-            if n > 0:
-                needed[seq] = max(needed.get(seq, 0), n)
-        read = self._read_positions(needed) if needed else {}
-        sums = [float(np.sum(read[seq][needed[seq] - n :])) if n > 0 else 0.0 for seq, n in plans]
-        return [(sums[2 * i], sums[2 * i + 1]) for i in range(len(requests))]
+        """The continuation read as running text after the context, one space between; after
+        the start token when the context is empty (lm-evaluation-harness)."""
+        return self._token_logprobs(
+            [(context, f" {text}" if context else text) for context, text in pairs],
+            start_context=True,
+        )
 
     # -- token log-probabilities -----------------------------------------------------------------
-    def _token_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
-        """Per (context, continuation), log P of each continuation token given what precedes."""
-        plans = self._plans(pairs)
+    def _token_logprobs(
+        self, pairs: Sequence[tuple[str, str]], start_context: bool = False
+    ) -> list[np.ndarray]:
+        """Per (context, continuation), log P of each continuation token given what precedes;
+        an empty context is the start token with ``start_context``, else the first token is
+        read from a separate forward of the start token (see the module docstring)."""
+        plans = self._plans(pairs, start_context)
         needed: dict[tuple[int, ...], int] = {}  # per distinct sequence: final positions read
         for seq, n, _ in plans:
             if n > 0:
@@ -126,7 +119,9 @@ class CausalLM(TransformersLM):
             out.append(values)
         return out
 
-    def _plans(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[tuple[int, ...], int, bool]]:
+    def _plans(
+        self, pairs: Sequence[tuple[str, str]], start_context: bool
+    ) -> list[tuple[tuple[int, ...], int, bool]]:
         """Per pair: the token sequence, how many final positions are read from it, and
         whether the first continuation token is read from the start token instead."""
         distinct = list(dict.fromkeys(t for pair in pairs for t in pair if t))
@@ -144,7 +139,7 @@ class CausalLM(TransformersLM):
             if not cont:
                 plans.append(((), 0, False))
                 continue
-            if self.adds_bos:
+            if self.adds_bos or (start_context and not context):
                 seq, from_start = [self._start(), *enc(context), *cont], False
             else:
                 seq, from_start = [*enc(context), *cont], not enc(context)

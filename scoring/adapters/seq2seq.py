@@ -2,7 +2,8 @@
 
 A sentence that fills a template's slot is the target, the template with its slot replaced by
 the model's slot token the source. The slot token is the mask token (BART), else the first
-sentinel (T5's ``<extra_id_0>``), else the literal ``BLANK``.
+sentinel (T5's ``<extra_id_0>``), else the literal ``BLANK``. A continuation is the target
+and its context the source.
 """
 
 from __future__ import annotations
@@ -59,7 +60,11 @@ class Seq2SeqLM(TransformersLM):
         import torch
 
         tok, limit = self.tokenizer, self.max_length
-        sources = [tok(s, truncation=True, max_length=limit)["input_ids"] for s, _ in pairs]
+        # an empty source (a continuation without context) is the decoder's start token alone
+        sources = [
+            tok(s, truncation=True, max_length=limit)["input_ids"] or [self.decoder_start_id]
+            for s, _ in pairs
+        ]
         targets = [
             tok(text_target=t, truncation=True, max_length=limit)["input_ids"] for _, t in pairs
         ]

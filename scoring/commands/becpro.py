@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from biasforge.files import staged_directory
-from biasforge.scoring import becpro, plots
+from biasforge.scoring import plots
 from biasforge.scoring.commands.common import (
     RunOptions,
     comparison_blocks,
@@ -32,6 +32,7 @@ from biasforge.scoring.commands.common import (
 from biasforge.scoring.data import dataset_identity, load_items
 from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
 from biasforge.scoring.interface import ModelIdentity
+from biasforge.scoring.tasks import becpro
 from biasforge.scoring.uncertainty import Figures, Resampling
 
 PROCEDURE_NOTES = {

@@ -13,7 +13,6 @@ from pathlib import Path
 import pandas as pd
 
 from biasforge.files import staged_directory
-from biasforge.scoring import crowspairs
 from biasforge.scoring.commands.common import (
     RunOptions,
     each_model,
@@ -25,6 +24,7 @@ from biasforge.scoring.commands.common import (
 from biasforge.scoring.data import dataset_identity, load_items
 from biasforge.scoring.document import Document, Heading, Paragraph, Table
 from biasforge.scoring.interface import Capability
+from biasforge.scoring.tasks import crowspairs
 from biasforge.scoring.uncertainty import with_interval
 
 ABOUT = (

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from biasforge.files import staged_directory, write_json_atomic
-from biasforge.scoring import plots, slguset
+from biasforge.scoring import plots
 from biasforge.scoring.commands.common import (
     RunOptions,
     comparison_blocks,
@@ -31,6 +31,7 @@ from biasforge.scoring.commands.common import (
 from biasforge.scoring.data import dataset_identity, load_items
 from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, interval_table
 from biasforge.scoring.interface import ModelIdentity
+from biasforge.scoring.tasks import slguset
 from biasforge.scoring.uncertainty import Figures, Resampling
 
 MEANS = ("mean_bias", "mean_abs_bias", "male_degree", "female_degree")

@@ -19,8 +19,7 @@ import pandas as pd
 
 from biasforge.errors import BiasforgeError
 from biasforge.files import staged_directory, write_json_atomic
-from biasforge.scoring import nsp as nsp_mod
-from biasforge.scoring import plots, stereoset
+from biasforge.scoring import plots
 from biasforge.scoring.commands.common import (
     RunOptions,
     comparison_blocks,
@@ -45,6 +44,8 @@ from biasforge.scoring.stereoset_eval import (
     outcomes,
     results_table,
 )
+from biasforge.scoring.tasks import nsp as nsp_mod
+from biasforge.scoring.tasks import stereoset
 from biasforge.scoring.uncertainty import Figures, Resampling, intervals
 
 PROCEDURE = "official"
@@ -59,6 +60,7 @@ class NSPOptions:
     corpus: Path | None = None
     head: Path | None = None
     training: NSPTraining = field(default_factory=NSPTraining)
+    progress: bool = False  # a progress bar over the fine-tuning steps
 
 
 @dataclass
@@ -161,7 +163,7 @@ def _nsp_scorer(
         return None, ""
     steps = nsp.training.steps
     if nsp.mode == "finetune":
-        scorer = nsp_mod.finetune(lm, nsp.corpus, nsp.training)
+        scorer = nsp_mod.finetune(lm, nsp.corpus, nsp.training, nsp.progress)
         return scorer, f"fine-tuned with an NSP head on {nsp.corpus.name} ({steps} steps)"
     head = nsp_mod.train_head(lm, nsp.corpus, steps=steps, seed=nsp.training.seed, progress=False)
     head.save(folder / "nsp_head.pt")

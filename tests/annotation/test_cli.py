@@ -72,7 +72,9 @@ def test_push_twice_then_pull(server, becpro_run, tmp_path):
     from tests.conftest import one_error_line
 
     stale = (out / "report.md").read_text()
-    refused = cli("pull", "--dataset", "cli-ds", "--out", str(out), "--adjudicators", "nobody")
+    refused = cli(
+        "pull", "--dataset", "cli-ds", "--out", str(out), "--overwrite", "--adjudicators", "nobody"
+    )  # --overwrite: an existing --out is now refused without it, before anything else
     assert "--adjudicators: no user called 'nobody'" in one_error_line(refused)
     assert (out / "report.md").read_text() == stale  # nothing written
 

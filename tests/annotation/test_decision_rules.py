@@ -11,7 +11,7 @@ import pytest
 
 from biasforge import families
 from biasforge.annotation.agreement import question_agreement
-from biasforge.annotation.decide import Adjudicated, Answer, decide
+from biasforge.annotation.decide import Adjudicated, Answer, combine, decide
 from biasforge.annotation.users import read_users_csv, username_problem
 from biasforge.errors import InputError
 
@@ -117,6 +117,15 @@ def test_a_discard_is_a_vote_cannot_judge():
     majority = run(answers, "majority")
     assert majority.decision == "accept" and "despite 1 discarded" in majority.reason
     assert (majority.submitted, majority.discarded, majority.missing) == (2, 1, 0)
+
+
+def test_a_majority_is_more_than_half_never_an_even_split():
+    """Two against two (or one against one) decides nothing; three of four does."""
+    assert combine(["yes", "yes", "no", "no"], "majority") is None
+    assert combine(["yes", "no"], "majority") is None
+    assert combine(["yes", "yes", "no"], "majority") == "yes"
+    assert combine(["yes", "yes", "yes", "no"], "majority") == "yes"
+    assert combine(["yes"], "majority", total=2) is None  # the other answer was a discard
 
 
 def test_one_yes_one_no_one_discard_is_no_majority():

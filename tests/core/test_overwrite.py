@@ -52,6 +52,20 @@ def test_a_run_with_a_file_added_or_edited_is_not_replaced(tmp_path):
     assert (out / "report.md").read_text() == "edited by hand"
 
 
+def test_a_run_file_replaced_by_a_link_to_the_same_bytes_is_not_replaced(tmp_path):
+    """A user's symlink inside a run is theirs, even when it points at identical bytes."""
+    out = tmp_path / "run"
+    _curate(out).check_returncode()
+    kept = tmp_path / "my-report.md"
+    kept.write_bytes((out / "report.md").read_bytes())
+    (out / "report.md").unlink()
+    (out / "report.md").symlink_to(kept)
+    assert "report.md changed since biasforge wrote it" in one_error_line(
+        _curate(out, "--overwrite")
+    )
+    assert (out / "report.md").is_symlink() and kept.is_file()
+
+
 def test_a_biasforge_folder_of_another_kind_is_not_replaced(tmp_path):
     release = tmp_path / "rel"
     run = tmp_path / "run"

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
 from biasforge.scoring.crowspairs import results, score_pairs
@@ -27,7 +28,10 @@ def test_masked_equals_metric_py(tiny_models):  # noqa: F811
     fast = lm.pair_logprobs(pairs)
     for pair, got in zip(pairs, fast, strict=True):
         want = mask_unigram(lm.model, lm.tokenizer, pair.first, pair.second, uncased=True)
-        assert abs(got[0] - want[0]) < 1e-6 and abs(got[1] - want[1]) < 1e-6
+        # sums of float32 log-probabilities near -505: 1e-8 relative is well under float32
+        # precision (1.2e-7), where an absolute 1e-6 is not (the two differ by ~3e-9 relative)
+        assert got[0] == pytest.approx(want[0], rel=1e-8, abs=1e-6)
+        assert got[1] == pytest.approx(want[1], rel=1e-8, abs=1e-6)
     assert "metric.py" in lm.how(Capability.SCORE_PAIR)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import deque
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from datatrove.data import Document
 
@@ -62,10 +63,26 @@ def run_steps(steps, docs) -> list[Document]:
 def mine(resources, parts: Path, *texts: str):
     """The mining steps of one task over ``texts`` (one line each), then the merge: (kept,
     rejected, step stats by name)."""
-    from biasforge.curation.slguset.merge import merge_parts
     from biasforge.curation.slguset.mine import mining_steps
 
     steps = mining_steps(resources, parts)
     deque(run_steps(steps, [paragraph(t, n) for n, t in enumerate(texts, 1)]), maxlen=0)
     kept, rejected, _ = merge_parts(parts)
     return kept, rejected, {s.name: s.stats for s in steps}
+
+
+def merge_parts(parts_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """(kept, rejected, duplicates across tasks) as DataFrames: the rows a run streams into
+    its parquet files (:func:`biasforge.curation.slguset.merge.stream_rows`), held in memory."""
+    from biasforge.curation.slguset.merge import stream_rows
+
+    kept, rejected = [], []
+    stream = stream_rows(parts_dir, Path(parts_dir) / ".merge")
+    while True:
+        try:
+            kind, row = next(stream)
+        except StopIteration as stop:
+            duplicates = stop.value
+            break
+        (kept if kind == "k" else rejected).append(row)
+    return pd.DataFrame(kept), pd.DataFrame(rejected), duplicates.count

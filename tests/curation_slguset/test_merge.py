@@ -12,6 +12,7 @@ import pytest
 
 from biasforge.curation.slguset import merge
 from biasforge.curation.slguset.rows import ROWS_SUFFIX, sentence_hash, sort_key
+from tests.curation_slguset.conftest import merge_parts
 
 
 def write_parts(parts, rng, tasks=12, rules=("preprocess", "person_name")):
@@ -63,7 +64,7 @@ def test_streaming_merge_equals_the_in_memory_merge(tmp_path, monkeypatch, fan_i
     monkeypatch.setattr(merge, "SHARD_ROWS", shard_rows)  # 16: many hash shards
     monkeypatch.setattr(merge, "FLUSH_ROWS", 7)
     everything = write_parts(tmp_path / "parts", random.Random(fan_in))
-    kept, rejected, duplicates = merge.merge_parts(tmp_path / "parts")
+    kept, rejected, duplicates = merge_parts(tmp_path / "parts")
     want_kept, want_rejected, want_duplicates = reference(everything)
     assert list(kept.source_id) == want_kept
     assert list(rejected.source_id) == want_rejected
@@ -94,7 +95,7 @@ def test_the_task_duplicate_window_forgets_but_the_merge_does_not(resources, tmp
                 step.window = window
         deque(run_steps(steps, [paragraph(t, n) for n, t in enumerate(texts, 1)]), maxlen=0)
         task_dropped = next(s for s in steps if isinstance(s, DuplicateFilter)).stats
-        kept, rejected, cross = merge.merge_parts(parts)
+        kept, rejected, cross = merge_parts(parts)
         dropped = task_dropped["dropped"].total  # (a counter never set reads 0)
         results.append((list(kept.sentence), list(rejected.sentence), dropped + cross))
     assert results[0] == results[1]

@@ -190,14 +190,20 @@ def write_reviewed(
     agreement: dict | None = None,
     run: Path | None = None,
 ) -> Path:
-    """A reviewed-records folder as `annotate pull` writes it: candidate columns + decision."""
+    """A reviewed-records folder as `annotate pull` writes it: candidate columns + decision,
+    and a manifest of kind ``reviewed`` that embeds the run's manifest and stats (when given)."""
+    from biasforge.contract.manifest import write_manifest
+    from biasforge.contract.rundir import read_run
+
     out.mkdir(parents=True)
     reviewed = table.append_column("decision", pa.array(decisions, pa.string()))
     pq.write_table(reviewed, out / "reviewed.parquet")
-    files = {"reviewed.parquet": sha256_file(out / "reviewed.parquet")}
     if agreement is not None:
         write_json_atomic(out / "agreement.json", agreement)
-        files["agreement.json"] = sha256_file(out / "agreement.json")
-    manifest = {"dataset": out.name, "files": files, "run": str(run) if run else None}
-    write_json_atomic(out / "manifest.json", manifest)
+    behind = read_run(run) if run else None
+    write_manifest(
+        out, "reviewed", dataset=out.name, family=table.column("family")[0].as_py(),
+        run_manifest=behind.manifest if behind else None,
+        run_stats=behind.stats if behind else None,
+    )  # fmt: skip
     return out

@@ -85,16 +85,22 @@ def installed(tmp_path_factory) -> Installed:
     return Installed(dist, venv, site, added, torch_before, work)
 
 
-def test_the_package_list_names_every_folder_with_an_init(tmp_path):
-    """[tool.setuptools] lists packages by hand (the package-dir mapping needs it): a new
-    subpackage missing from it would be left out of the wheel."""
+def test_the_wheel_holds_every_folder_with_an_init(installed):
+    """Packages are discovered (setup.py applies pyproject's package-dir mapping to
+    find_packages), not listed by hand: every package folder of the checkout, and no other
+    one, is in the installed wheel under the biasforge namespace."""
     config = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
-    found = set()
+    assert "packages" not in config  # no hand-kept list to forget a new subpackage in
+    expected = set()
     for name, folder in config["package-dir"].items():
         for init in (REPO / folder).rglob("__init__.py"):
             relative = init.parent.relative_to(REPO / folder)
-            found.add(".".join([name, *relative.parts]))
-    assert set(config["packages"]) == found, sorted(found ^ set(config["packages"]))
+            expected.add(".".join([name, *relative.parts]))
+    installed_packages = {
+        ".".join(init.parent.relative_to(installed.site).parts)
+        for init in (installed.site / "biasforge").rglob("__init__.py")
+    }
+    assert installed_packages == expected, sorted(installed_packages ^ expected)
 
 
 def test_sdist_and_wheel_build_and_pass_twine(installed):

@@ -707,7 +707,7 @@ EXPORT = [
             "--out",
             d / "o.json",
         ],
-        "StereoSet",
+        "becpro items do not convert to stereoset-json",  # the family lists its formats
     ),
     Case(
         "convert-crows-of-becpro",

@@ -246,12 +246,22 @@ def stereoset_items() -> pd.DataFrame:
 
 
 def write_release(items, root) -> Path:
-    """Write items as releases/<name>/<version>/<config>/test.parquet; return the version folder."""
+    """Write items as a release releases/<name>/<version>/<config>/test.parquet through the
+    contract's release writer (manifest included: scoring verifies it); return the folder."""
+    import pyarrow as pa
+
+    from biasforge.contract.release import write_release as write_release_files
+
     version = root / "releases" / "stereoset-test" / "1.0.0"
-    for split, frame in items.groupby("split"):
-        folder = version / split
-        folder.mkdir(parents=True, exist_ok=True)
-        frame.to_parquet(folder / "test.parquet", index=False)
+    version.mkdir(parents=True)
+    configs = {
+        split: pa.Table.from_pandas(frame, preserve_index=False)
+        for split, frame in items.groupby("split")
+    }
+    write_release_files(
+        version, configs, card="# stereoset-test\n", changelog="# Changelog\n",
+        name="stereoset-test", version="1.0.0", family=str(items["family"].iloc[0]),
+    )  # fmt: skip
     return version
 
 

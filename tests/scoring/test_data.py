@@ -1,4 +1,5 @@
-"""The dataset reader accepts a release folder, a config folder, a run folder or one file."""
+"""The dataset reader accepts a release folder, a config folder, a run folder or one file, each
+verified through the contract."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pytest
 
 from biasforge.errors import InputError
 from biasforge.scoring.data import load_items
+from tests.conftest import write_unchecked_run
 from tests.scoring.conftest import stereoset_items, write_release
 
 
@@ -17,10 +19,7 @@ def test_release_config_run_and_file_layouts(tmp_path):
         "intrasentence"
     }
     assert len(load_items(str(release / "intersentence" / "test.parquet"), "stereoset")) == 3
-    run = tmp_path / "run"
-    run.mkdir()
-    items.to_parquet(run / "candidates.parquet", index=False)
-    items.head(2).to_parquet(run / "rejected.parquet", index=False)  # must not be read
+    run = write_unchecked_run(tmp_path / "run", items.to_dict(orient="records"), "stereoset")
     assert len(load_items(str(run), "stereoset")) == 8
 
 
@@ -34,6 +33,6 @@ def test_wrong_family_duplicates_and_empty_folder(tmp_path):
     items.assign(id="same").to_parquet(dup, index=False)
     with pytest.raises(InputError, match="duplicate item id"):
         load_items(str(dup), "stereoset")
-    (tmp_path / "empty").mkdir()
-    with pytest.raises(InputError, match="no parquet files"):
+    (tmp_path / "empty").mkdir()  # a folder without a manifest is no biasforge folder
+    with pytest.raises(InputError, match=r"manifest.json is missing"):
         load_items(str(tmp_path / "empty"), "stereoset")

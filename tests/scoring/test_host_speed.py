@@ -82,7 +82,9 @@ def test_small_log_softmax_chunks_give_the_same_scores(tiny_models, kind, monkey
         if hasattr(module, "log_softmax_chunk"):
             monkeypatch.setattr(module, "log_softmax_chunk", lambda vocab, budget=0: 3)
     chunked = score_intrasentence(lm, intra)
-    assert max(abs(chunked[k] - reference[k]) for k in reference) < 1e-9
+    # float32 log-softmax over blocks of another shape rounds differently: a few units in the
+    # last place (1.5e-7 relative measured on scores near 0.01), never more
+    assert max(abs(chunked[k] - reference[k]) / abs(reference[k]) for k in reference) < 1e-6
 
 
 @pytest.mark.parametrize("kind", ["masked", "causal", "seq2seq"])

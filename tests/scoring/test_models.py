@@ -12,12 +12,9 @@ from biasforge.scoring.interface import (
     Capability,
     FilledSentence,
     LanguageModel,
-    MaskedPair,
+    MaskedRead,
     MinimalPair,
-    NSPTraining,
     Slot,
-    SlotFill,
-    SlotRule,
 )
 from biasforge.scoring.models import KINDS, REGISTRY, ModelOptions, detect_kind, load_model
 from biasforge.scoring.stereoset import score_intrasentence
@@ -74,33 +71,35 @@ def test_registry_is_the_one_kind_table(tiny_models):
 
 
 REFUSED = {
-    Capability.FILL_SLOT: lambda lm: lm.slot_logprobs(
-        [SlotFill(Slot.at_span("a b", 0, 1), ("x",))]
-    ),
+    Capability.READ_MASKED: lambda lm: lm.masked_logprobs([MaskedRead((2, 5, 3), ((1, 6),))]),
     Capability.SCORE_SENTENCE: lambda lm: lm.sentence_logprobs(
         [FilledSentence(Slot.at_marker("a BLANK"), "a b")]
     ),
     Capability.SCORE_CONTINUATION: lambda lm: lm.continuation_logprobs([("a", "b")]),
     Capability.SCORE_PAIR: lambda lm: lm.pair_logprobs([MinimalPair("a b c", "a d c")]),
-    Capability.READ_MASKED_PAIR: lambda lm: lm.masked_pair_logprobs(
-        [
-            MaskedPair(
-                "a b",
-                Slot.at_marker("[MASK] b", "[MASK]"),
-                Slot.at_marker("[MASK] [MASK]", "[MASK]"),
-                8,
-            )
-        ]
-    ),
-    Capability.FINETUNE_NSP: lambda lm: [
-        lm.finetune_nsp([("a b", "c", 0), ("a", "b c", 1)], NSPTraining(steps=1, batch_size=2))
-    ],
+    Capability.TRAIN_PAIR_ENCODER: lambda lm: [lm.pair_encoder()],
+}
+ANSWERS = {  # what each kind answers (issue 24: the adapters answer generic questions only)
+    "masked": {Capability.READ_MASKED, Capability.SCORE_PAIR, Capability.TRAIN_PAIR_ENCODER},
+    "causal": {
+        Capability.SCORE_SENTENCE,
+        Capability.SCORE_CONTINUATION,
+        Capability.SCORE_PAIR,
+        Capability.TRAIN_PAIR_ENCODER,
+    },
+    "seq2seq": {
+        Capability.SCORE_SENTENCE,
+        Capability.SCORE_CONTINUATION,
+        Capability.SCORE_PAIR,
+        Capability.TRAIN_PAIR_ENCODER,
+    },
 }
 
 
 @pytest.mark.parametrize("kind", ["masked", "causal", "seq2seq"])
 def test_adapters_answer_what_they_declare_and_refuse_the_rest(tiny_models, kind):
     lm = load_model(tiny_models[kind], ModelOptions(progress=False))
+    assert {c for c in Capability if lm.supports(c)} == ANSWERS[kind]
     for capability, ask in REFUSED.items():
         if lm.supports(capability):
             assert len(ask(lm)) == 1 and lm.how(capability)
@@ -134,10 +133,10 @@ def test_gemma_alias_identity_without_loading():
 
 
 def test_capability_declaration_must_match_the_methods():
-    with pytest.raises(TypeError, match="FILL_SLOT"):
+    with pytest.raises(TypeError, match="READ_MASKED"):
 
         class Undeclared(LanguageModel):
-            def slot_logprobs(self, requests):
+            def masked_logprobs(self, requests):
                 return []
 
     with pytest.raises(TypeError, match="SCORE_SENTENCE"):
@@ -152,24 +151,47 @@ def test_slot_marker_finds_every_occurrence_and_fills_them_all():
     assert slot.filled("z") == "x z y z."
     with pytest.raises(ValueError, match="no slot"):
         Slot.at_marker("nothing here")
-    with pytest.raises(ValueError, match=r"only defined for SlotRule\.JOINT"):
-        SlotFill(slot, ("z",), masked=((0, 1),), rule=SlotRule.STEREOSET)
+    with pytest.raises(ValueError, match="read at position 3 of a 3-token input"):
+        MaskedRead((1, 2, 3), ((3, 7),))
+    with pytest.raises(ValueError, match="one value per token"):
+        MaskedRead((1, 2, 3), ((1, 7),), attention=(1, 1))
 
 
-class FixedSlots(LanguageModel):
-    """A model that is not ``transformers`` at all: the metrics only see the interface."""
+class WordTable(LanguageModel):
+    """A masked model that is not ``transformers`` at all: a whitespace tokenizer and a fixed
+    table of log-probabilities; the tasks only see the interface."""
 
     kind = "fake"
-    capabilities = {Capability.FILL_SLOT: "a fixed table"}  # noqa: RUF012
+    capabilities = {Capability.READ_MASKED: "a fixed table"}  # noqa: RUF012
+    mask_token, mask_id = "<m>", 0
 
     def __init__(self, table: dict[str, float]) -> None:
         super().__init__("fixed")
         self.table = table
-        self.seen: list[SlotFill] = []
+        self.vocab = ["<m>", "<s>", "</s>", *sorted(table)]
+        self.seen: list[MaskedRead] = []
 
-    def slot_logprobs(self, requests):
+    def encode(self, text):
+        words = text.replace(".", " .").replace("<m>", " <m> ").split()
+        return [self._id(w) for w in words]
+
+    def encode_many(self, texts):
+        return [self.encode(t) for t in texts]
+
+    def _id(self, word):
+        if word not in self.vocab:
+            self.vocab.append(word)
+        return self.vocab.index(word)
+
+    def tokenize(self, texts, truncate=True):
+        return [[1, *self.encode(t), 2] for t in texts]
+
+    def decode(self, ids):
+        return " ".join(self.vocab[i] for i in ids)
+
+    def masked_logprobs(self, requests):
         self.seen += requests
-        return [tuple(self.table[f] for f in r.fillers) for r in requests]
+        return [tuple(self.table[self.vocab[t]] for _, t in r.reads) for r in requests]
 
     def pair_features(self, pairs):
         raise NotImplementedError
@@ -181,14 +203,42 @@ class FixedSlots(LanguageModel):
         pass
 
 
-def test_metrics_ask_the_interface_only():
+def test_tasks_ask_the_interface_only():
     table = {"asian": np.log(0.5), "hispanic": np.log(0.25), "fox": np.log(0.125)}
-    lm = FixedSlots(table)
+    lm = WordTable(table)
     items = stereoset_items().head(1)
     scores = score_intrasentence(lm, items)
     assert scores == pytest.approx(
         {"intra0-stereotype": 0.5, "intra0-anti-stereotype": 0.25, "intra0-unrelated": 0.125}
     )
-    (request,) = lm.seen
-    assert request.rule is SlotRule.STEREOSET
-    assert request.slot.filled("fox") == "The chess player was fox."
+    # one masked text for the three one-word attributes, read three times at the slot
+    masked = [lm.decode(r.ids) for r in lm.seen]
+    assert set(masked) == {"<s> The chess player was <m> . </s>"}
+    assert sorted(lm.vocab[t] for r in lm.seen for _, t in r.reads) == sorted(table)
+    assert {p for r in lm.seen for p, _ in r.reads} == {5}
+
+
+def test_a_model_folder_without_tokenizer_files_is_refused(tiny_models, tmp_path):
+    """Issue 27 item 8: transformers builds a five-token tokenizer for such a folder and every
+    word reads as unknown; the model is refused with one line (exit 2) before any scoring."""
+    import shutil
+
+    from tests.conftest import one_error_line, run_cli
+    from tests.scoring.conftest import write_release
+
+    bare = tmp_path / "bare-bert"
+    bare.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        shutil.copy(f"{tiny_models['masked']}/{name}", bare / name)
+    with pytest.raises(BiasforgeError, match="no vocabulary besides the special tokens"):
+        load_model(str(bare), ModelOptions(progress=False))
+    load_model(tiny_models["masked"], ModelOptions(progress=False))  # the full folder loads
+
+    release = write_release(stereoset_items(), tmp_path)
+    result = run_cli(
+        "score", "stereoset", "--dataset", release, "--model", bare, "--out", tmp_path / "out",
+        "--no-progress", "--bootstrap", "0", check=False,
+    )  # fmt: skip
+    line = one_error_line(result)
+    assert "bare-bert" in line and "tokenizer files" in line
+    assert not (tmp_path / "out").exists()

@@ -174,9 +174,9 @@ def test_becpro_refuses_causal_models(tiny_models):
 
 def test_cli_slguset_and_becpro(tiny_models, zh_bert, tmp_path):
     runner = CliRunner()
-    zh = tmp_path / "slguset" / "default"
-    zh.mkdir(parents=True)
-    slguset_items().to_parquet(zh / "test.parquet", index=False)
+    # a bare parquet file (a folder must be a run, reviewed folder or release with a manifest)
+    zh = tmp_path / "slguset.parquet"
+    slguset_items().to_parquet(zh, index=False)
     out = tmp_path / "zh-out"
     result = runner.invoke(
         app,

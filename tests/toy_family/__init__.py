@@ -1,23 +1,27 @@
-"""A toy fourth family, written the way a maintainer adds one: this module plus ``items.tsv``.
+"""A toy fifth family, written the way a maintainer adds one: this module plus ``items.tsv``.
 
-It describes the family once (schema with value rules, review task, card) and gives the same
-curation entry shape as the built-in families: ``curate(Options, out) -> RunResult``. One rule
-(a sentence must end with punctuation) rejects items; one question (is it natural?) decides.
+It describes the family once (schema with value rules, review task, card, its ``curate toy``
+command and its ``toy-tsv`` export format) and is installed through the ``biasforge.families``
+entry-point group (see ``conftest.py`` here), never by a line elsewhere. One rule (a sentence
+must end with punctuation) rejects items; one question (is it natural?) decides.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 import pandas as pd
 import pyarrow as pa
+import typer
 
 from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.contract.schema import Column, FamilySchema
-from biasforge.families import Card, Family, Review
+from biasforge.families import Card, ExportFormat, Family, Review
 from biasforge.families.base import YES_NO
+from biasforge.files import write_text_atomic
 
 ITEMS = Path(__file__).with_name("items.tsv")
 REGISTERS = ("formal", "informal")
@@ -56,7 +60,15 @@ CARD = Card(
     ),
 )
 
-FAMILY = Family(name="toy", schema=SCHEMA, review=REVIEW, card=CARD)
+FAMILY = Family(
+    name="toy",
+    schema=SCHEMA,
+    review=REVIEW,
+    card=CARD,
+    curation="tests.toy_family:curate_command",
+    formats=(ExportFormat("toy-tsv", "tests.toy_family:write_tsv", "id, register, sentence"),),
+    scoring_tasks=("tests.toy_family.scoring:TASK",),
+)
 
 
 @dataclass(frozen=True)
@@ -88,3 +100,20 @@ def curate(options: Options, out: Path, *, overwrite: bool = False) -> RunResult
         inputs=[input_entry(options.items, "items")], config={"family": "toy"},
         overwrite=overwrite,
     )  # fmt: skip
+
+
+def curate_command(
+    out: Annotated[Path, typer.Option("--out", help="run directory to create")],
+    items: Annotated[Path, typer.Option(help="TSV id, register, sentence")] = ITEMS,
+    overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
+) -> None:
+    """Toy requests: one punctuation rule, one review question."""
+    stats = curate(Options(items=items), out, overwrite=overwrite).stats
+    typer.echo(f"toy: {stats['kept']} kept, {stats['rejected']} rejected -> {out}")
+
+
+def write_tsv(items: pd.DataFrame, out: Path, **_: object) -> str:
+    """``export convert --format toy-tsv``."""
+    frame = items[["id", "register", "sentence"]].sort_values("id")
+    write_text_atomic(out, frame.to_csv(sep="\t", index=False, lineterminator="\n"))
+    return f"wrote {len(frame)} toy items to {out}"

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from biasforge.contract.rundir import CANDIDATES, REPORT
+
 
 def crowspairs(
     out: Annotated[Path, typer.Option("--out", help="run directory to create")],
@@ -56,6 +58,6 @@ def crowspairs(
     )
     typer.echo(
         f"crowspairs {stats['language']}: {stats['kept']} pairs kept ({stats['needs_review']} "
-        f"flagged for review), {stats['rejected']} rejected; {sent} -> {out}/candidates.parquet, "
-        f"report: {out}/report.md"
+        f"flagged for review), {stats['rejected']} rejected; {sent} -> {out / CANDIDATES}, "
+        f"report: {out / REPORT}"
     )

@@ -1,0 +1,63 @@
+"""What a workspace or dataset name may be, checked before anything is created.
+
+Argilla 2.8's server accepts any non-empty workspace name, but its own SDK refuses to read a
+workspace whose name is not URL-safe (``WorkspaceModel``: ``^[a-zA-Z0-9_-]+$``) — and it reads
+*every* workspace whenever it looks one up by name, so one ``dot.ted`` workspace made every
+later push, pull and agreement crash. Names are therefore checked with the SDK's own model, so
+the rule is Argilla's and follows its upgrades; lookups go through
+:mod:`biasforge.annotation.workspaces`, which tolerates a bad name someone else created.
+Usernames are checked in :mod:`biasforge.annotation.users`.
+"""
+
+from __future__ import annotations
+
+from biasforge.errors import BiasforgeError
+
+# Argilla's dataset limit (argilla_server.api.schemas.v1.datasets.DATASET_NAME_MAX_LENGTH),
+# minus what review appends to make the adjudication dataset's name.
+DATASET_NAME_MAX = 200 - len("-adjudication")
+# Argilla sets no bound on workspace names; adjudication panels are workspaces named after the
+# annotation workspace plus up to 60 characters, and the web UI cuts long names: the same
+# bound as usernames.
+WORKSPACE_NAME_MAX = 64
+
+
+def _sdk_accepts_workspace(name: str) -> bool:
+    from argilla._models import WorkspaceModel
+    from pydantic import ValidationError
+
+    try:
+        return WorkspaceModel(name=name).name == name  # the model strips spaces: refuse those
+    except ValidationError:
+        return False
+
+
+def workspace_problem(name: str) -> str | None:
+    """Why ``name`` cannot be an Argilla workspace this tool works in, or None."""
+    if len(name) > WORKSPACE_NAME_MAX:
+        return f"{len(name)} characters, at most {WORKSPACE_NAME_MAX}"
+    if not _sdk_accepts_workspace(name):
+        return "use letters, digits, '-' and '_' only (Argilla's workspace name rule)"
+    return None
+
+
+def check_workspace_name(name: str, origin: str = "--workspace") -> str:
+    """``name`` if it is a valid workspace name; else one line naming ``origin``."""
+    problem = workspace_problem(name)
+    if problem:
+        raise BiasforgeError(f"{origin} {name[:80]!r}: {problem}")
+    return name
+
+
+def check_dataset_name(name: str) -> str:
+    """Argilla's own rule for dataset names (1–200 characters), leaving room for the
+    ``-adjudication`` suffix; no surrounding spaces or control characters."""
+    if not name or not name.strip():
+        raise BiasforgeError("--dataset: give a dataset name")
+    if name != name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise BiasforgeError(f"--dataset {name!r}: no surrounding spaces or control characters")
+    if len(name) > DATASET_NAME_MAX:
+        raise BiasforgeError(
+            f"--dataset: {len(name)} characters; Argilla allows at most {DATASET_NAME_MAX} here"
+        )
+    return name

@@ -1,0 +1,74 @@
+"""Single files that ``export convert`` writes, and the rule for writing over one.
+
+Beside each written file ``OUT`` lies a marker ``.OUT.biasforge.json`` naming the kind
+(``export``), the format and the sha256 of the bytes written. ``--overwrite`` replaces a file
+only when its marker says biasforge wrote it in the same format and it is unchanged since:
+never a file of a run, reviewed folder or release, never the command's own input, never a
+user's file (a file without a marker, or edited since).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from biasforge.errors import BiasforgeError, OutputExistsError
+from biasforge.files import MANIFEST, sha256_file, write_json_atomic
+
+KIND = "export"
+
+
+def marker_of(out: Path) -> Path:
+    return out.with_name(f".{out.name}.biasforge.json")
+
+
+def _inside_folder(out: Path) -> Path | None:
+    """The biasforge folder (run, reviewed records, release) that ``out`` would land in."""
+    for folder in list(out.parents)[:3]:
+        if (folder / MANIFEST).is_file():
+            return folder
+    return None
+
+
+def _written_by_us(out: Path, format: str) -> str | None:
+    """Why ``out`` is not an earlier output of ``format`` that biasforge wrote; None if it is."""
+    try:
+        marker = json.loads(marker_of(out).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "biasforge did not write it (no marker beside it)"
+    if not isinstance(marker, dict) or marker.get("kind") != KIND:
+        return "biasforge did not write it (no valid marker beside it)"
+    if marker.get("format") != format:
+        return f"it holds {marker.get('format')!r}, not {format!r}"
+    if out.is_symlink() or sha256_file(out) != marker.get("sha256"):
+        return "it changed since biasforge wrote it"
+    return None
+
+
+def check_output(out: Path, format: str, source: Path, overwrite: bool) -> None:
+    """Refuse an ``--out`` that would write over an input or anything not ours to replace."""
+    if out.is_dir():
+        raise BiasforgeError(f"--out {out}: is a folder; give the path of the file to write")
+    target, given = out.resolve(), source.resolve()
+    if target == given or given in target.parents:
+        raise BiasforgeError(f"--out {out}: lies in the input {source}; write it elsewhere")
+    folder = _inside_folder(target)
+    if folder is not None:
+        raise BiasforgeError(
+            f"--out {out}: lies in the biasforge folder {folder} (a run, reviewed records or "
+            "release is never written into); write it elsewhere"
+        )
+    if not (out.exists() or out.is_symlink()):
+        return
+    if not overwrite:
+        raise OutputExistsError(f"{out} already exists; pass --overwrite to replace it")
+    problem = _written_by_us(out, format)
+    if problem:
+        raise OutputExistsError(
+            f"{out}: {problem}; --overwrite only replaces an earlier {format} output"
+        )
+
+
+def mark_output(out: Path, format: str) -> None:
+    """Record beside ``out`` that biasforge wrote it, in which format, with which bytes."""
+    write_json_atomic(marker_of(out), {"kind": KIND, "format": format, "sha256": sha256_file(out)})

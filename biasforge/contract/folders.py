@@ -1,0 +1,108 @@
+"""Read items from whatever folder biasforge wrote — a run, reviewed records or a release — or
+from one parquet file, always through the verifying reader of that folder's kind.
+
+A path inside a folder (a release's config folder or one of its parquet files) is read after
+the whole folder is verified. A folder without a manifest is refused (a release whose
+``manifest.json`` was deleted must not pass for data); only a lone parquet file outside any
+biasforge folder is read as it is, and is reported as ``kind == "file"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from biasforge.contract.manifest import read_manifest
+from biasforge.contract.release import KIND as RELEASE
+from biasforge.contract.release import read_release
+from biasforge.contract.reviewed import KIND as REVIEWED
+from biasforge.contract.reviewed import REVIEWED as REVIEWED_FILE
+from biasforge.contract.reviewed import read_reviewed
+from biasforge.contract.rundir import CANDIDATES, read_run, read_table
+from biasforge.errors import InputError
+from biasforge.files import MANIFEST
+
+
+@dataclass
+class Items:
+    """Rows read from a verified folder (or a lone parquet file) and what they came from."""
+
+    tables: dict[str, pa.Table]  # file (relative to ``root``) -> rows
+    kind: str  # run, reviewed, release or file
+    root: Path  # the folder holding the manifest (the file itself for a lone file)
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        frames = [table.to_pandas() for table in self.tables.values()]
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+    @property
+    def label(self) -> str:
+        """``NAME-VERSION`` for a release, else the folder or file name."""
+        if self.kind == RELEASE:
+            return f"{self.manifest.get('name')}-{self.manifest.get('version')}"
+        return self.root.stem
+
+
+def biasforge_folder(path: Path) -> Path | None:
+    """The folder with a manifest that ``path`` is or lies in (two levels up at most)."""
+    for folder in (path, path.parent, path.parent.parent)[: 3 if path.is_file() else 2]:
+        if folder.is_dir() and (folder / MANIFEST).is_file():
+            return folder
+    return None
+
+
+def _inside(root: Path, path: Path) -> str:
+    return "" if path == root else path.relative_to(root).as_posix()
+
+
+def _release_tables(root: Path, path: Path, family: str | None) -> tuple[dict, dict]:
+    release = read_release(root, family)
+    wanted = _inside(root, path)
+    files = {entry["file"]: release.configs[c] for c, entry in release.manifest["configs"].items()}
+    chosen = {
+        name: table
+        for name, table in files.items()
+        if not wanted or name == wanted or name.startswith(wanted + "/")
+    }
+    if not chosen:
+        raise InputError(path, "not one of the release's configs or files")
+    return chosen, release.manifest
+
+
+def read_items(path: str | Path, family: str | None = None) -> Items:
+    """The rows at ``path``, verified through the contract (see the module docstring).
+
+    Reviewed records give their accepted rows. ``family``, when given, must be the family the
+    folder's manifest names.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "no such file or folder")
+    root = biasforge_folder(path)
+    if root is None:
+        if path.is_file() and path.suffix == ".parquet":
+            return Items({path.name: read_table(path)}, "file", path)
+        raise InputError(
+            path, f"not a run, reviewed-records folder or release ({MANIFEST} is missing)"
+        )
+    kind = read_manifest(root, "biasforge folder").get("kind")
+    if kind == RELEASE:
+        tables, manifest = _release_tables(root, path, family)
+        return Items(tables, kind, root, manifest)
+    if kind == REVIEWED:
+        reviewed = read_reviewed(root, family)
+        table = reviewed.table
+        accepted = table.filter(pc.equal(table.column("decision"), "accept"))
+        rows = {REVIEWED_FILE: accepted.drop_columns(["decision"])}
+        return Items(rows, kind, root, reviewed.manifest)
+    if kind == "run":
+        run = read_run(root, family)
+        return Items({CANDIDATES: run.table}, kind, root, run.manifest)
+    raise InputError(root / MANIFEST, f"kind {kind!r} holds no items to read")

@@ -1,0 +1,37 @@
+"""``biasforge curate becpro``: a thin layer over :func:`biasforge.curation.becpro.curate`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from biasforge.contract.rundir import CANDIDATES, REPORT
+
+
+def becpro(
+    lang: Annotated[str, typer.Option("--lang", help="en, es or eu")],
+    out: Annotated[Path, typer.Option("--out", help="run directory to create")],
+    variant: Annotated[
+        str | None,
+        typer.Option(help="es: with_articles (default) or without_articles; en/eu: default"),
+    ] = None,
+    lexicon: Annotated[
+        Path | None,
+        typer.Option(
+            help="folder with professions.tsv, persons.tsv, templates.tsv (default: bundled)"
+        ),
+    ] = None,
+    overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
+) -> None:
+    """Bias Evaluation Corpus with Professions: templates × professions × person phrases."""
+    from biasforge.curation.becpro import Options, curate
+
+    options = Options(lang=lang, variant=variant, lexicon=lexicon)
+    stats = curate(options, out, overwrite=overwrite).stats
+    typer.echo(
+        f"becpro {stats['language']}/{stats['variant']}: {stats['kept']} items kept "
+        f"({stats['needs_review']} flagged for review), {stats['rejected']} rejected "
+        f"-> {out / CANDIDATES}, report: {out / REPORT}"
+    )
