@@ -15,6 +15,9 @@ manager), sampled every 0.1 s with psutil, plus each process's own ``ru_maxrss``
 * throughput: the ``--mb`` corpus with 1 and with 2 processes; raw characters per second per
   process (wall clock of the mining) and per CPU-second of the mining tasks; the speed-up is
   the 1-process run's mining time over the 2-process run's;
+* name check: the ``--mb`` corpus with 1 process with and without the second-stage check
+  (``--name-check none``), one after the other; the ratio, and what it predicts at the idle
+  baseline measured without the check (``--idle-baseline``);
 * memory: the ``--mb`` and the ``--large-mb`` corpus with ``--mem-procs`` processes (default
   2); the ratio is large over small.
 
@@ -58,12 +61,13 @@ def build_corpus(path: Path, megabytes: float, unique: bool) -> int:
     return written
 
 
-def worker(corpus: Path, num_proc: int) -> dict:
+def worker(corpus: Path, num_proc: int, name_check: str = "lac") -> dict:
     from biasforge.curation.slguset import Options, curate
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        stats = curate(Options(corpus=[corpus], num_proc=num_proc), Path(tmp) / "run").stats
+        options = Options(corpus=[corpus], num_proc=num_proc, name_check=name_check)
+        stats = curate(options, Path(tmp) / "run").stats
         wall = time.perf_counter() - started
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -77,6 +81,11 @@ def worker(corpus: Path, num_proc: int) -> dict:
         "cpu_s": round(cpu, 2),
         "mining_s": stats["seconds"]["mining_wall"],
         "merge_s": stats["seconds"]["merge"],
+        "name_check": name_check,  # the LAC second stage's own time and what it read:
+        "lac_s": stats["seconds"].get("person_name_lac", 0.0),
+        "lac_chars": stats["lac_chars"],
+        "lac_cpu_s": stats["lac_cpu_seconds"]["cpu_seconds"],
+        "lac_load_cpu_s": stats["lac_cpu_seconds"]["load_cpu_seconds"],
         "kept": stats["kept"],
         "rejected": stats["rejected"],
         "duplicates": stats["duplicates"],
@@ -86,12 +95,15 @@ def worker(corpus: Path, num_proc: int) -> dict:
     }
 
 
-def measure(corpus: Path, num_proc: int) -> dict:
+def measure(corpus: Path, num_proc: int, name_check: str = "lac") -> dict:
     """Run :func:`worker` in a subprocess; sample the RSS of its process tree meanwhile."""
     import psutil
 
     command = subprocess.Popen(
-        [sys.executable, __file__, "--worker", str(corpus), "--num-proc", str(num_proc)],
+        [
+            *(sys.executable, __file__, "--worker", str(corpus), "--num-proc", str(num_proc)),
+            *("--name-check", name_check),
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -128,7 +140,44 @@ def describe(result: dict) -> str:
         f"({task_cpu:.1f} CPU-s); peak memory of the process tree "
         f"{result['tree_peak_rss_mb']} MB (ru_maxrss: parent {result['parent_rss_mb']} MB, "
         f"tasks {result['task_rss_mb']} MB); kept {result['kept']}, rejected "
-        f"{result['rejected']}, duplicates {result['duplicates']}"
+        f"{result['rejected']}, duplicates {result['duplicates']}; name check "
+        f"{result['name_check']}: LAC read {result['lac_chars']:,} characters in "
+        f"{result['lac_s']:.1f} s wall, {result['lac_cpu_s']:.1f} CPU-s "
+        f"({100 * result['lac_cpu_s'] / task_cpu if task_cpu else 0:.1f} % of the mining CPU; "
+        f"{lac_speed(result):,.0f} characters per CPU-second) + {result['lac_load_cpu_s']:.1f} "
+        "CPU-s loading its model"
+    )
+
+
+def lac_speed(result: dict) -> float:
+    return result["lac_chars"] / result["lac_cpu_s"] if result["lac_cpu_s"] else 0.0
+
+
+def per_cpu_second(result: dict) -> float:
+    return result["raw_chars"] / sum(result["task_cpu_s"].values())
+
+
+def report_name_check(with_check: dict | None, corpus: Path, args: argparse.Namespace) -> None:
+    """The second-stage check's cost: 1 process with and without it, one after the other in
+    this run, as a ratio (the load changes less between two runs than between two days)."""
+    if with_check is None:
+        with_check = measure(corpus, 1, args.name_check)
+        print(describe(with_check), flush=True)
+    without = measure(corpus, 1, "none")
+    print(describe(without), flush=True)
+    wall = with_check["raw_chars"] / with_check["mining_s"]
+    base = without["raw_chars"] / without["mining_s"]
+    cpu, cpu_base = per_cpu_second(with_check), per_cpu_second(without)
+    # LAC's own CPU per raw character, added to the idle miner's time per raw character
+    # (CPU-seconds on a busy machine run slower than idle ones: this errs low)
+    lac_per_char = with_check["lac_cpu_s"] / with_check["raw_chars"]
+    print(
+        f"NAME CHECK {args.name_check} vs none (baseline), 1 process: {wall:,.0f} vs {base:,.0f} "
+        f"raw chars/s wall (ratio {wall / base:.2f}), {cpu:,.0f} vs {cpu_base:,.0f} per "
+        f"CPU-second (ratio {cpu / cpu_base:.2f}); at the idle baseline of "
+        f"{args.idle_baseline:,.0f} raw chars/s (README) the CPU ratio predicts "
+        f"{args.idle_baseline * cpu / cpu_base:,.0f} with the check, and LAC's own CPU "
+        f"{1 / (1 / args.idle_baseline + lac_per_char):,.0f} (target >= 300,000)"
     )
 
 
@@ -138,12 +187,23 @@ def main() -> None:
     parser.add_argument("--large-mb", type=float, default=200.0, help="large corpus, MB")
     parser.add_argument("--repeat", action="store_true", help="plain repetition (duplicates)")
     parser.add_argument("--mem-procs", type=int, default=2, help="processes of the memory runs")
-    parser.add_argument("--skip", default="", help="throughput and/or memory, comma-separated")
+    parser.add_argument(
+        "--skip", default="", help="throughput, name-check and/or memory, comma-separated"
+    )
+    parser.add_argument(
+        "--name-check", default="lac", help="second-stage name check: lac (default) or none"
+    )
+    parser.add_argument(
+        "--idle-baseline",
+        type=float,
+        default=500_509,
+        help="raw chars/s of 1 process without the check on an idle machine (README)",
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--num-proc", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.num_proc)))
+        print(json.dumps(worker(args.worker, args.num_proc, args.name_check)))
         return
     skip = set(filter(None, args.skip.split(",")))
     print(f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.2f}")
@@ -155,7 +215,7 @@ def main() -> None:
         runs: dict[tuple[str, int], dict] = {}
         if "throughput" not in skip:
             for n in (1, 2):
-                runs["small", n] = measure(small, n)
+                runs["small", n] = measure(small, n, args.name_check)
                 print(describe(runs["small", n]), flush=True)
             one, two = runs["small", 1], runs["small", 2]
             speedup = one["mining_s"] / two["mining_s"]
@@ -173,16 +233,18 @@ def main() -> None:
                 f"load average now {os.getloadavg()[0]:.2f}; same candidates: "
                 f"{(one['kept'], one['rejected']) == (two['kept'], two['rejected'])}"
             )
+        if "name-check" not in skip and args.name_check != "none":
+            report_name_check(runs.get(("small", 1)), small, args)
         if "memory" not in skip:
             n = args.mem_procs
             if ("small", n) not in runs:
-                runs["small", n] = measure(small, n)
+                runs["small", n] = measure(small, n, args.name_check)
                 print(describe(runs["small", n]), flush=True)
             small.unlink()
             large = Path(tmp) / "large.txt"
             size = build_corpus(large, args.large_mb, unique=not args.repeat)
             print(f"large corpus: {size / (1 << 20):.1f} MB", flush=True)
-            runs["large", n] = measure(large, n)
+            runs["large", n] = measure(large, n, args.name_check)
             print(describe(runs["large", n]))
             a, b = runs["small", n]["tree_peak_rss_mb"], runs["large", n]["tree_peak_rss_mb"]
             print(

@@ -17,6 +17,7 @@ from biasforge.curation.checks import CheckStats
 from biasforge.curation.slguset.filters import (
     CollectiveFormFilter,
     DuplicateFilter,
+    LacNameFilter,
     NonGenderWordFilter,
     PersonNameFilter,
     PreprocessFilter,
@@ -31,6 +32,7 @@ from biasforge.curation.slguset.flags import (
 
 REJECT_RULES = (PreprocessFilter, NonGenderWordFilter, CollectiveFormFilter, PersonNameFilter)
 SECOND_STAGE = {"thulac": ThulacNameFilter}  # rules only some taggers run
+NAME_CHECK = {"lac": LacNameFilter}  # the last reject rule, unless the run turned it off
 REVIEW_RULES = (OtherGenderTermFlag, BiologicalSexFlag, CounterpartSenseFlag, CollectiveKeywordFlag)
 KEYWORD_STEPS = ("keyword_prefilter (document)", "keyword_prefilter (sentence)")
 
@@ -64,7 +66,7 @@ def _seconds(step: Stats | None) -> float:
     return step.time_stats.total if step is not None else 0.0
 
 
-def mined_counts(logging_dir: str | Path, tagger: str) -> dict[str, Any]:
+def mined_counts(logging_dir: str | Path, tagger: str, name_check: str = "lac") -> dict[str, Any]:
     """The funnel, the rules and the timings of all tasks together."""
     per_task = task_stats(logging_dir)
     steps = by_step(sum(per_task.values(), start=PipelineStats()))
@@ -81,7 +83,12 @@ def mined_counts(logging_dir: str | Path, tagger: str) -> dict[str, Any]:
         "duplicates": _count(steps.get(DuplicateFilter.name), "dropped"),
         "quote_repairs": _count(steps.get("quote repair"), "quote_repairs"),
         "thulac_chars": _count(steps.get(ThulacNameFilter.rule), "chars"),
-        "rules": [r.as_dict() for r in _rules(steps, tagger)],
+        "lac_chars": _count(steps.get(LacNameFilter.rule), "chars"),
+        "lac_cpu_seconds": {  # tagging, and loading the model once per task
+            key: round(_value(steps.get(LacNameFilter.rule), key), 3)
+            for key in ("cpu_seconds", "load_cpu_seconds")
+        },
+        "rules": [r.as_dict() for r in _rules(steps, tagger, name_check)],
         "seconds": {
             name: round(s.time_stats.total, 6) for name, s in steps.items() if s.time_stats.total
         },
@@ -94,9 +101,13 @@ def _value(step: Stats | None, key: str) -> float:
     return float(_total(step, key))
 
 
-def _rules(steps: dict[str, Stats], tagger: str) -> list[CheckStats]:
+def _rules(steps: dict[str, Stats], tagger: str, name_check: str) -> list[CheckStats]:
     out = []
-    extra = (SECOND_STAGE[tagger],) if tagger in SECOND_STAGE else ()
+    extra = tuple(
+        table[key]
+        for table, key in ((SECOND_STAGE, tagger), (NAME_CHECK, name_check))
+        if key in table
+    )
     for rule in (*REJECT_RULES, *extra):
         step = steps.get(rule.rule)
         description = rule.describe(tagger) if rule is PersonNameFilter else rule.description

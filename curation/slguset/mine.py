@@ -18,6 +18,7 @@ from biasforge.curation.slguset.filters import (
     CollectiveFormFilter,
     DuplicateFilter,
     KeywordFilter,
+    LacNameFilter,
     NonGenderWordFilter,
     PersonNameFilter,
     PreprocessFilter,
@@ -61,6 +62,11 @@ def mining_steps(
         *(
             [ThulacNameFilter(resources, exclusion_writer=excluded(ThulacNameFilter.rule))]
             if resources.tagger == "thulac"
+            else []
+        ),
+        *(
+            [LacNameFilter(resources, exclusion_writer=excluded(LacNameFilter.rule))]
+            if resources.name_check == "lac"
             else []
         ),
         OtherGenderTermFlag(resources),

@@ -24,6 +24,8 @@ from biasforge.errors import InputError
 PARTS = 5
 HELDOUT_PART = 0
 SALT = b"slguset-names-cv:"
+# how the second-stage check was chosen and measured (benchmarks/eval_slguset_second_stage.py)
+SECOND_STAGE_FILE = "second_stage.json"
 
 
 def part_of(record_id: str) -> int:
@@ -124,14 +126,59 @@ def sentence_pr(gold: Iterable[GoldSentence], has_name: Callable[[str], bool]) -
     return PR(n, pos, flagged, tp)
 
 
-def evaluate_name_filter(path: str | Path, tagger: str = "fast") -> dict[str, Any]:
+def _recorded_second_stage() -> dict[str, Any] | None:
+    from biasforge.curation.slguset.names.words import DATA_DIR
+
+    path = DATA_DIR / SECOND_STAGE_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def candidate_share(
+    gold: Iterable[GoldSentence],
+    has_keyword: Callable[[str], bool],
+    first: Callable[[str], bool],
+    second: Callable[[str], bool] | None,
+) -> dict[str, Any]:
+    """What reaches the candidates: among sentences with a gender form that the first-stage
+    name filter lets through (*survivors*), the share naming a person (gold) before and after
+    the second stage, and the share of clean survivors the second stage drops; Wilson 95 %."""
+    survivors = [g for g in gold if has_keyword(g.text) and not first(g.text)]
+    dropped = {g.id for g in survivors if second is not None and second(g.text)}
+    kept = [g for g in survivors if g.id not in dropped]
+    named_before = sum(bool(g.names) for g in survivors)
+    named_after = sum(bool(g.names) for g in kept)
+    clean = [g for g in survivors if not g.names]
+    lost = sum(g.id in dropped for g in clean)
+
+    def share(k: int, n: int) -> dict[str, Any]:
+        return {
+            "k": k,
+            "n": n,
+            "share": round(k / n, 4) if n else 0.0,
+            "ci95": [round(v, 4) for v in wilson(k, n)],
+        }
+
+    return {
+        "named_share_first_stage": share(named_before, len(survivors)),
+        "named_share": share(named_after, len(kept)),
+        "clean_lost": share(lost, len(clean)),
+    }
+
+
+def evaluate_name_filter(
+    path: str | Path, tagger: str = "fast", name_check: str = "lac"
+) -> dict[str, Any]:
     """P/R of the shipped filter for ``tagger`` (with the THULAC second stage for
-    ``thulac``), and of jieba ``nr`` alone, on the held-out part, the CV parts (which the
-    shipped model was fitted on: optimistic) and the whole file, with a tokenizer of its own
-    (jieba's dictionary, no extra words); plus the cross-validated figures recorded when the
-    model was chosen (``name_model.json``)."""
+    ``thulac``, and the LAC check unless ``name_check`` is ``none``), and of jieba ``nr``
+    alone, on the held-out part, the CV parts (which the shipped model was fitted on:
+    optimistic) and the whole file, with a tokenizer of its own (jieba's dictionary, no extra
+    words); the share of would-be candidates naming a person (:func:`candidate_share`); plus
+    the cross-validated figures recorded when the model and the check were chosen
+    (``name_model.json``, ``second_stage.json``)."""
+    from biasforge.curation.slguset.lexicon import load_lexicon
     from biasforge.curation.slguset.names import (
         MODEL_PATH,
+        LacNames,
         NameFinder,
         ThulacNames,
         Tokenizer,
@@ -142,19 +189,26 @@ def evaluate_name_filter(path: str | Path, tagger: str = "fast") -> dict[str, An
     tokenizer = Tokenizer()
     finder = NameFinder(load_models()[tagger], tokenizer)
     thulac = ThulacNames() if tagger == "thulac" else None
+    lac = LacNames() if name_check == "lac" else None
+    pattern = load_lexicon().pattern
 
-    def flags(sentence: str) -> bool:
+    def first(sentence: str) -> bool:
         if finder.find_in(sentence):
             return True
         return bool(thulac is not None and thulac.find(sentence))
+
+    def flags(sentence: str) -> bool:
+        return first(sentence) or bool(lac is not None and lac.find(sentence))
 
     gold = read_gold(path)
     recorded = json.loads(MODEL_PATH.read_text(encoding="utf-8")).get("evaluation", {})
     result: dict[str, Any] = {
         "file": str(path),
         "tagger": tagger,
+        "name_check": name_check,
         "threshold": finder.model.threshold,
         "cross_validated": recorded.get(tagger),
+        "second_stage_recorded": _recorded_second_stage() if lac else None,
     }
     for part in ("heldout", "cv", "all"):
         subset = [g for g in gold if part == "all" or split_of(g.id) == part]
@@ -163,5 +217,11 @@ def evaluate_name_filter(path: str | Path, tagger: str = "fast") -> dict[str, An
             "jieba_nr": sentence_pr(
                 subset, lambda s: bool(jieba_nr_names(tokenizer.tokens(s, "posseg")))
             ).as_dict(),
+            "candidates": candidate_share(
+                subset,
+                lambda s: pattern.search(s) is not None,
+                first,
+                (lambda s: bool(lac.find(s))) if lac else None,
+            ),
         }
     return result

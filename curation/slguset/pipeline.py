@@ -60,7 +60,7 @@ from biasforge.curation.slguset.readers import (
     plan_units,
 )
 from biasforge.curation.slguset.report import per_form, per_keyword, rejections, render_report
-from biasforge.curation.slguset.resources import TAGGERS, TaskResources
+from biasforge.curation.slguset.resources import NAME_CHECKS, TAGGERS, TaskResources
 from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
 from biasforge.curation.slguset.steps import TaskLogs
 from biasforge.errors import BiasforgeError, InputError
@@ -84,6 +84,7 @@ class Options:
     lexicon_dir: Path | None = None  # gender pairs and word lists (default: bundled)
     lexicon_encoding: str = "utf-8"  # of the files of lexicon_dir (the bundled one is UTF-8)
     tagger: str = "fast"  # name-filter tokens: fast | posseg | thulac (second stage)
+    name_check: str = "lac"  # second-stage person-name check on the survivors: lac | none
     name_eval: Path | None = None  # gold JSONL to measure the name filter's P/R on
     include_collective: bool = False  # keep 他们/她们 … (collective_forms.tsv: exclude), flagged
     verbose: bool = False  # show datatrove's task logs
@@ -105,6 +106,8 @@ class Options:
             raise BiasforgeError("--num-proc must be at least 1")
         if self.tagger not in TAGGERS:
             raise BiasforgeError(f"unknown --tagger {self.tagger!r}: choose fast, posseg or thulac")
+        if self.name_check not in NAME_CHECKS:
+            raise BiasforgeError(f"unknown name check {self.name_check!r}: choose lac or none")
         if self.executor not in EXECUTORS:
             raise BiasforgeError(
                 f"unknown --executor {self.executor!r}: choose local, ray or slurm"
@@ -169,7 +172,11 @@ def build_pipeline(
         errors_dir=str(parts_dir),
     )
     resources = TaskResources(
-        lexicon_dir, options.tagger, options.include_collective, options.lexicon_encoding
+        lexicon_dir,
+        options.tagger,
+        options.include_collective,
+        options.lexicon_encoding,
+        options.name_check,
     )
     steps = [TaskLogs(options.verbose), reader, *mining_steps(resources, parts_dir, sources)]
     return steps, max(1, min(tasks, len(units)))
@@ -403,7 +410,7 @@ def finish_run(
     manifest; the counts come from the stats files in the executor's ``logging_dir``."""
     lexicon = load_lexicon(options.lexicon_dir, options.lexicon_encoding)
     merge_started = time.perf_counter()
-    mined = mined_counts(logging_dir, options.tagger)
+    mined = mined_counts(logging_dir, options.tagger, options.name_check)
 
     def finish(tally: Tally, duplicates) -> tuple[dict[str, Any], str]:
         stats = _stats(options, lexicon, mined, tally, duplicates.count)
@@ -413,7 +420,9 @@ def finish_run(
             from biasforge.curation.slguset.name_eval import evaluate_name_filter
 
             eval_started = time.perf_counter()
-            stats["name_filter_eval"] = evaluate_name_filter(options.name_eval, options.tagger)
+            stats["name_filter_eval"] = evaluate_name_filter(
+                options.name_eval, options.tagger, options.name_check
+            )
             stats["seconds"]["name_filter_eval"] = round(time.perf_counter() - eval_started, 3)
         if mining_seconds:
             stats["raw_chars_per_second"] = round(stats["raw_chars"] / mining_seconds)
@@ -445,6 +454,7 @@ def _stats(
         "num_proc": options.num_proc,
         "executor": options.executor,
         "tagger": options.tagger,
+        "name_check": options.name_check,
         "include_collective": options.include_collective,
         "documents": mined["documents"],
         "raw_chars": mined["raw_chars"],
@@ -466,6 +476,8 @@ def _stats(
         "task_cpu_seconds": mined["task_cpu_seconds"],
         "task_peak_rss_mb": mined["task_peak_rss_mb"],
         "thulac_chars": mined["thulac_chars"],
+        "lac_chars": mined["lac_chars"],
+        "lac_cpu_seconds": mined["lac_cpu_seconds"],
         "name_filter_eval": None,
     }
 
@@ -514,6 +526,7 @@ def _config(options: Options, lexicon: Lexicon) -> dict[str, Any]:
         "text_field": options.text_field,
         "skip_bad_lines": options.skip_bad_lines,
         "tagger": options.tagger,
+        "name_check": options.name_check,
         "include_collective": options.include_collective,
         "lexicon": public_path(lexicon.directory),
     }

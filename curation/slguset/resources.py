@@ -12,9 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from biasforge.curation.slguset.lexicon import Lexicon, load_lexicon
-from biasforge.curation.slguset.names import NameFinder, ThulacNames, Tokenizer, load_models
+from biasforge.curation.slguset.names import (
+    LacNames,
+    NameFinder,
+    ThulacNames,
+    Tokenizer,
+    load_models,
+)
 
 TAGGERS = ("fast", "posseg", "thulac")  # thulac: fast, then THULAC on what passed every rule
+NAME_CHECKS = ("lac", "none")  # the second-stage person-name check after every other rule
 
 
 class TaskResources:
@@ -24,14 +31,17 @@ class TaskResources:
         tagger: str = "fast",
         include_collective: bool = False,
         lexicon_encoding: str = "utf-8",
+        name_check: str = "lac",
     ) -> None:
         self.lexicon_dir = lexicon_dir
         self.lexicon_encoding = lexicon_encoding
         self.tagger = tagger
         self.include_collective = include_collective
+        self.name_check = name_check
         self._lexicon: Lexicon | None = None
         self._finder: NameFinder | None = None
         self._thulac: ThulacNames | None = None
+        self._lac: LacNames | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {
@@ -39,6 +49,7 @@ class TaskResources:
             "tagger": self.tagger,
             "include_collective": self.include_collective,
             "lexicon_encoding": self.lexicon_encoding,
+            "name_check": self.name_check,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -47,6 +58,7 @@ class TaskResources:
             state["tagger"],
             state.get("include_collective", False),
             state.get("lexicon_encoding", "utf-8"),
+            state.get("name_check", "lac"),
         )
 
     @property
@@ -79,6 +91,13 @@ class TaskResources:
         if self._thulac is None:
             self._thulac = ThulacNames()
         return self._thulac
+
+    @property
+    def lac(self) -> LacNames:
+        """LAC's person names (the second-stage check, ``name_check="lac"``)."""
+        if self._lac is None:
+            self._lac = LacNames()
+        return self._lac
 
     @property
     def tokenizer(self) -> Tokenizer:

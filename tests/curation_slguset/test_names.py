@@ -179,3 +179,71 @@ def test_the_shipped_model_reads_the_neighbouring_words(finder):
     i = next(i for i, t in enumerate(tokens) if t.word.startswith("张"))
     x = finder.features.features(tokens, i)
     assert x["p=" + tokens[i - 1].word] == 1.0 and x["n=" + tokens[i + 1].word] == 1.0
+
+
+def test_candidate_share_counts_what_each_stage_lets_through():
+    """Hand-made gold: 6 sentences, 5 with a gender form, 2 of them flagged by the first
+    stage; of the 3 survivors, 1 names someone (the second stage catches it) and 2 are clean
+    (the second stage drops one)."""
+    from biasforge.curation.slguset.name_eval import GoldSentence, candidate_share
+
+    gold = [
+        GoldSentence("a", "他A", ((0, 1),)),  # first stage flags it
+        GoldSentence("b", "他B", ()),  # first stage flags it (a false positive)
+        GoldSentence("c", "他C", ((0, 1),)),  # survivor naming someone; second stage catches it
+        GoldSentence("d", "他D", ()),  # clean survivor; the second stage drops it
+        GoldSentence("e", "他E", ()),  # clean survivor, kept
+        GoldSentence("f", "F", ((0, 1),)),  # no gender form: never a candidate
+    ]
+    out = candidate_share(
+        gold,
+        lambda s: "他" in s,
+        lambda s: s[-1] in "AB",
+        lambda s: s[-1] in "CD",
+    )
+    assert (out["named_share_first_stage"]["k"], out["named_share_first_stage"]["n"]) == (1, 3)
+    assert (out["named_share"]["k"], out["named_share"]["n"]) == (0, 1)
+    assert (out["clean_lost"]["k"], out["clean_lost"]["n"]) == (1, 2)
+    low, high = out["named_share_first_stage"]["ci95"]
+    assert low < 1 / 3 < high
+    without = candidate_share(gold, lambda s: "他" in s, lambda s: s[-1] in "AB", None)
+    assert without["named_share"] == without["named_share_first_stage"]
+    assert without["clean_lost"]["k"] == 0
+
+
+def test_lac_second_stage_on_the_heldout_part(heldout, finder):
+    """Part 0 was never used to choose the check: among the sentences with a gender form the
+    fast model lets through, LAC lowers the share naming a person and drops at most 5 % of the
+    clean ones."""
+    from biasforge.curation.slguset.lexicon import load_lexicon
+    from biasforge.curation.slguset.name_eval import candidate_share
+    from biasforge.curation.slguset.names import LacNames
+
+    lac, pattern = LacNames(), load_lexicon().pattern
+    out = candidate_share(
+        heldout,
+        lambda s: pattern.search(s) is not None,
+        lambda s: bool(finder.find_in(s)),
+        lambda s: bool(lac.find(s)),
+    )
+    assert out["named_share"]["k"] < out["named_share_first_stage"]["k"]
+    assert out["clean_lost"]["share"] <= 0.05
+
+
+def test_recorded_second_stage_choice_and_its_unseen_figures():
+    """``second_stage.json``: LAC was chosen on the CV parts; on the PKU quarters (never used
+    to choose) it meets the issue's targets: ≤ 1.5 % of candidates naming a person, ≤ 5 % of
+    clean candidates lost, and it catches more named survivors than it loses clean ones in
+    share terms."""
+    recorded = json.loads((DATA_DIR / "second_stage.json").read_text(encoding="utf-8"))
+    assert recorded["chosen_on_cv_parts"] == "lac"
+    pku = recorded["pku_quarters"]
+    before, after = pku["none"], pku["lac"]
+    assert before["candidates_naming_a_person"] == before["first_stage_survivors"]
+    assert after["candidates_naming_a_person"]["share"] <= 0.015
+    assert after["clean_survivors_lost"]["share"] <= 0.05
+    assert after["named_survivors_caught"]["share"] > after["clean_survivors_lost"]["share"]
+    low, high = after["candidates_naming_a_person"]["ci95"]
+    assert low < after["candidates_naming_a_person"]["share"] < high
+    speeds = recorded["estimated_mining_raw_chars_per_s"]
+    assert speeds["thulac"] < recorded["min_raw_chars_per_s"] <= speeds["lac"]

@@ -40,7 +40,7 @@ def test_candidates_have_the_contract_columns_and_right_spans(sample_run, lexico
 def test_rejected_rows_say_why(sample_run):
     rejected = sample_run.rejected
     assert len(rejected) > 0
-    rules = {"preprocess", "non_gender_word", "collective_form", "person_name"}
+    rules = {"preprocess", "non_gender_word", "collective_form", "person_name", "person_name_lac"}
     for reasons in rejected["reasons"]:
         assert len(reasons) >= 1 and reasons[0].split(":")[0] in rules
 
@@ -66,6 +66,15 @@ def test_stats_and_report(sample_run):
     assert "| 4-fold CV (parts 1-4) | this filter (fast-token model" in report
     assert "| PKU 1998-01, 4 quarters (recorded) | this filter (fast-token model" in report
     assert "## Throughput per rule" in report and "| jieba segmentation |" in report
+    candidates = stats["name_filter_eval"]["heldout"]["candidates"]
+    assert candidates["named_share"]["n"] < candidates["named_share_first_stage"]["n"]
+    assert "| part | naming a person, name model only | after `lac` | clean lost |" in report
+    assert "| PKU 1998-01, 4 quarters (recorded) | 2.9 % [2.4, 3.4] (119/4139) |" in report
+    assert (
+        by_rule["person_name_lac"]["seen"]
+        == len(sample_run.candidates) + by_rule["person_name_lac"]["failed"]
+    )
+    assert "LAC (second stage) read" in report
 
 
 def test_report_gives_shares_per_pair_and_form_and_the_collective_forms(sample_run):

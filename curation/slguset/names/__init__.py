@@ -19,6 +19,7 @@ word), :mod:`.context` (what kind of word a neighbour is), :mod:`.features`, :mo
 
 from biasforge.curation.slguset.names.features import FEATURES, NameFeatures
 from biasforge.curation.slguset.names.finder import NameFinder, NameHit, jieba_nr_names
+from biasforge.curation.slguset.names.lac_stage import LacNames
 from biasforge.curation.slguset.names.model import MODEL_PATH, NameModel, load_models
 from biasforge.curation.slguset.names.priors import DictionaryPriors
 from biasforge.curation.slguset.names.thulac_stage import ThulacNames
@@ -30,6 +31,7 @@ __all__ = [
     "MODEL_PATH",
     "MODES",
     "DictionaryPriors",
+    "LacNames",
     "NameFeatures",
     "NameFinder",
     "NameHit",

@@ -42,6 +42,9 @@ class ThulacNames:
     def tokens(self, sentence: str) -> list[tuple[str, str]]:
         return [(w, t) for w, t in self._tagger().cut(sentence) if w]
 
+    def find_many(self, sentences: list[str]) -> list[list[tuple[str, int, int]]]:
+        return [self.find(s) for s in sentences]
+
     def find(self, sentence: str) -> list[tuple[str, int, int]]:
         """(name, start, end) of every ``np`` token."""
         out, pos = [], 0
