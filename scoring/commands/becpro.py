@@ -32,10 +32,8 @@ from biasforge.scoring.commands.common import (
     finish,
     interval_frame,
     interval_note,
-    listed,
+    merge_with,
     provenance_blocks,
-    read_scored,
-    resampling_of,
     write_reports,
 )
 from biasforge.scoring.crossed import CrossedDesign
@@ -100,13 +98,7 @@ def run_becpro(
 def merge_becpro(folders: list[ScoreFolder], out: Path, overwrite: bool = False) -> Path:
     """One multi-model folder from ``score becpro`` folders of the same release, written as
     a multi-model run would write it (``score merge``)."""
-    scored, identities = read_scored(folders, "items.csv")
-    run = {**folders[0].options, "merged_from": [f.path.name for f in folders]}
-    with staged_directory(out, overwrite=overwrite, kind="score") as stage:
-        write_becpro(
-            stage, folders[0].release, listed(folders), scored, identities, resampling_of(run), run
-        )
-    return out
+    return merge_with(folders, out, overwrite, "items.csv", write_becpro)
 
 
 def write_becpro(

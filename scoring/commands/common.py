@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from biasforge.errors import InputError
-from biasforge.files import write_json_atomic, write_text_atomic
+from biasforge.files import staged_directory, write_json_atomic, write_text_atomic
 from biasforge.scoring import plots
 from biasforge.scoring.crossed import CrossedDesign
 from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table, to_markdown
@@ -94,6 +94,20 @@ def read_scored(
             values = {k: v for k, v in entry.items() if k in known}
             identities.append(ModelIdentity(**{**values, "name": name}))
     return scored, identities
+
+
+def merge_with(
+    folders: list[ScoreFolder], out: Path, overwrite: bool, table: str, write: Callable
+) -> Path:
+    """A merged score folder at ``out``: the models' rows of ``table`` read from verified
+    folders and handed to the family's writer, ``write(stage, source, models, scored,
+    identities, resampling, run)``, the one a multi-model run calls (``score merge``)."""
+    scored, identities = read_scored(folders, table)
+    run = {**folders[0].options, "merged_from": [f.path.name for f in folders]}
+    with staged_directory(out, overwrite=overwrite, kind="score") as stage:
+        models, resampling = listed(folders), resampling_of(run)
+        write(stage, folders[0].release, models, scored, identities, resampling, run)
+    return out
 
 
 def free_name(name: str, taken: dict) -> str:

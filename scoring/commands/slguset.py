@@ -26,10 +26,8 @@ from biasforge.scoring.commands.common import (
     finish,
     interval_frame,
     interval_note,
-    listed,
+    merge_with,
     provenance_blocks,
-    read_scored,
-    resampling_of,
     write_reports,
 )
 from biasforge.scoring.data import dataset_identity, load_items
@@ -70,13 +68,7 @@ def run_slguset(
 
 def merge_slguset(folders: list[ScoreFolder], out: Path, overwrite: bool = False) -> Path:
     """One multi-model folder from ``score slguset`` folders of the same release."""
-    scored, identities = read_scored(folders, "sentences.csv")
-    run = {**folders[0].options, "merged_from": [f.path.name for f in folders]}
-    with staged_directory(out, overwrite=overwrite, kind="score") as stage:
-        write_slguset(
-            stage, folders[0].release, listed(folders), scored, identities, resampling_of(run), run
-        )
-    return out
+    return merge_with(folders, out, overwrite, "sentences.csv", write_slguset)
 
 
 def write_slguset(

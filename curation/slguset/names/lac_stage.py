@@ -27,9 +27,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+
+from biasforge.curation.slguset.names.thulac_stage import LazyTagger
 
 NAME_TAG = "PER"
 GROUP_ROWS = 64  # sentences of one length per ONNX call
@@ -196,25 +197,11 @@ def _best_previous(
     return best, value
 
 
-class LacNames:
+class LacNames(LazyTagger):
     """Person names (``PER`` words) found by LAC in sentences, with their spans."""
 
-    def __init__(self) -> None:
-        self._model: LacTagger | None = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self._model = None
-
-    def load(self) -> None:
-        self._tagger()
-
-    def _tagger(self) -> LacTagger:
-        if self._model is None:
-            self._model = LacTagger()
-        return self._model
+    def _build(self) -> LacTagger:
+        return LacTagger()
 
     def tokens(self, sentence: str) -> list[tuple[str, str]]:
         return self._tagger().tags([sentence])[0]

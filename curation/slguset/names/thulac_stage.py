@@ -16,8 +16,9 @@ from typing import Any
 NAME_TAG = "np"
 
 
-class ThulacNames:
-    """Person names (``np`` tokens) found by THULAC in a sentence, with their spans."""
+class LazyTagger:
+    """A tagger built on first use in the process that uses it: the model is never pickled
+    (datatrove ships steps to worker processes), only rebuilt there; ``_build`` makes it."""
 
     def __init__(self) -> None:
         self._model: Any = None
@@ -33,11 +34,21 @@ class ThulacNames:
 
     def _tagger(self) -> Any:
         if self._model is None:
-            import thulac
-
-            with contextlib.redirect_stdout(io.StringIO()):  # it prints a banner
-                self._model = thulac.thulac()
+            self._model = self._build()
         return self._model
+
+    def _build(self) -> Any:
+        raise NotImplementedError
+
+
+class ThulacNames(LazyTagger):
+    """Person names (``np`` tokens) found by THULAC in a sentence, with their spans."""
+
+    def _build(self) -> Any:
+        import thulac
+
+        with contextlib.redirect_stdout(io.StringIO()):  # it prints a banner
+            return thulac.thulac()
 
     def tokens(self, sentence: str) -> list[tuple[str, str]]:
         return [(w, t) for w, t in self._tagger().cut(sentence) if w]
