@@ -95,6 +95,21 @@ def stop(processes: Sequence[subprocess.Popen], timeout: float = 10) -> None:
             proc.wait()
     for proc in processes:
         _signal_group(proc.pid, signal.SIGKILL)
+    _wait_groups_gone([proc.pid for proc in processes], timeout=5)
+
+
+def _wait_groups_gone(groups: list[int], timeout: float) -> None:
+    """Return once no process of these groups is left (or after ``timeout`` s): a group's
+    members outlive its leader for a moment after SIGKILL (uvicorn's web workers, re-parented
+    and reaped by init), and callers count on ``stop`` leaving nothing behind."""
+    deadline = time.monotonic() + timeout
+    for group in groups:
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(group, 0)
+            except (ProcessLookupError, PermissionError):
+                break
+            time.sleep(0.05)
 
 
 # ------------------------------------------------------------------- at-fork hook
