@@ -45,6 +45,13 @@ def slguset(
             "name model), thulac (fast, then THULAC on the sentences every rule kept: slow)"
         ),
     ] = "fast",
+    name_check: Annotated[
+        str,
+        typer.Option(
+            help="second-stage person-name check on the sentences every rule kept: lac "
+            "(Baidu LAC, PER tag; about 0.57x the mining throughput) or none"
+        ),
+    ] = "lac",
     name_eval: Annotated[
         Path | None,
         typer.Option(help="gold JSONL (text, person_names) to measure the name filter's P/R"),
@@ -102,6 +109,7 @@ def slguset(
         lexicon_dir=lexicon,
         lexicon_encoding=lexicon_encoding,
         tagger=tagger,
+        name_check=name_check,
         name_eval=name_eval,
         include_collective=include_collective,
         verbose=verbose,

@@ -237,3 +237,21 @@ def test_bad_options_are_refused_before_any_work(tmp_path):
         with pytest.raises(BiasforgeError, match=message):
             curate(options, tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+def test_the_name_check_is_chosen_on_the_command_line(sample_run, tmp_path):
+    """--name-check none skips the LAC stage (more candidates, the rule never fires); an
+    unknown check is refused with one line before anything is written."""
+    out = tmp_path / "run"
+    run_cli("curate", "slguset", "--out", out, "--name-check", "none")
+    without = read_run(out)
+    assert without.stats["name_check"] == "none"
+    assert "person_name_lac" not in without.stats["rejections_per_rule"]
+    assert sample_run.stats["rejections_per_rule"].get("person_name_lac", 0) > 0
+    assert len(without.candidates) > len(sample_run.candidates)
+    bad = run_cli(
+        "curate", "slguset", "--out", tmp_path / "bad", "--name-check", "ner", check=False
+    )
+    assert bad.returncode == 2
+    assert len(bad.stderr.strip().splitlines()) == 1 and "name check" in bad.stderr
+    assert not (tmp_path / "bad").exists()
