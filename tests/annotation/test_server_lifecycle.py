@@ -159,11 +159,13 @@ def test_sigterm_stops_every_child(server):
             break
         time.sleep(0.5)
     assert descendants
-    assert server.stop(signal.SIGTERM) == 0
-    assert not any(pid_alive(p) for p in children + descendants)
-    assert not (server.data_dir / "server.json").exists()
-    assert not (server.data_dir / "tmp").exists()
-    server.start()  # leave it running for any later test
+    try:
+        assert server.stop(signal.SIGTERM) == 0
+        assert not any(pid_alive(p) for p in children + descendants)
+        assert not (server.data_dir / "server.json").exists()
+        assert not (server.data_dir / "tmp").exists()
+    finally:
+        server.start()  # leave it running for any later test, even after a failure here
 
 
 def _serve(*args: str) -> subprocess.CompletedProcess:

@@ -160,7 +160,9 @@ def _lexicon_copy(tmp_path: Path) -> Path:
         ),
         (
             "templates.tsv",
-            lambda lines: lines.__setitem__(2, lines[2].replace("{profession}", "{job}")),
+            lambda lines: lines.__setitem__(
+                2, lines[2].replace("{profession}", "{profession} and {profession}")
+            ),
             r"templates.tsv:3: template must contain \{profession\} exactly once",
         ),
     ],

@@ -159,7 +159,7 @@ def test_cli_passes_device_map_and_dtype(tiny_models, tmp_path, monkeypatch):
 
     captured = {}
 
-    def fake_run(dataset, models, out, options, *rest):
+    def fake_run(dataset, models, out, options, *rest, **named):
         captured["options"] = options.model
 
     monkeypatch.setattr(commands, "run_stereoset", fake_run)
