@@ -237,3 +237,33 @@ def test_gpt2_style_tokenizer_documented_difference(releases, plain_run, tmp_pat
         gap = np.abs(np.log(got.loc[~inter, "score"]) - np.log(want.loc[~inter, "score"]))
         assert gap.min() > 1e-3
         assert "lm-evaluation-harness loglikelihood" in (imported / "report.md").read_text()
+
+
+def test_imported_results_merge_with_score_folders_of_their_release_only(
+    releases, lm_eval_run, bos_model, tmp_path
+):
+    """lm-eval results read back merge with a `biasforge score` folder of the same release
+    (as if scored on another machine: the same model twice, each figure equal); with a
+    folder of release 0.2.0 the merge is refused with one line naming both versions."""
+    from biasforge.contract.folders import read_items
+
+    imported, scored = _both("crowspairs", releases, lm_eval_run, bos_model, tmp_path)
+    merged = tmp_path / "merged"
+    run_cli("score", "merge", imported, scored, "-o", merged)
+    table = pd.read_csv(merged / "results.csv")
+    first, second = sorted(table["model"].unique())
+    assert second == f"{first}-2"
+    left = table[table["model"] == first].drop(columns="model").reset_index(drop=True)
+    right = table[table["model"] == second].drop(columns="model").reset_index(drop=True)
+    _same(left, right)
+    frame = read_items(releases["crowspairs"]).frame.head(50)
+    newer = write_release(frame, tmp_path, "crowspairs-en", "0.2.0", "language")
+    run_cli(
+        "score", "crowspairs", "--dataset", newer, "--model", bos_model, "--out",
+        tmp_path / "newer", "--no-progress", "--bootstrap", "50",
+    )  # fmt: skip
+    done = run_cli("score", "merge", imported, tmp_path / "newer", "-o", tmp_path / "mixed",
+                   check=False)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "0.1.0" in line and "0.2.0" in line and not (tmp_path / "mixed").exists()
