@@ -88,8 +88,14 @@ def test_a_local_ray_mining_run_listens_on_loopback_only(tmp_path):
             time.sleep(0.2)
         else:
             pytest.fail("the Ray workers never started writing")
-        processes = [driver, *driver.children(recursive=True)]
-        sockets = listening(processes)
+        sockets: set[tuple[str, str, int]] = set()
+        listed_until = time.monotonic() + 15
+        while time.monotonic() < listed_until and command.poll() is None:
+            processes = [driver, *driver.children(recursive=True)]
+            sockets |= set(listening(processes))  # every socket seen while the run lives
+            if {"gcs_server", "raylet"} <= {name for name, _, _ in sockets}:
+                break
+            time.sleep(0.2)
         names = {name for name, _, _ in sockets}
         assert {"gcs_server", "raylet"} <= names  # the head's servers were seen listening
         assert [s for s in sockets if not is_loopback(s[1])] == []
