@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 
 from biasforge import families
-from biasforge.contract.folders import read_items
+from biasforge.contract.folders import combined_sha256, read_items
 from biasforge.contract.redact import public_path
 from biasforge.contract.schema import FamilySchema
 from biasforge.errors import InputError
@@ -95,8 +95,6 @@ def dataset_identity(spec: str) -> dict[str, object]:
     """What was scored: the release's name and version (from its verified manifest), the
     sha256 of every parquet file read, and one sha256 for the whole input (the file's own for
     one file, else of the sorted "path sha256" lines)."""
-    import hashlib
-
     from biasforge.files import sha256_file
 
     path = Path(spec)
@@ -107,17 +105,12 @@ def dataset_identity(spec: str) -> dict[str, object]:
     digests = {
         name: listed[name] if name in listed else sha256_file(found.root) for name in found.tables
     }
-    if len(digests) == 1:
-        combined = next(iter(digests.values()))
-    else:
-        listing = "".join(f"{name} {digest}\n" for name, digest in sorted(digests.items()))
-        combined = hashlib.sha256(listing.encode()).hexdigest()
     return {
         "path": public_path(spec),  # reports travel: no absolute path of this machine
         "source": "local",
         "name": found.manifest.get("name", ""),
         "version": found.manifest.get("version", ""),
         "kind": found.kind,
-        "sha256": combined,
+        "sha256": combined_sha256(digests),
         "files": digests,
     }

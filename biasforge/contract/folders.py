@@ -76,6 +76,17 @@ def _release_tables(root: Path, path: Path, family: str | None) -> tuple[dict, d
     return chosen, release.manifest
 
 
+def combined_sha256(digests: dict[str, str]) -> str:
+    """One digest for the tables read from a folder, the one scores and exported tasks record:
+    the file's own for one file, else the sha256 of the sorted "name sha256" lines."""
+    import hashlib
+
+    if len(digests) == 1:
+        return next(iter(digests.values()))
+    listing = "".join(f"{name} {digest}\n" for name, digest in sorted(digests.items()))
+    return hashlib.sha256(listing.encode()).hexdigest()
+
+
 def read_items(path: str | Path, family: str | None = None) -> Items:
     """The rows at ``path``, verified through the contract (see the module docstring).
 

@@ -13,7 +13,6 @@ its ``results_*.json``, which is how the import checks that results came from th
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from biasforge.contract.folders import read_items
+from biasforge.contract.folders import combined_sha256, read_items
 from biasforge.contract.release import KIND as RELEASE
 from biasforge.errors import BiasforgeError, InputError
 
@@ -74,16 +73,11 @@ def release_identity(source: Path) -> dict:
         raise InputError(source, "--format lm-eval converts a whole release folder")
     listed = items.manifest.get("files", {})
     digests = {name: listed[name] for name in items.tables}
-    if len(digests) == 1:
-        sha = next(iter(digests.values()))
-    else:
-        listing = "".join(f"{n} {d}\n" for n, d in sorted(digests.items()))
-        sha = hashlib.sha256(listing.encode()).hexdigest()
     return {
         "root": items.root,
         "name": str(items.manifest.get("name", "")),
         "version": str(items.manifest.get("version", "")),
-        "sha256": sha,
+        "sha256": combined_sha256(digests),
         "configs": items.manifest.get("configs", {}),
     }
 
