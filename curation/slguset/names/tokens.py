@@ -1,8 +1,8 @@
 """jieba tokens with tags and dictionary frequencies, from a tokenizer each caller owns.
 
-Two token sources, same :class:`Token`: ``fast`` uses jieba's segmentation (HMM on) plus the
-dictionary's tag of each word (about 5x faster than POS tagging), ``posseg`` uses
-``jieba.posseg`` with HMM (the paper's tool). A :class:`Tokenizer` builds its private jieba
+Two token sources, same :class:`Token`: ``fast`` uses jieba's segmentation (HMM on; run by
+jieba-next, see :func:`_build`) plus the dictionary's tag of each word (about 15x faster than
+POS tagging), ``posseg`` uses ``jieba.posseg`` with HMM (the paper's tool). A :class:`Tokenizer` builds its private jieba
 tokenizer on first use (never touching jieba's global one) and pickles without it, so a
 datatrove task or a worker process rebuilds its own.
 """
@@ -75,13 +75,19 @@ class Tokenizer:
 
 
 def _build(extra_words: tuple[str, ...]) -> tuple[Any, Any]:
+    """jieba-next's tokenizer (jieba's dictionary and algorithms, the prefix dictionary and
+    the segmentation in Rust: the same tokens as jieba 0.42.1 at about three times its speed,
+    checked by ``tests/curation_slguset/test_tokens.py`` on real news) and jieba's own POS
+    tagger over it, with jieba's word-tag table."""
     import logging
 
     import jieba
     import jieba.posseg
+    import jieba_next
 
     jieba.setLogLevel(logging.WARNING)
-    tokenizer = jieba.Tokenizer()
+    jieba_next.set_log_level(logging.WARNING)
+    tokenizer = jieba_next.Tokenizer()
     tokenizer.initialize()
     for word in extra_words:
         if tokenizer.FREQ.get(word, 0) < EXTRA_WORD_FREQ:
