@@ -305,3 +305,19 @@ def test_sentences_called_nameless_decode_without_a_name():
     ]
     assert not any(f for f, s in zip(found, skipped, strict=True) if s)
     assert 500 < skipped.sum() < 2900 and sum(map(bool, found)) > 300
+
+
+def test_viterbi_groups_cover_every_sentence_within_the_limits():
+    """Consecutive groups, each sentence once, at most ``VITERBI_ROWS`` rows and
+    ``VITERBI_CELLS`` rows x longest characters, except a lone sentence longer than that."""
+    from biasforge.curation.slguset.names import lac_stage
+
+    lengths = sorted([5] * 600 + [200] * 300 + [40_000] * 2)
+    groups = lac_stage.viterbi_groups(lengths)
+    assert [i for a, b in groups for i in range(a, b)] == list(range(len(lengths)))
+    for a, b in groups:
+        assert b - a <= lac_stage.VITERBI_ROWS
+        assert (b - a) * lengths[b - 1] <= lac_stage.VITERBI_CELLS or b - a == 1
+    assert [b - a for a, b in groups][-2:] == [1, 1]
+    assert max(b - a for a, b in groups) == lac_stage.VITERBI_ROWS
+    assert lac_stage.viterbi_groups([]) == []
