@@ -15,6 +15,12 @@ alone. Everything around them is Argilla's code, unchanged: the duplicate check 
 validation before, then (on the request's session) the response read back, the record's
 status update, the search-engine hook and the webhook event. Rows written are the same
 (``values``, ``status``, ids, ``inserted_at``/``updated_at`` set by the models' defaults).
+
+Argilla then recomputes the record's status on a second session (SERIALIZABLE, three
+queries, a commit, the search hook, a webhook lookup) after every answer, though only the
+answer that completes a record changes it. The thread reads, after the commit, what that
+decision needs (stored status, submitted answers, enabled webhooks), and the update is
+skipped only when it would change nothing and send nothing (``status_stays``).
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ import anyio.to_thread
 
 
 def _write(database: str, record_id: UUID, dataset_id: UUID, user_id: UUID, values, status):
-    """The answer's transaction (in a worker thread); returns the new response's id."""
+    """The answer's transaction (in a worker thread); returns the new response's id and
+    what :func:`_status_check` read once it was committed."""
     import sqlalchemy
     import write_gate
     from argilla_server.database import sync_engine
@@ -57,7 +64,40 @@ def _write(database: str, record_id: UUID, dataset_id: UUID, user_id: UUID, valu
             .execution_options(populate_existing=True)
         )
         db.commit()
-        return response.id
+        return response.id, _status_check(db, record_id)
+
+
+def _status_check(db, record_id: UUID) -> tuple[str, int, bool]:
+    """After the commit (no lock held): the record's stored status, its submitted answers,
+    and whether any webhook is enabled."""
+    from argilla_server.enums import ResponseStatus
+    from argilla_server.models import Record, Response, Webhook
+    from sqlalchemy import func, select
+
+    submitted = select(func.count()).where(
+        Response.record_id == record_id, Response.status == ResponseStatus.submitted
+    )
+    stored = db.scalar(select(Record.status).where(Record.id == record_id))
+    hooks = db.scalar(select(Webhook.id).where(Webhook.enabled.is_(True)).limit(1))
+    return str(getattr(stored, "value", stored)), db.scalar(submitted), hooks is not None
+
+
+def status_stays(record, check: tuple[str, int, bool]) -> bool:
+    """True when Argilla's ``update_record_status`` would change nothing and send nothing:
+    no webhook is enabled, the dataset uses the overlap strategy (the only one there is) and
+    the stored status already is what the submitted answers make it (completed from
+    ``min_submitted`` answers on, else pending). The count was read after this answer's own
+    commit, so of two answers committed close together the later one reads both: the answer
+    that completes a record, and any answer that sees it complete but not yet marked so,
+    always goes through Argilla's update."""
+    from argilla_server.enums import DatasetDistributionStrategy, RecordStatus
+
+    stored, submitted, webhooks = check
+    dataset = record.dataset
+    if webhooks or dataset.distribution_strategy != DatasetDistributionStrategy.overlap:
+        return False
+    wanted = submitted >= dataset.distribution["min_submitted"]
+    return stored == (RecordStatus.completed if wanted else RecordStatus.pending).value
 
 
 def install(database: str) -> None:
@@ -76,11 +116,12 @@ def install(database: str) -> None:
             )
         ResponseCreateValidator.validate(response_create, record)
         values = jsonable_encoder(response_create.values)
-        response_id = await anyio.to_thread.run_sync(
+        response_id, check = await anyio.to_thread.run_sync(
             _write, database, record.id, record.dataset.id, user.id, values, response_create.status
         )
         response = await Response.get(db, response_id)
-        await distribution.update_record_status(search_engine, record.id)
+        if not status_stays(record, check):
+            await distribution.update_record_status(search_engine, record.id)
         await datasets._load_users_from_responses([response])
         await search_engine.update_record_response(response)
         await datasets.notify_response_event_v1(db, datasets.ResponseEvent.created, response)

@@ -45,7 +45,15 @@ time; the numbers are in the README): costs that change no result.
    activity, dataset-annotator row) on a synchronous session in a thread, so SQLite's write
    lock is held for the statements alone and not through event-loop turns; same models,
    same statements, same order, Argilla's checks before and its status update, search hook
-   and webhook event after.
+   and webhook event after. Argilla's status update (a second session, three queries, the
+   search hook) is skipped only when it would change nothing and send nothing: see
+   ``answer_write.status_stays``.
+8. **The signed-in user, once per request.** Argilla's bearer-token check loads the user
+   by name (with their workspaces), then ``get_current_user`` loads the same user again on
+   the same database session. The second lookup now returns the object the first one put in
+   that session, which is what the query would return (SQLAlchemy hands back the object its
+   identity map holds, without overwriting what is loaded); a user deleted or renamed since
+   is looked up again.
 """
 
 from __future__ import annotations
@@ -128,6 +136,25 @@ def _queued_writers() -> None:
         answer_write.install(database)
 
 
+def _user_once_per_session() -> None:
+    from argilla_server.contexts import accounts
+    from sqlalchemy import inspect
+
+    stock = accounts.get_user_by_username
+
+    async def get_user_by_username(db, username: str):
+        known = db.info.setdefault("biasforge_users_by_name", {})
+        user = known.get(username)
+        if user is not None and inspect(user).persistent and user.username == username:
+            return user  # the object the same query would return from this session
+        user = await stock(db, username)
+        if user is not None:
+            known[username] = user
+        return user
+
+    accounts.get_user_by_username = get_user_by_username
+
+
 def _cheap_login() -> None:
     import anyio.to_thread
     import bcrypt
@@ -170,5 +197,6 @@ def install() -> None:
     _sqlite_wal()
     _one_trip_per_statement()
     _queued_writers()
+    _user_once_per_session()
     _cheap_login()
     _skip_events_without_webhooks()
