@@ -17,10 +17,15 @@ status update, the search-engine hook and the webhook event. Rows written are th
 (``values``, ``status``, ids, ``inserted_at``/``updated_at`` set by the models' defaults).
 
 Argilla then recomputes the record's status on a second session (SERIALIZABLE, three
-queries, a commit, the search hook, a webhook lookup) after every answer, though only the
-answer that completes a record changes it. The thread reads, after the commit, what that
-decision needs (stored status, submitted answers, enabled webhooks), and the update is
-skipped only when it would change nothing and send nothing (``status_stays``).
+queries, a commit through event-loop turns, the search hook, a webhook lookup) after every
+answer, though only the answer that completes a record changes it. The thread reads, after
+the commit and without the lock, what that decision needs (stored status, submitted answers,
+enabled webhooks). With a webhook enabled (events to send) or another distribution strategy,
+Argilla's update runs as before. Otherwise nothing happens when the stored status already is
+what the overlap rule gives, and when it is not, the thread applies the same rule on a fresh
+count under the write gate and saves the record through its model (``_set_status``), and
+the search index is told, as Argilla's update does. Of two answers committed close together
+the later one reads both, so the answer that completes a record always sets it.
 """
 
 from __future__ import annotations
@@ -30,10 +35,18 @@ from uuid import UUID
 
 import anyio.to_thread
 
+#: what ``_write`` says when Argilla's own ``update_record_status`` must run (webhooks
+#: enabled, or a distribution strategy other than overlap)
+ARGILLA = "argilla"
 
-def _write(database: str, record_id: UUID, dataset_id: UUID, user_id: UUID, values, status):
-    """The answer's transaction (in a worker thread); returns the new response's id and
-    what :func:`_status_check` read once it was committed."""
+
+def _write(database: str, record_id: UUID, dataset_id: UUID, user_id: UUID, values, status,
+           min_submitted: int | None) -> tuple[UUID, str | None]:  # fmt: skip
+    """The answer's transaction, then the record's status (in a worker thread).
+
+    Returns the new response's id and what became of the status: None (unchanged, nothing to
+    send), the new status (set here), or ``ARGILLA`` (the caller runs Argilla's update).
+    ``min_submitted`` is None when the dataset's strategy is not overlap."""
     import sqlalchemy
     import write_gate
     from argilla_server.database import sync_engine
@@ -64,12 +77,26 @@ def _write(database: str, record_id: UUID, dataset_id: UUID, user_id: UUID, valu
             .execution_options(populate_existing=True)
         )
         db.commit()
-        return response.id, _status_check(db, record_id)
+        response_id = response.id
+    with Session(bind=sync_engine) as db:  # after the commit, no lock held
+        stored, submitted, webhooks = _status_check(db, record_id)
+    if webhooks or min_submitted is None:
+        return response_id, ARGILLA
+    if stored == overlap_status(submitted, min_submitted):
+        return response_id, None
+    return response_id, _set_status(database, record_id, min_submitted)
+
+
+def overlap_status(submitted: int, min_submitted: int) -> str:
+    """Argilla's overlap rule: completed from ``min_submitted`` submitted answers on."""
+    from argilla_server.enums import RecordStatus
+
+    done = submitted >= min_submitted
+    return (RecordStatus.completed if done else RecordStatus.pending).value
 
 
 def _status_check(db, record_id: UUID) -> tuple[str, int, bool]:
-    """After the commit (no lock held): the record's stored status, its submitted answers,
-    and whether any webhook is enabled."""
+    """The record's stored status, its submitted answers, and whether a webhook is enabled."""
     from argilla_server.enums import ResponseStatus
     from argilla_server.models import Record, Response, Webhook
     from sqlalchemy import func, select
@@ -82,27 +109,33 @@ def _status_check(db, record_id: UUID) -> tuple[str, int, bool]:
     return str(getattr(stored, "value", stored)), db.scalar(submitted), hooks is not None
 
 
-def status_stays(record, check: tuple[str, int, bool]) -> bool:
-    """True when Argilla's ``update_record_status`` would change nothing and send nothing:
-    no webhook is enabled, the dataset uses the overlap strategy (the only one there is) and
-    the stored status already is what the submitted answers make it (completed from
-    ``min_submitted`` answers on, else pending). The count was read after this answer's own
-    commit, so of two answers committed close together the later one reads both: the answer
-    that completes a record, and any answer that sees it complete but not yet marked so,
-    always goes through Argilla's update."""
-    from argilla_server.enums import DatasetDistributionStrategy, RecordStatus
+def _set_status(database: str, record_id: UUID, min_submitted: int) -> str:
+    """What Argilla's ``update_record_status`` writes (the overlap rule on a fresh count, the
+    record saved through its model, so ``updated_at`` moves as there), under the write gate
+    that every writer of this server passes, so no answer commits between count and write."""
+    import write_gate
+    from argilla_server.database import sync_engine
+    from argilla_server.enums import ResponseStatus
+    from argilla_server.models import Record, Response
+    from sqlalchemy import func, select
+    from sqlalchemy.orm import Session
 
-    stored, submitted, webhooks = check
-    dataset = record.dataset
-    if webhooks or dataset.distribution_strategy != DatasetDistributionStrategy.overlap:
-        return False
-    wanted = submitted >= dataset.distribution["min_submitted"]
-    return stored == (RecordStatus.completed if wanted else RecordStatus.pending).value
+    with write_gate.held(database), Session(bind=sync_engine, expire_on_commit=False) as db:
+        record = db.get(Record, record_id)
+        submitted = db.scalar(
+            select(func.count()).where(
+                Response.record_id == record_id, Response.status == ResponseStatus.submitted
+            )
+        )
+        record.status = overlap_status(submitted, min_submitted)
+        db.commit()
+        return str(getattr(record.status, "value", record.status))
 
 
 def install(database: str) -> None:
     """Replace ``contexts.datasets.create_response`` (the route and bulk paths call it)."""
     from argilla_server.contexts import datasets, distribution
+    from argilla_server.enums import DatasetDistributionStrategy, RecordStatus
     from argilla_server.errors.future import NotUniqueError
     from argilla_server.models import Response
     from argilla_server.validators.responses import ResponseCreateValidator
@@ -116,12 +149,18 @@ def install(database: str) -> None:
             )
         ResponseCreateValidator.validate(response_create, record)
         values = jsonable_encoder(response_create.values)
-        response_id, check = await anyio.to_thread.run_sync(
-            _write, database, record.id, record.dataset.id, user.id, values, response_create.status
-        )
+        dataset = record.dataset
+        overlap = dataset.distribution_strategy == DatasetDistributionStrategy.overlap
+        min_submitted = dataset.distribution["min_submitted"] if overlap else None
+        response_id, status = await anyio.to_thread.run_sync(
+            _write, database, record.id, dataset.id, user.id, values, response_create.status,
+            min_submitted,
+        )  # fmt: skip
         response = await Response.get(db, response_id)
-        if not status_stays(record, check):
+        if status == ARGILLA:
             await distribution.update_record_status(search_engine, record.id)
+        elif status is not None:  # set in the thread: the search index follows, as there
+            await search_engine.partial_record_update(record, status=RecordStatus(status))
         await datasets._load_users_from_responses([response])
         await search_engine.update_record_response(response)
         await datasets.notify_response_event_v1(db, datasets.ResponseEvent.created, response)

@@ -45,9 +45,10 @@ time; the numbers are in the README): costs that change no result.
    activity, dataset-annotator row) on a synchronous session in a thread, so SQLite's write
    lock is held for the statements alone and not through event-loop turns; same models,
    same statements, same order, Argilla's checks before and its status update, search hook
-   and webhook event after. Argilla's status update (a second session, three queries, the
-   search hook) is skipped only when it would change nothing and send nothing: see
-   ``answer_write.status_stays``.
+   and webhook event after. Argilla's status update (a second session, three queries, a
+   commit through event-loop turns, the search hook) runs only when a webhook is enabled;
+   otherwise the thread applies the same overlap rule, writing only when the status changes:
+   see ``answer_write``.
 8. **The signed-in user, once per request.** Argilla's bearer-token check loads the user
    by name (with their workspaces), then ``get_current_user`` loads the same user again on
    the same database session. The second lookup now returns the object the first one put in
