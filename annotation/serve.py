@@ -37,8 +37,11 @@ OWNER_USERNAME = "biasforge-owner"
 WORKSPACE = "biasforge"
 ENGINE_NAME = "biasforge-sql"
 #: uvicorn web processes; they share the SQLite database (WAL mode, see
-#: server/load_tuning.py) and the stateless SQL search engine
-WEB_WORKERS = 2
+#: server/load_tuning.py) and the stateless SQL search engine. 3 rather than 2: each process
+#: spends part of an answer waiting (its threads, the write gate), and a third keeps both cores
+#: busy meanwhile (benchmarks/bench_annotators.py --web-workers N; figures in the README).
+#: Each costs its memory (~300 MB) and a few seconds of start-up.
+WEB_WORKERS = 3
 #: seconds a writer waits for another one's SQLite lock before failing (Argilla's default: 5)
 SQLITE_BUSY_TIMEOUT = 30
 #: an unauthenticated route that answers once the server is up (/api/v1/status needs a login)

@@ -3,10 +3,11 @@
 Each annotator is a separate process on this machine (loopback only). It signs in through
 ``POST /api/v1/token`` (the route of the web UI's sign-in page), reads its queue through
 ``/me/.../records/search`` in pages of 50 as the UI does, and submits one response at a time
-with ``POST /records/{id}/responses``. Printed per configuration: the login times, the
-throughput (submissions/s over the whole answering phase), p50/p95/p99 latency per
-submission, failures, and the check that every (record, annotator) response is stored exactly
-once (read back by the owner through the records API).
+with ``POST /records/{id}/responses``, over one kept-alive HTTP connection as a browser
+does (a new TCP connection per request is not what the web UI costs the server). Printed
+per configuration: the login times, the throughput (submissions/s over the whole answering
+phase), p50/p95/p99 latency per submission, failures, and the check that every (record,
+annotator) response is stored exactly once (read back by the owner through the records API).
 
 Baseline, measured in the same run: the embedded server with the settings before the load
 tuning (``EmbeddedServer(load_tuning=False)``: one web process, rollback journal, bcrypt cost 12

@@ -219,3 +219,41 @@ def test_the_gram_index_forgets_replaced_and_deleted_text(tmp_path):
         conn.execute("SELECT count(*) FROM bf_gram WHERE bf_gram MATCH 'u' || '*'").fetchone()[0]
         == 0
     )
+
+
+def test_a_status_copy_that_would_not_change_takes_no_write_lock(tmp_path):
+    """After every answer Argilla asks the index to copy the record's status; only the answer
+    that completes a record changes it. An unchanged copy must not write (it would wait for
+    the other writers of the database), and a changed one must follow ``records``."""
+    import sqlite3
+
+    from biasforge.annotation.server import sql_index
+
+    path = str(tmp_path / "index.sqlite")
+    conn = sql_index.connect(path)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("CREATE TABLE records (id TEXT, dataset_id TEXT, status TEXT)")
+    sql_index.ensure_schema(conn)
+    rid = "c" * 32
+    conn.execute("INSERT INTO records VALUES (?, 'ds', 'pending')", (rid,))
+    sql_index.write_records(
+        conn, "ds", [(rid, {"text": "x"}, {}, "2026-01-01 00:00:00.0", "pending")]
+    )
+    hook = sqlite3.connect(path, timeout=0, isolation_level=None)  # a locked write fails at once
+
+    def indexed() -> str:
+        return conn.execute("SELECT status FROM bf_record WHERE rid = ?", (rid,)).fetchone()[0]
+
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    sql_index.update_status(hook, rid)  # unchanged: returns without waiting for it
+    writer.execute("UPDATE records SET status = 'completed' WHERE id = ?", (rid,))
+    writer.execute("COMMIT")
+    assert indexed() == "pending"
+    sql_index.update_status(hook, rid)
+    assert indexed() == "completed"
+    writer.execute("BEGIN IMMEDIATE")
+    sql_index.update_status(hook, rid)  # in step again: no write
+    writer.execute("ROLLBACK")
+    sql_index.update_status(hook, "d" * 32)  # a record the index does not hold: nothing to do
+    assert indexed() == "completed"

@@ -7,6 +7,7 @@ database in WAL mode, passwords checked off the event loop at biasforge's bcrypt
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 from collections import Counter
@@ -134,3 +135,72 @@ def test_a_costlier_password_hash_is_rehashed_at_login(server):
     assert again.status_code == 201
     unknown = httpx.post(token, data={"username": "no-such-user", "password": user.password})
     assert unknown.status_code == 401
+
+
+def test_an_answer_writes_what_argillas_own_path_writes(server, becpro_run, tmp_path):
+    """The answer's transaction runs apart from the event loop (server/answer_write.py): it
+    must still store the response once, touch the dataset's last activity, record the
+    annotator on the dataset, refuse a second answer and an invalid one without writing, and
+    complete the record (table and search index) at its ``min_submitted``-th answer."""
+    from tests.annotation.helpers import login
+
+    connection = find_server(server.data_dir)
+    run = subset_run(becpro_run, tmp_path / "run", 1)
+    push_run(run, "answer-path", connection, min_submitted=2, progress=False)
+    made = add_users(connection, [(f"answer-ann-{i}", "annotator") for i in range(2)])
+    database = server.data_dir / "argilla.db"
+    with http(connection) as api:
+        (dataset,) = [
+            d for d in api.get("/api/v1/me/datasets").json()["items"] if d["name"] == "answer-path"
+        ]
+        (record,) = iter_records(api, dataset["id"])
+    dataset_id, record_id = dataset["id"].replace("-", ""), record["id"].replace("-", "")
+
+    def stored() -> dict:
+        with sqlite3.connect(database) as db:
+            one = lambda sql, *args: db.execute(sql, args).fetchall()  # noqa: E731
+            return {
+                "responses": one(
+                    'SELECT id, user_id, status, "values" FROM responses WHERE record_id = ?',
+                    record_id,
+                ),
+                "annotators": one(
+                    "SELECT user_id FROM datasets_users WHERE dataset_id = ?", dataset_id
+                ),
+                "activity": one("SELECT last_activity_at FROM datasets WHERE id = ?", dataset_id),
+                "status": one("SELECT status FROM records WHERE id = ?", record_id),
+                "indexed": one("SELECT status FROM bf_record WHERE rid = ?", record_id),
+            }
+
+    before = stored()
+    values = {"grammatical": {"value": "yes"}, "agreement": {"value": "yes"}}
+    first = login(server.url, made[0].username, made[0].password)
+    sent = first.post(
+        f"/api/v1/records/{record['id']}/responses", json={"values": values, "status": "submitted"}
+    )
+    assert sent.status_code == 201, sent.text
+    after = stored()
+    user_id = sent.json()["user_id"].replace("-", "")
+    assert [(r[0], r[1], r[2]) for r in after["responses"]] == [
+        (sent.json()["id"].replace("-", ""), user_id, "submitted")
+    ]
+    assert json.loads(after["responses"][0][3]) == values == sent.json()["values"]
+    assert after["annotators"] == [(user_id,)]
+    assert after["activity"][0][0] > before["activity"][0][0]
+    assert after["status"] == after["indexed"] == [("pending",)]
+    again = first.post(
+        f"/api/v1/records/{record['id']}/responses", json={"values": values, "status": "submitted"}
+    )
+    wrong = login(server.url, made[1].username, made[1].password).post(
+        f"/api/v1/records/{record['id']}/responses",
+        json={"values": {"no-such-question": {"value": "yes"}}, "status": "submitted"},
+    )
+    assert (again.status_code, wrong.status_code) == (409, 422)
+    assert stored()["responses"] == after["responses"]
+    second = login(server.url, made[1].username, made[1].password).post(
+        f"/api/v1/records/{record['id']}/responses", json={"values": values, "status": "submitted"}
+    )
+    assert second.status_code == 201, second.text
+    done = stored()
+    assert len(done["responses"]) == 2 and len(done["annotators"]) == 2
+    assert done["status"] == done["indexed"] == [("completed",)]
