@@ -222,14 +222,21 @@ def write_records(
     if not records:
         return
     with _writing(conn):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(conn):
             _write(conn, dataset_id, records)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         refresh_statistics(conn)
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection):
+    """One write transaction, taken at once (``BEGIN IMMEDIATE``); rolled back on any error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def _writing(conn: sqlite3.Connection) -> contextlib.AbstractContextManager:
@@ -297,21 +304,15 @@ def delete_records(conn: sqlite3.Connection, rids: Iterable[str]) -> None:
     rids = list(rids)
     if not rids:
         return
-    with _writing(conn):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for rid in rids:
-                row = conn.execute("SELECT n FROM bf_record WHERE rid = ?", (rid,)).fetchone()
-                if row is None:
-                    continue
-                n = row[0]
-                _delete_text(conn, n)
-                conn.execute("DELETE FROM bf_record WHERE n = ?", (n,))
-            conn.executemany("DELETE FROM bf_meta WHERE rid = ?", [(rid,) for rid in rids])
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+    with _writing(conn), _transaction(conn):
+        for rid in rids:
+            row = conn.execute("SELECT n FROM bf_record WHERE rid = ?", (rid,)).fetchone()
+            if row is None:
+                continue
+            n = row[0]
+            _delete_text(conn, n)
+            conn.execute("DELETE FROM bf_record WHERE n = ?", (n,))
+        conn.executemany("DELETE FROM bf_meta WHERE rid = ?", [(rid,) for rid in rids])
 
 
 def delete_dataset(conn: sqlite3.Connection, dataset_id: str) -> None:
