@@ -67,10 +67,10 @@ def _english_source(
 ) -> str:
     if english is None:
         return ""
-    templates = english.templates_for(english.grammar.variants[0])
+    templates = {t.index: t for t in english.templates_for(english.grammar.variants[0])}
     persons = {p.en_equivalent: p for p in english.persons}
     en_person = persons.get(person.en_equivalent)
-    if en_person is None or template.index >= len(templates):
+    if en_person is None or template.index not in templates:
         return ""
     text = templates[template.index].text
     return render(

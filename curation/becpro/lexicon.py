@@ -305,16 +305,22 @@ def _persons(path: Path, encoding: str) -> list[Person]:
 
 
 def _templates(path: Path, grammar: Grammar, encoding: str) -> list[Template]:
+    """Templates by variant. Each is numbered as the English template it translates: the
+    optional ``source_template`` column (0-4 for BEC-Pro), else its position in its variant."""
+
     def problem(row: dict[str, str]) -> str | None:
         if row["variant"] not in grammar.variants:
             return (
                 f"variant {row['variant']!r} is not one of language.toml's variants "
                 f"({', '.join(grammar.variants)})"
             )
+        number = row.get("source_template", "")
+        if number and not number.isdigit():
+            return f"source_template must be a template number (0, 1, ...), got {number!r}"
         return template_problem(row["template"], grammar)
 
     templates: list[Template] = []
-    counters: dict[str, int] = {}
+    seen: dict[tuple[str, int], int] = {}
     rows = read_tsv(
         path,
         ["variant", "template"],
@@ -323,11 +329,19 @@ def _templates(path: Path, grammar: Grammar, encoding: str) -> list[Template]:
         encoding=encoding,
     )
     for line, row in rows:
-        index = counters.get(row["variant"], 0)
+        position = sum(t.variant == row["variant"] for t in templates)
+        index = int(row.get("source_template") or position)
+        if (row["variant"], index) in seen:
+            raise InputError(
+                path,
+                f"two templates of variant {row['variant']!r} are number {index} "
+                f"(first on line {seen[row['variant'], index]})",
+                line=line,
+            )
+        seen[row["variant"], index] = line
         templates.append(
             Template(row["variant"], index, row["template"], row.get("note", ""), line)
         )
-        counters[row["variant"]] = index + 1
     return templates
 
 
