@@ -191,14 +191,32 @@ def apply_correction(row: Row, text: str) -> Row:
 _QUOTED = re.compile(r"'([^']+)'")
 
 
-def notes_after(notes: list[str], old: str, new: str) -> list[str]:
-    """The lexicon's doubts that still apply to a corrected sentence: a note quoting a word
-    the correction removed ("printed 'repcionista' …; probably 'recepcionista'") is settled."""
-    return [
-        note
-        for note in notes
-        if not any(w in old and w not in new for w in _QUOTED.findall(str(note)))
-    ]
+def printed_as(row: Row) -> dict[str, str]:
+    """How the item writes each word of the lexicon's printed form: ``profession_source``
+    word by word to ``profession`` ("mecánico/a" → "mecánica" in a female item)."""
+    printed = str(row.get("profession_source") or "").split()
+    written = str(row.get("profession") or "").split()
+    return dict(zip(printed, written, strict=True)) if len(printed) == len(written) else {}
+
+
+def notes_after(
+    notes: list[str], old: str, new: str, rendering: dict[str, str] | None = None
+) -> list[str]:
+    """The lexicon's doubts that still apply to a corrected sentence. A note is settled when
+    the correction removes a form it quotes ("printed 'repcionista' …") or writes one it
+    quotes that the sentence did not have (its suggestion, "probably 'mecánico/a de
+    autobuses'"). Quoted forms in the lexicon's notation are also read as the item writes
+    them (``rendering``, from :func:`printed_as`)."""
+    rendering = rendering or {}
+
+    def forms(quoted: str) -> set[str]:
+        return {quoted, " ".join(rendering.get(w, w) for w in quoted.split())}
+
+    def settled(note: str) -> bool:
+        quoted = {form for q in _QUOTED.findall(note) for form in forms(q)}
+        return any((q in old) != (q in new) for q in quoted)
+
+    return [note for note in notes if not settled(str(note))]
 
 
 def _indefinite_article(row: Row) -> str | None:
@@ -220,11 +238,9 @@ def recheck(before: Row, after: Row) -> Row:
     ``needs_review``/``review_reasons`` are recomputed. The curation's
     ``curation/becpro/checks.py`` has the batch versions; these are their one-row forms,
     here because annotation may not import curation."""
-    notes = notes_after(
-        [str(n) for n in as_list(after.get("lexicon_notes"))],
-        str(before.get("sentence") or ""),
-        str(after.get("sentence") or ""),
-    )  # fmt: skip
+    old, new = str(before.get("sentence") or ""), str(after.get("sentence") or "")
+    rendering = printed_as(before)
+    notes = notes_after([str(n) for n in as_list(after.get("lexicon_notes"))], old, new, rendering)
     spans = spans_rule(after)
     article = _indefinite_article(after)
     verdicts = {
@@ -232,14 +248,15 @@ def recheck(before: Row, after: Row) -> Row:
         "lexicon_notes": (notes, "no doubt recorded in the lexicon"),
         "en_indefinite_article": ([article] if article else [], "indefinite article fits"),
     }
-    old, new = str(before.get("sentence") or ""), str(after.get("sentence") or "")
     checks = []
     for check in as_list(before.get("checks")):
         check = dict(check)
         if check.get("rule") in verdicts:
             problems, fine = verdicts[check["rule"]]
             check.update(passed=not problems, detail="; ".join(problems) or fine)
-        elif not check.get("passed") and not notes_after([check.get("detail")], old, new):
+        elif not check.get("passed") and not notes_after(
+            [check.get("detail")], old, new, rendering
+        ):
             # a doubt about a word the reviewers replaced (es_inflection on 'repcionista')
             check.update(passed=True, detail=f"settled by the correction: {check.get('detail')}")
         checks.append(check)
