@@ -243,6 +243,15 @@ CASES = [
             "template has a brace that opens or closes no slot",
         ),
     ),
+    Case(
+        "becpro-template-10mb-line",
+        lambda d: _becpro(
+            d,
+            "en/templates.tsv",
+            b"default\t{person} is a {profession} " + b"x" * 10_000_000 + b".\t",
+            "cannot read this line: a field is longer than 131072 characters",
+        ),
+    ),
     Case("becpro-lexicon-latin1-without-encoding", lambda d: _latin1_becpro_unasked(d)),
     Case(
         "slguset-pairs-quoted-form",
