@@ -194,9 +194,10 @@ def load_grammar(folder: Path, encoding: str = "utf-8") -> Grammar:
     text = read_text(path, encoding)
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
-        raise InputError(path, f"not valid TOML: {getattr(exc, 'msg', exc)}", line=line) from None
+    except tomllib.TOMLDecodeError as exc:  # "Illegal character '\n' (at line 17, column 11)"
+        where = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        line = int(where[1]) if where else None
+        raise InputError(path, f"not valid TOML: {exc}", line=line) from None
     try:
         return Grammar.model_validate(data)
     except ValidationError as exc:
@@ -208,15 +209,25 @@ def load_grammar(folder: Path, encoding: str = "utf-8") -> Grammar:
 
 
 def _line_of(text: str, loc: tuple) -> int | None:
-    """Where the key a schema error names is written (the first line mentioning its last
-    textual part); None when the key is absent (a missing required key)."""
-    names = [str(part) for part in loc if isinstance(part, str)]
-    for name in reversed(names):
-        pattern = re.compile(rf"^\s*(\[+\s*)?([\w.]*\.)?\"?{re.escape(name)}\"?\s*[=\].]")
-        for number, line in enumerate(text.splitlines(), 1):
-            if pattern.search(line):
-                return number
-    return None
+    """The line where the key a schema error names is written: each part of its path is
+    looked for from where the previous one was found (the n-th ``[[table]]`` for an index);
+    None when the key is absent (a missing required key)."""
+    lines = text.splitlines()
+    position, found, table = 0, None, None
+    for part in loc:
+        if isinstance(part, int):
+            header = re.compile(rf"^\s*\[\[\s*{re.escape(str(table))}\s*\]\]")
+            hits = [i for i in range(position, len(lines)) if header.search(lines[i])]
+            if table is not None and len(hits) > part:
+                position = found = hits[part]
+            continue
+        key = re.compile(rf'^\s*(\[+\s*)?([\w."]*\.)?"?{re.escape(str(part))}"?\s*(=|\]|\.)')
+        hit = next((i for i in range(position, len(lines)) if key.search(lines[i])), None)
+        if hit is None:
+            break
+        position = found = hit
+        table = part
+    return None if found is None else found + 1
 
 
 def json_schema() -> str:
