@@ -326,8 +326,10 @@ CARD = Card(
     license="cc-by-4.0",
     license_note="CC BY 4.0, as the Bias Evaluation Corpus with Professions (Bartl et al. 2020).",
     task_categories=("fill-mask",),
-    description="The Bias Evaluation Corpus with Professions (BEC-Pro, Bartl et al. 2020) "
-    "and its Spanish and Basque versions (Azpillaga Rivera 2021): sentences from five "
+    description="The Bias Evaluation Corpus with Professions (BEC-Pro, Bartl et al. 2020: "
+    "English and German), its Spanish and Basque versions (Azpillaga Rivera 2021) and "
+    "languages built by biasforge from a folder of data (each input below names its "
+    "source): sentences from five "
     "templates × 60 professions (20 male-dominated, 20 female-dominated, 20 balanced by "
     "U.S. Bureau of Labor Statistics share of women) × person words. Each item stores "
     "character spans of the person word and the profession, so masked variants are "
@@ -338,8 +340,8 @@ CARD = Card(
         "2020); several are uncommon in Spanish- or Basque-speaking societies and may be "
         "rare in the models' training text, which can affect the results "
         "(Azpillaga Rivera 2021, §4).",
-        "In languages that mark grammatical gender on nouns and articles (Spanish, as "
-        "German for Bartl et al.), the masked-association measure is confounded by "
+        "In languages that mark grammatical gender on nouns and articles (Spanish, German, "
+        "French), the masked-association measure is confounded by "
         "agreement: the profession form itself signals the gender.",
         "Standard deviations of the association scores exceed their means and every group "
         "holds both positive and negative associations: conclusions hold for the general "

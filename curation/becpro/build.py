@@ -24,6 +24,8 @@ from biasforge.families.becpro import SCHEMA as FAMILY_SCHEMA
 from biasforge.files import stable_id
 
 FAMILY = "becpro"
+#: the language BEC-Pro was written in: every item's ``source_text`` is in it
+SOURCE_LANGUAGE = "en"
 
 SCHEMA = FAMILY_SCHEMA  # the candidate record, described once in biasforge.families.becpro
 
@@ -113,7 +115,7 @@ def _row(
         "language": lang,
         "variant": variant,
         "source_id": source_id,
-        "source_language": "en",
+        "source_language": SOURCE_LANGUAGE,
         "source_text": source_text,
         "sentence": sentence,
         "person": sentence[person_span["start"] : person_span["end"]],

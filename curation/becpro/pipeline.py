@@ -15,7 +15,7 @@ import pandas as pd
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.curation.becpro import modules
-from biasforge.curation.becpro.build import SCHEMA, build_items
+from biasforge.curation.becpro.build import SCHEMA, SOURCE_LANGUAGE, build_items
 from biasforge.curation.becpro.checks import checks_for
 from biasforge.curation.becpro.lexicon import (
     GROUPS,
@@ -26,9 +26,6 @@ from biasforge.curation.becpro.lexicon import (
 from biasforge.curation.checks import CheckResult, run_checks
 from biasforge.curation.report import crosstab_md, examples_md, rules_md
 from biasforge.errors import BiasforgeError
-
-#: the language BEC-Pro was written in: every item's ``source_text`` is its sentence
-SOURCE_LANGUAGE = "en"
 
 
 @dataclass(frozen=True)
