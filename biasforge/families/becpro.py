@@ -146,6 +146,21 @@ def _find_span(text: str, phrase: str) -> tuple[int, int] | None:
     return None if index < 0 else (index, index + len(phrase))
 
 
+def _across_hyphens(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """A profession span widened over words its edit joined with a hyphen ("pompière" →
+    "sapeuse-pompière", "Mechaniker" → "Kfz-Mechaniker"): one profession, one span."""
+    start, end = span
+    while start > 1 and text[start - 1] == "-" and text[start - 2].isalnum():
+        start -= 1
+        while start > 0 and text[start - 1].isalnum():
+            start -= 1
+    while end + 1 < len(text) and text[end] == "-" and text[end + 1].isalnum():
+        end += 1
+        while end < len(text) and text[end].isalnum():
+            end += 1
+    return start, end
+
+
 def apply_correction(row: Row, text: str) -> Row:
     """Use the corrected sentence; the person and profession spans follow the edit.
 
@@ -164,7 +179,7 @@ def apply_correction(row: Row, text: str) -> Row:
             f"the correction changes the person word {row.get('person')!r} into {found!r}"
         )
     profession = (
-        follow_span(old, text, profession_old, widen=True)
+        _across_hyphens(text, follow_span(old, text, profession_old, widen=True))
         if profession_old is not None
         else _find_span(text, row.get("profession"))
     )
