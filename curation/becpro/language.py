@@ -6,7 +6,7 @@ the words that agree with the person (articles by gender, one entry per case whe
 language has cases), elision and contraction, capitalisation at the start of the sentence,
 how a masculine profession becomes feminine. The schema is a pydantic model, so an unknown
 key, a missing one or a value of the wrong type is refused with the key's path, and
-``python -m biasforge.curation.becpro.language`` prints it as JSON Schema for an editor.
+:func:`json_schema` gives it as JSON Schema for an editor.
 """
 
 from __future__ import annotations
@@ -233,7 +233,3 @@ def _line_of(text: str, loc: tuple) -> int | None:
 def json_schema() -> str:
     """The schema of ``language.toml`` as JSON Schema (for editors and reviewers)."""
     return json.dumps(Grammar.model_json_schema(), indent=2, ensure_ascii=False)
-
-
-if __name__ == "__main__":  # pragma: no cover - a convenience for language authors
-    print(json_schema())

@@ -125,3 +125,14 @@ def test_the_error_names_the_line_of_the_broken_rule(tmp_path):
     result = run_cli("curate", "becpro", "--lang", "fr", "--lexicon", lexicon, "--out",
                      tmp_path / "r", check=False)  # fmt: skip
     assert f"language.toml:{broken}: feminine.3.pattern" in one_error_line(result)
+
+
+def test_the_schema_is_published_as_json_schema():
+    import json
+
+    from biasforge.curation.becpro.language import json_schema
+
+    schema = json.loads(json_schema())
+    assert schema["properties"]["profession_forms"]["enum"] == ["one", "gendered", "notation"]
+    assert schema["additionalProperties"] is False
+    assert {"code", "name", "source", "profession_forms"} <= set(schema["required"])
