@@ -7,13 +7,32 @@ exact line of a bad row, and pandas loses line numbers once it has parsed the fi
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from biasforge.errors import InputError
 from biasforge.textfiles import DEFAULT, open_text
 
 Row = dict[str, str]
+
+
+def _rows(reader: Iterator[list[str]], path: Path) -> Iterator[list[str]]:
+    """The reader's rows; what the csv module cannot parse (a field over its size limit, a
+    10 MB line pasted by mistake) is one error naming the file and line."""
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            line = getattr(reader, "line_num", 0)
+            detail = str(exc)
+            if "field limit" in detail:
+                detail = (
+                    f"a field is longer than {csv.field_size_limit()} characters ({detail}); "
+                    "a lexicon or list entry is a few words"
+                )
+            raise InputError(path, f"cannot read this line: {detail}", line=line) from None
 
 
 def read_tsv(
@@ -51,7 +70,7 @@ def read_tsv(
                 f"missing column(s) {', '.join(missing)}; header has {', '.join(header)}",
                 line=1,
             )
-        for fields in reader:
+        for fields in _rows(reader, path):
             line = reader.line_num
             if not any(field.strip() for field in fields):
                 continue

@@ -10,7 +10,9 @@ Two maskings:
   occurrence of the person word and of each profession word that *starts* a word, so a few
   rows mask more than the words themselves: "This man is a lodging manager." gives
   "This [MASK] is a lodging [MASK]ager.", and "applied for the position of director of
-  religious activities" masks the template's "of" too (23 rows of the English corpus). Use it to compare with published results.
+  religious activities" masks the template's "of" too (23 rows of the English corpus; in the
+  German corpus, "Er" inside "Ernährungsberater", 5 rows). Use it to compare with published
+  results.
 - ``spans`` masks exactly the stored spans: one mask for the person word, one per profession
   word, nothing else.
 """

@@ -146,6 +146,21 @@ def _find_span(text: str, phrase: str) -> tuple[int, int] | None:
     return None if index < 0 else (index, index + len(phrase))
 
 
+def _across_hyphens(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """A profession span widened over words its edit joined with a hyphen ("pompière" →
+    "sapeuse-pompière", "Mechaniker" → "Kfz-Mechaniker"): one profession, one span."""
+    start, end = span
+    while start > 1 and text[start - 1] == "-" and text[start - 2].isalnum():
+        start -= 1
+        while start > 0 and text[start - 1].isalnum():
+            start -= 1
+    while end + 1 < len(text) and text[end] == "-" and text[end + 1].isalnum():
+        end += 1
+        while end < len(text) and text[end].isalnum():
+            end += 1
+    return start, end
+
+
 def apply_correction(row: Row, text: str) -> Row:
     """Use the corrected sentence; the person and profession spans follow the edit.
 
@@ -164,7 +179,7 @@ def apply_correction(row: Row, text: str) -> Row:
             f"the correction changes the person word {row.get('person')!r} into {found!r}"
         )
     profession = (
-        follow_span(old, text, profession_old, widen=True)
+        _across_hyphens(text, follow_span(old, text, profession_old, widen=True))
         if profession_old is not None
         else _find_span(text, row.get("profession"))
     )
@@ -191,14 +206,32 @@ def apply_correction(row: Row, text: str) -> Row:
 _QUOTED = re.compile(r"'([^']+)'")
 
 
-def notes_after(notes: list[str], old: str, new: str) -> list[str]:
-    """The lexicon's doubts that still apply to a corrected sentence: a note quoting a word
-    the correction removed ("printed 'repcionista' …; probably 'recepcionista'") is settled."""
-    return [
-        note
-        for note in notes
-        if not any(w in old and w not in new for w in _QUOTED.findall(str(note)))
-    ]
+def printed_as(row: Row) -> dict[str, str]:
+    """How the item writes each word of the lexicon's printed form: ``profession_source``
+    word by word to ``profession`` ("mecánico/a" → "mecánica" in a female item)."""
+    printed = str(row.get("profession_source") or "").split()
+    written = str(row.get("profession") or "").split()
+    return dict(zip(printed, written, strict=True)) if len(printed) == len(written) else {}
+
+
+def notes_after(
+    notes: list[str], old: str, new: str, rendering: dict[str, str] | None = None
+) -> list[str]:
+    """The lexicon's doubts that still apply to a corrected sentence. A note is settled when
+    the correction removes a form it quotes ("printed 'repcionista' …") or writes one it
+    quotes that the sentence did not have (its suggestion, "probably 'mecánico/a de
+    autobuses'"). Quoted forms in the lexicon's notation are also read as the item writes
+    them (``rendering``, from :func:`printed_as`)."""
+    rendering = rendering or {}
+
+    def forms(quoted: str) -> set[str]:
+        return {quoted, " ".join(rendering.get(w, w) for w in quoted.split())}
+
+    def settled(note: str) -> bool:
+        quoted = {form for q in _QUOTED.findall(note) for form in forms(q)}
+        return any((q in old) != (q in new) for q in quoted)
+
+    return [note for note in notes if not settled(str(note))]
 
 
 def _indefinite_article(row: Row) -> str | None:
@@ -220,11 +253,9 @@ def recheck(before: Row, after: Row) -> Row:
     ``needs_review``/``review_reasons`` are recomputed. The curation's
     ``curation/becpro/checks.py`` has the batch versions; these are their one-row forms,
     here because annotation may not import curation."""
-    notes = notes_after(
-        [str(n) for n in as_list(after.get("lexicon_notes"))],
-        str(before.get("sentence") or ""),
-        str(after.get("sentence") or ""),
-    )  # fmt: skip
+    old, new = str(before.get("sentence") or ""), str(after.get("sentence") or "")
+    rendering = printed_as(before)
+    notes = notes_after([str(n) for n in as_list(after.get("lexicon_notes"))], old, new, rendering)
     spans = spans_rule(after)
     article = _indefinite_article(after)
     verdicts = {
@@ -232,14 +263,15 @@ def recheck(before: Row, after: Row) -> Row:
         "lexicon_notes": (notes, "no doubt recorded in the lexicon"),
         "en_indefinite_article": ([article] if article else [], "indefinite article fits"),
     }
-    old, new = str(before.get("sentence") or ""), str(after.get("sentence") or "")
     checks = []
     for check in as_list(before.get("checks")):
         check = dict(check)
         if check.get("rule") in verdicts:
             problems, fine = verdicts[check["rule"]]
             check.update(passed=not problems, detail="; ".join(problems) or fine)
-        elif not check.get("passed") and not notes_after([check.get("detail")], old, new):
+        elif not check.get("passed") and not notes_after(
+            [check.get("detail")], old, new, rendering
+        ):
             # a doubt about a word the reviewers replaced (es_inflection on 'repcionista')
             check.update(passed=True, detail=f"settled by the correction: {check.get('detail')}")
         checks.append(check)
@@ -309,8 +341,10 @@ CARD = Card(
     license="cc-by-4.0",
     license_note="CC BY 4.0, as the Bias Evaluation Corpus with Professions (Bartl et al. 2020).",
     task_categories=("fill-mask",),
-    description="The Bias Evaluation Corpus with Professions (BEC-Pro, Bartl et al. 2020) "
-    "and its Spanish and Basque versions (Azpillaga Rivera 2021): sentences from five "
+    description="The Bias Evaluation Corpus with Professions (BEC-Pro, Bartl et al. 2020: "
+    "English and German), its Spanish and Basque versions (Azpillaga Rivera 2021) and "
+    "languages built by biasforge from a folder of data (each input below names its "
+    "source): sentences from five "
     "templates × 60 professions (20 male-dominated, 20 female-dominated, 20 balanced by "
     "U.S. Bureau of Labor Statistics share of women) × person words. Each item stores "
     "character spans of the person word and the profession, so masked variants are "
@@ -321,8 +355,8 @@ CARD = Card(
         "2020); several are uncommon in Spanish- or Basque-speaking societies and may be "
         "rare in the models' training text, which can affect the results "
         "(Azpillaga Rivera 2021, §4).",
-        "In languages that mark grammatical gender on nouns and articles (Spanish, as "
-        "German for Bartl et al.), the masked-association measure is confounded by "
+        "In languages that mark grammatical gender on nouns and articles (Spanish, German, "
+        "French), the masked-association measure is confounded by "
         "agreement: the profession form itself signals the gender.",
         "Standard deviations of the association scores exceed their means and every group "
         "holds both positive and negative associations: conclusions hold for the general "

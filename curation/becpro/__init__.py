@@ -1,7 +1,9 @@
-"""BEC-Pro: the Bias Evaluation Corpus with Professions (Bartl et al. 2020) in en, es and eu.
+"""BEC-Pro: the Bias Evaluation Corpus with Professions (Bartl et al. 2020) in any language.
 
-Sentences come from five templates × 60 professions × 18 person phrases; the Spanish and
-Basque versions follow the TFG of Azpillaga Rivera (2021), Table 4.3 and Annex B.
+Sentences come from five templates × 60 professions × 18 person phrases. Each language is a
+folder of data (:mod:`~biasforge.curation.becpro.lexicon`, ``docs/becpro-languages.md``):
+English and German as Bartl et al. published them, Spanish and Basque after the TFG of
+Azpillaga Rivera (2021), French new, and any folder a user writes.
 
 ``curate(Options(lang="es"), out)`` builds one corpus into a run directory and returns its
 :class:`~biasforge.contract.rundir.RunResult`; ``biasforge curate becpro`` is a thin layer over it.

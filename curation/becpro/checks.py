@@ -1,12 +1,30 @@
-"""Structure and agreement checks for BEC-Pro items (see ``biasforge.curation.checks``)."""
+"""Structure and agreement checks for BEC-Pro items (see ``biasforge.curation.checks``).
+
+Every language gets the structural checks; what else it gets follows from its grammar
+(``language.toml``), never from its name: a read-back of gender agreement, elision and
+contraction where the grammar declares gendered words or rules, a review flag for each rule
+the published corpus does not apply, and a review of profession forms the lexicon does not
+decide. A registered language module may add checks of its own.
+"""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 
 import pandas as pd
 
-from biasforge.curation.becpro import spanish
+from biasforge.curation.becpro.build import profession_form
+from biasforge.curation.becpro.grammar import inflect, literal_words, pair_review
+from biasforge.curation.becpro.language import Elision
+from biasforge.curation.becpro.lexicon import Language
+from biasforge.curation.becpro.readback import (
+    Regions,
+    contraction_problems,
+    elision_problems,
+    flagged_pairs,
+    gender_problems,
+    profession_problems,
+)
 from biasforge.curation.checks import Check, verdicts
 from biasforge.spans import mask_spans
 
@@ -99,66 +117,104 @@ def lexicon_notes(batch: pd.DataFrame) -> pd.DataFrame:
     return verdicts(passed, detail, batch.index)
 
 
-def en_indefinite_article(batch: pd.DataFrame) -> pd.DataFrame:
-    """English "a" before a vowel sound: kept as in the published corpus, flagged for review."""
-    passed, detail = [], []
-    for sentence, start in zip(batch["sentence"], batch["profession_span"], strict=True):
-        before = sentence[: start["start"]]
-        vowel = sentence[start["start"] : start["start"] + 1].lower() in "aeiou"
-        if before.endswith(" a ") and vowel:
-            passed.append(False)
-            detail.append("'a' before a vowel-initial profession, as in the published BEC-Pro")
-        else:
-            passed.append(True)
-            detail.append("indefinite article fits")
-    return verdicts(passed, detail, batch.index)
+def _regions(row) -> Regions:
+    pf = row.profession_span
+    return Regions((0, len(row.person_phrase)), (pf["start"], pf["end"]))
 
 
-def es_inflection(batch: pd.DataFrame) -> pd.DataFrame:
-    """Spanish professions whose gendered form the table does not decide."""
-    passed, detail = [], []
-    for source, gender in zip(batch["profession_source"], batch["gender"], strict=True):
-        review = spanish.inflect(source, gender).review
-        passed.append(not review)
-        detail.append(
-            "; ".join(f"{rule}: {text}" for rule, text in review) or "gendered form given"
+def agreement(language: Language) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """Read each sentence back: the words that show a gender agree with the person, the
+    profession is the lexicon's form for the person's gender, and every elision and
+    contraction the grammar declares is made where due and only there."""
+    grammar = language.grammar
+    forms = {
+        (p.en, gender): profession_form(language, p, gender)
+        for p in language.professions
+        for gender in ("male", "female")
+    }
+    literal = {t.text: literal_words(t.text, grammar) for t in language.templates}
+    elisions = [r for r in grammar.elision if r.apply]
+    fine = "; elisions made where due" if elisions else ""
+
+    def check(batch: pd.DataFrame) -> pd.DataFrame:
+        passed, detail = [], []
+        for row in batch.itertuples(index=False):
+            other = "female" if row.gender == "male" else "male"
+            regions = _regions(row)
+            read = row.sentence[regions.profession[0] : regions.profession[1]]
+            problems = gender_problems(
+                row.sentence,
+                row.gender,
+                grammar,
+                regions,
+                row.person_span["end"],
+                literal[row.template],
+            )
+            problems += profession_problems(
+                read,
+                forms[(row.profession_en, row.gender)],
+                forms[(row.profession_en, other)],
+                other,
+            )
+            for rule in elisions:
+                problems += elision_problems(row.sentence, rule, regions)
+            problems += contraction_problems(row.sentence, grammar, regions)
+            passed.append(not problems)
+            detail.append(
+                f"disagrees with {row.gender}: " + ", ".join(problems)
+                if problems
+                else f"agrees with {row.gender}{fine}"
+            )
+        return verdicts(passed, detail, batch.index)
+
+    return check
+
+
+def kept_as_published(rule: Elision) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """Items where a rule the published corpus does not apply would apply, flagged."""
+
+    def check(batch: pd.DataFrame) -> pd.DataFrame:
+        flagged = [
+            flagged_pairs(row.sentence, rule, _regions(row))
+            for row in batch.itertuples(index=False)
+        ]
+        return verdicts(
+            [not f for f in flagged],
+            [rule.flagged if f else rule.fine for f in flagged],
+            batch.index,
         )
-    return verdicts(passed, detail, batch.index)
+
+    return check
 
 
-_ARTICLE_BEFORE = re.compile(r"\b(un|una|el|la)\s+$")
-_MALE, _FEMALE = {"un", "el", "este", "él"}, {"una", "la", "esta", "ella"}
+def inflection(language: Language) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """Profession forms the lexicon does not decide: no gendered form, a feminine that looks
+    missing, or a written-out feminine that none of the grammar's rules explains."""
+    grammar, code = language.grammar, language.code
+    written = {p.en: p.written for p in language.professions}
+
+    def review(row) -> list[tuple[str, str]]:
+        if grammar.profession_forms == "notation":
+            return inflect(row.profession_source, row.gender, grammar).review
+        forms = written[row.profession_en]
+        return pair_review(forms["male"], forms["female"], grammar)
+
+    def check(batch: pd.DataFrame) -> pd.DataFrame:
+        passed, detail = [], []
+        for row in batch.itertuples(index=False):
+            found = review(row)
+            passed.append(not found)
+            detail.append(
+                "; ".join(f"{code}_{rule}: {text}" for rule, text in found) or "gendered form given"
+            )
+        return verdicts(passed, detail, batch.index)
+
+    return check
 
 
-def es_gender_agreement(batch: pd.DataFrame) -> pd.DataFrame:
-    """Read back each Spanish sentence: the article before the profession, the demonstrative or
-    pronoun of the person, and every slash-marked profession word agree with the gender."""
-    passed, detail = [], []
-    for row in batch.itertuples(index=False):
-        wrong_set = _FEMALE if row.gender == "male" else _MALE
-        problems = []
-        article = _ARTICLE_BEFORE.search(row.sentence[: row.profession_span["start"]])
-        if article and article[1].lower() in wrong_set:
-            problems.append(f"article {article[1]!r} before the profession")
-        first = row.sentence.split()[0].strip(",").lower()
-        if first in wrong_set:
-            problems.append(f"person determiner {first!r}")
-        inflection = spanish.inflect(row.profession_source, row.gender)
-        words = row.profession.split()
-        for i in inflection.marked_words:
-            if (row.gender == "female") != words[i].endswith("a"):
-                problems.append(f"profession word {words[i]!r}")
-        passed.append(not problems)
-        detail.append(
-            f"disagrees with {row.gender}: " + ", ".join(problems)
-            if problems
-            else f"agrees with {row.gender}"
-        )
-    return verdicts(passed, detail, batch.index)
-
-
-def checks_for(lang: str) -> list[Check]:
-    """The checks of one language, cheap and structural first."""
+def checks_for(language: Language, extra: list[Check] | None = None) -> list[Check]:
+    """The checks of one language, cheap and structural first; ``extra`` from its module."""
+    grammar, code = language.grammar, language.code
     checks = [
         Check(
             "spans_point_at_words",
@@ -173,15 +229,13 @@ def checks_for(lang: str) -> list[Check]:
             "masked variants differ from the sentence only at the spans",
         ),
     ]
-    if lang == "es":
-        checks.append(
-            Check(
-                "es_gender_agreement",
-                es_gender_agreement,
-                "reject",
-                "articles, determiners and gendered profession words agree with the person",
-            )
-        )
+    applied = [r for r in grammar.elision if r.apply] or grammar.contraction
+    gendered = grammar.profession_forms != "one" or grammar.gender_words("male")
+    if gendered or applied:
+        what = "articles, determiners and gendered profession words agree with the person"
+        if [r for r in grammar.elision if r.apply]:
+            what += "; elisions made where due"
+        checks.append(Check(f"{code}_gender_agreement", agreement(language), "reject", what))
     checks += [
         Check(
             "gender_balance",
@@ -192,22 +246,17 @@ def checks_for(lang: str) -> list[Check]:
         Check("unique_sentence", unique_sentence, "review", "no two items share a sentence"),
         Check("lexicon_notes", lexicon_notes, "review", "doubts recorded in the lexicon"),
     ]
-    if lang == "en":
+    for rule in (r for r in grammar.elision if not r.apply):
         checks.append(
-            Check(
-                "en_indefinite_article",
-                en_indefinite_article,
-                "review",
-                "'a' before a vowel sound (kept as published)",
-            )
+            Check(f"{code}_{rule.rule}", kept_as_published(rule), "review", str(rule.description))
         )
-    if lang == "es":
+    if grammar.profession_forms != "one":
         checks.append(
             Check(
-                "es_inflection",
-                es_inflection,
+                f"{code}_inflection",
+                inflection(language),
                 "review",
                 "profession forms the table does not decide",
             )
         )
-    return checks
+    return checks + list(extra or [])

@@ -1,7 +1,12 @@
-"""The BEC-Pro inputs: professions, person phrases and templates, validated on load.
+"""BEC-Pro lexicons: the profession list and one folder of data per language.
 
-The package ships its own copy (``curation/data/becpro``); users point ``--lexicon DIR`` at a
-folder with the same three files to build the corpus from their own words.
+A *lexicon* is a folder holding ``professions.tsv`` — the 60 BEC-Pro professions of Bartl et
+al. (2020) with their U.S. labour-statistics group and share of women — and one *language
+folder* per language (``en/``, ``de/``…), each with ``language.toml`` (its grammar, see
+:mod:`~biasforge.curation.becpro.language`), ``persons.tsv``, ``professions.tsv`` (its forms of
+the professions) and ``templates.tsv``. The package ships one (``curation/data/becpro``);
+``--lexicon DIR`` points at another with the same layout, and ``--lang PATH`` at a single
+language folder anywhere. Every file is validated on load and every error names its line.
 """
 
 from __future__ import annotations
@@ -11,37 +16,47 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from biasforge.curation.becpro.grammar import slot_pattern, template_slots
+from biasforge.curation.becpro.language import GRAMMAR_FILE, Grammar, load_grammar
 from biasforge.curation.tables import read_tsv
-from biasforge.errors import InputError
+from biasforge.errors import BiasforgeError, InputError
 from biasforge.resources import package_path
 
-LANGUAGES = ("en", "es", "eu")
-VARIANTS = {"en": ("default",), "es": ("with_articles", "without_articles"), "eu": ("default",)}
 GROUPS = ("male", "female", "balanced")  # the published corpus's order of profession groups
 GENDERS = ("male", "female")
-LEXICON_FILES = ("professions.tsv", "persons.tsv", "templates.tsv")
-#: the slots a template fills, one per lexicon table that supplies the words (persons.tsv,
-#: professions.tsv); build.render fills exactly these, so anything else would stay literal
+PROFESSION_LIST = "professions.tsv"
+LANGUAGE_FILES = (GRAMMAR_FILE, "persons.tsv", "professions.tsv", "templates.tsv")
+#: the slots every template fills from the lexicon; a grammar adds its word slots
 SLOTS = ("person", "profession")
 #: a person phrase is words (letters, with inner apostrophes or hyphens) separated by spaces:
 #: a quote or a bracket would be copied into every sentence the phrase opens
 _PHRASE = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*(?: [^\W\d_]+(?:[-'’][^\W\d_]+)*)*")
+_FORM_COLUMNS = {"one": ("form",), "notation": ("form",), "gendered": ("male", "female")}
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One profession of the BEC-Pro list (the lexicon's ``professions.tsv``)."""
+
+    group: str
+    order: int  # position in the original BEC-Pro list of its group
+    en: str
+    pct_women: float
 
 
 @dataclass(frozen=True)
 class Profession:
     group: str
-    order: int  # position in the original BEC-Pro list of its group
+    order: int
     en: str
     pct_women: float
-    forms: dict[str, str]  # language -> form as printed (with "/a" notation for Spanish)
-    notes: dict[str, str]  # language -> doubt about the printed form, for reviewers
+    written: dict[str, str]  # gender -> the form as the lexicon writes it (in its notation)
+    note: str  # a doubt about the form, for reviewers
     line: int
 
 
 @dataclass(frozen=True)
 class Person:
-    lang: str
     gender: str
     phrase: str  # as used in the sentence, before capitalisation ("my aunt")
     word: str  # the person word that gets masked ("aunt")
@@ -52,61 +67,197 @@ class Person:
 
 @dataclass(frozen=True)
 class Template:
-    lang: str
     variant: str
-    index: int  # 0..n-1 within its language and variant
+    index: int  # 0..n-1 within its variant
     text: str
     note: str
     line: int
 
 
 @dataclass(frozen=True)
-class Lexicon:
-    directory: Path
+class Language:
+    folder: Path
+    grammar: Grammar
     professions: list[Profession]
     persons: list[Person]
     templates: list[Template]
+    profession_list: Path
+
+    @property
+    def code(self) -> str:
+        return self.grammar.code
 
     def files(self) -> list[Path]:
-        return [self.directory / name for name in LEXICON_FILES]
+        """The inputs of a run, as its manifest lists them."""
+        return [self.profession_list, *(self.folder / name for name in LANGUAGE_FILES)]
 
-    def persons_for(self, lang: str) -> list[Person]:
-        return [p for p in self.persons if p.lang == lang]
-
-    def templates_for(self, lang: str, variant: str) -> list[Template]:
-        return [t for t in self.templates if t.lang == lang and t.variant == variant]
+    def templates_for(self, variant: str) -> list[Template]:
+        return [t for t in self.templates if t.variant == variant]
 
 
 def default_lexicon_dir() -> Path:
     return package_path("biasforge.curation", "data", "becpro")
 
 
-def slot(name: str) -> str:
-    """How slot ``name`` (one of :data:`SLOTS`) is written in a template: ``{person}``."""
-    return "{" + name + "}"
+def language_codes(lexicon: Path | None = None) -> list[str]:
+    """The languages of a lexicon: its sub-folders that hold a ``language.toml``."""
+    root = lexicon or default_lexicon_dir()
+    return sorted(p.name for p in root.iterdir() if (p / GRAMMAR_FILE).is_file())
 
 
-def _template_problem(row: dict[str, str]) -> str | None:
-    text = row["template"]
+def is_folder_argument(lang: str) -> bool:
+    """``--lang`` names a folder when it is written as a path (``./it``, ``langs/it``)."""
+    return any(sep in lang for sep in ("/", "\\")) or lang.startswith(".")
+
+
+def language_folder(lang: str, lexicon: Path | None = None) -> Path:
+    """The folder ``--lang`` means: a path as given, or a language of the lexicon."""
+    if is_folder_argument(lang):
+        folder = Path(lang)
+        if not (folder / GRAMMAR_FILE).is_file():
+            what = "has no " + GRAMMAR_FILE if folder.is_dir() else "is not a folder"
+            raise InputError(
+                folder, f"--lang: {what}; a language folder holds {', '.join(LANGUAGE_FILES)}"
+            )
+        return folder
+    root = _lexicon_root(lexicon)
+    codes = language_codes(root)
+    if lang not in codes:
+        hint = (
+            f" (to build from the folder {lang}, write --lang ./{lang})"
+            if Path(lang).is_dir()
+            else ""
+        )
+        raise BiasforgeError(
+            f"unknown language {lang!r}; choose one of {', '.join(codes)} or give a language "
+            f"folder's path{hint}"
+        )
+    return root / lang
+
+
+def _lexicon_root(lexicon: Path | None) -> Path:
+    root = Path(lexicon) if lexicon is not None else default_lexicon_dir()
+    if not root.is_dir():
+        raise InputError(root, "--lexicon: not a folder")
+    if (root / GRAMMAR_FILE).is_file():
+        raise InputError(root, f"--lexicon: this is a language folder; give it as --lang {root}")
+    return root
+
+
+def load_language(lang: str, lexicon: Path | None = None, encoding: str = "utf-8") -> Language:
+    """Load and validate one language (``--lang`` as given) and the profession list it uses.
+
+    ``encoding`` is that of a user's files; the bundled lexicon is always read as UTF-8.
+    """
+    folder = language_folder(lang, lexicon)
+    list_path = _lexicon_root(lexicon) / PROFESSION_LIST
+    listed = load_profession_list(list_path, _encoding(list_path, encoding))
+    encoding = _encoding(folder, encoding)
+    grammar = load_grammar(folder, encoding)
+    return Language(
+        folder=folder,
+        grammar=grammar,
+        professions=_professions(folder / "professions.tsv", grammar, listed, encoding),
+        persons=_persons(folder / "persons.tsv", encoding),
+        templates=_templates(folder / "templates.tsv", grammar, encoding),
+        profession_list=list_path,
+    )
+
+
+def _encoding(path: Path, encoding: str) -> str:
+    """``encoding`` for a user's files, UTF-8 for what biasforge ships."""
+    bundled = default_lexicon_dir().resolve()
+    return "utf-8" if path.resolve().is_relative_to(bundled) else encoding
+
+
+def load_profession_list(path: Path, encoding: str = "utf-8") -> dict[str, Listed]:
+    """The BEC-Pro professions by English name."""
+
+    def problem(row: dict[str, str]) -> str | None:
+        try:
+            value = float(row["pct_women"])
+        except ValueError:
+            return f"pct_women must be a number, got {row['pct_women']!r}"
+        if not 0 <= value <= 100:
+            return f"pct_women must lie in 0..100, got {value}"
+        if not row["becpro_order"].isdigit():
+            return f"becpro_order must be a non-negative integer, got {row['becpro_order']!r}"
+        return None
+
+    listed: dict[str, Listed] = {}
+    rows = read_tsv(
+        path,
+        ["group", "becpro_order", "en", "pct_women"],
+        allowed={"group": GROUPS},
+        non_empty=["en"],
+        validate=problem,
+        encoding=encoding,
+    )
+    for line, row in rows:
+        if row["en"] in listed:
+            raise InputError(path, f"profession {row['en']!r} is listed twice", line=line)
+        listed[row["en"]] = Listed(
+            row["group"], int(row["becpro_order"]), row["en"], float(row["pct_women"])
+        )
+    return listed
+
+
+def _professions(
+    path: Path, grammar: Grammar, listed: dict[str, Listed], encoding: str
+) -> list[Profession]:
+    columns = _FORM_COLUMNS[grammar.profession_forms]
+
+    def problem(row: dict[str, str]) -> str | None:
+        quoted = next((c for c in columns if '"' in row[c]), None)
+        if quoted:
+            return f"column '{quoted}': {row[quoted]!r} holds a stray quote"
+        if row["en"] not in listed and not (row.get("group") and row.get("pct_women")):
+            return (
+                f"profession {row['en']!r} is not in the BEC-Pro list ({PROFESSION_LIST} of the "
+                "lexicon); give its group and pct_women in this file"
+            )
+        if row.get("group") and row["group"] not in GROUPS:
+            return f"column 'group' must be one of {', '.join(GROUPS)}, got {row['group']!r}"
+        return _share_problem(row.get("pct_women") or "0")
+
+    professions, seen = [], {}
+    rows = read_tsv(
+        path, ["en", *columns], non_empty=["en", *columns], validate=problem, encoding=encoding
+    )
+    for position, (line, row) in enumerate(rows):
+        if row["en"] in seen:
+            raise InputError(
+                path,
+                f"profession {row['en']!r} is listed twice (first on line {seen[row['en']]})",
+                line=line,
+            )
+        seen[row["en"]] = line
+        known = listed.get(row["en"])
+        written = (
+            {"male": row["male"], "female": row["female"]}
+            if grammar.profession_forms == "gendered"
+            else {"male": row["form"], "female": row["form"]}
+        )
+        professions.append(
+            Profession(
+                group=row.get("group") or known.group,  # type: ignore[union-attr]
+                order=known.order if known else 1000 + position,
+                en=row["en"],
+                pct_women=float(row.get("pct_women") or known.pct_women),  # type: ignore[union-attr]
+                written=written,
+                note=row.get("note", ""),
+                line=line,
+            )
+        )
+    return professions
+
+
+def _share_problem(value: str) -> str | None:
     try:
-        fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
-    except ValueError as exc:  # a lone { or }
-        return f"template has a brace that opens or closes no slot ({exc}): {text!r}"
-    unknown = [name for name in fields if name not in SLOTS]
-    if unknown:
-        return (
-            f"unknown slot {slot(unknown[0])} in template {text!r}; "
-            f"the slots are {', '.join(map(slot, SLOTS))}"
-        )
-    for name in SLOTS:
-        if text.count(slot(name)) != 1:
-            return f"template must contain {slot(name)} exactly once: {text!r}"
-    if not text.startswith(slot(SLOTS[0])):
-        return (
-            f"template must start with {slot(SLOTS[0])} (the person phrase is capitalised): "
-            f"{text!r}"
-        )
-    return None
+        share = float(value)
+    except ValueError:
+        return f"pct_women must be a number, got {value!r}"
+    return None if 0 <= share <= 100 else f"pct_women must lie in 0..100, got {share}"
 
 
 def _person_problem(row: dict[str, str]) -> str | None:
@@ -120,115 +271,105 @@ def _person_problem(row: dict[str, str]) -> str | None:
     return None
 
 
-def load_lexicon(directory: str | Path | None = None, encoding: str = "utf-8") -> Lexicon:
-    """Load and validate the three lexicon files; errors name the file and line.
-
-    ``encoding`` is that of a user's folder; the bundled lexicon is always read as UTF-8.
-    """
-    encoding = "utf-8" if directory is None else encoding
-    directory = Path(directory) if directory is not None else default_lexicon_dir()
-    for name in LEXICON_FILES:
-        if not (directory / name).is_file():
-            raise InputError(directory / name, "lexicon file not found")
-
-    def pct_problem(row: dict[str, str]) -> str | None:
-        try:
-            value = float(row["pct_women"])
-        except ValueError:
-            return f"pct_women must be a number, got {row['pct_women']!r}"
-        if not 0 <= value <= 100:
-            return f"pct_women must lie in 0..100, got {value}"
-        quoted = next((lang for lang in LANGUAGES if '"' in row[lang]), None)
-        if quoted:
-            return f"{quoted} form {row[quoted]!r} holds a stray quote"
-        if not row["becpro_order"].isdigit():
-            return f"becpro_order must be a non-negative integer, got {row['becpro_order']!r}"
-        return None
-
-    professions = [
-        Profession(
-            group=row["group"],
-            order=int(row["becpro_order"]),
-            en=row["en"],
-            pct_women=float(row["pct_women"]),
-            forms={lang: row[lang] for lang in LANGUAGES},
-            notes={lang: row.get(f"{lang}_note", "") for lang in LANGUAGES},
-            line=line,
-        )
-        for line, row in read_tsv(
-            directory / "professions.tsv",
-            ["group", "becpro_order", "en", "pct_women", *LANGUAGES],
-            allowed={"group": GROUPS},
-            non_empty=["en", *LANGUAGES],
-            validate=pct_problem,
-            encoding=encoding,
-        )
-    ]
-
-    persons = [
-        Person(
-            lang=row["lang"],
-            gender=row["gender"],
-            phrase=row["phrase"],
-            word=row["word"],
-            en_equivalent=row["en_equivalent"],
-            note=row.get("note", ""),
-            line=line,
-        )
-        for line, row in read_tsv(
-            directory / "persons.tsv",
-            ["lang", "gender", "phrase", "word", "en_equivalent"],
-            allowed={"lang": LANGUAGES, "gender": GENDERS},
-            non_empty=["phrase", "word", "en_equivalent"],
-            validate=_person_problem,
-            encoding=encoding,
-        )
-    ]
-    templates: list[Template] = []
-    counters: dict[tuple[str, str], int] = {}
-    for line, row in read_tsv(
-        directory / "templates.tsv",
-        ["lang", "variant", "template"],
-        allowed={"lang": LANGUAGES},
-        non_empty=["variant", "template"],
-        validate=_template_problem,
+def _persons(path: Path, encoding: str) -> list[Person]:
+    persons, seen = [], {}
+    rows = read_tsv(
+        path,
+        ["gender", "phrase", "word", "en_equivalent"],
+        allowed={"gender": GENDERS},
+        non_empty=["phrase", "word", "en_equivalent"],
+        validate=_person_problem,
         encoding=encoding,
-    ):
-        key = (row["lang"], row["variant"])
-        templates.append(
-            Template(
-                row["lang"],
-                row["variant"],
-                counters.get(key, 0),
-                row["template"],
+    )
+    for line, row in rows:
+        key = (row["gender"], row["en_equivalent"])
+        if key in seen:
+            raise InputError(
+                path,
+                f"{row['gender']} person for {row['en_equivalent']!r} is listed twice "
+                f"(first on line {seen[key]})",
+                line=line,
+            )
+        seen[key] = line
+        persons.append(
+            Person(
+                row["gender"],
+                row["phrase"],
+                row["word"],
+                row["en_equivalent"],
                 row.get("note", ""),
                 line,
             )
         )
-        counters[key] = counters.get(key, 0) + 1
-    _check_alignment(directory, professions, persons)
-    return Lexicon(directory, professions, persons, templates)
+    return persons
 
 
-def _check_alignment(directory: Path, professions: list[Profession], persons: list[Person]) -> None:
-    """Catch lexicon edits that would silently misalign the languages."""
-    seen: dict[str, int] = {}
-    for prof in professions:
-        if prof.en in seen:
-            raise InputError(
-                directory / "professions.tsv",
-                f"profession {prof.en!r} is listed twice (first on line {seen[prof.en]})",
-                line=prof.line,
+def _templates(path: Path, grammar: Grammar, encoding: str) -> list[Template]:
+    """Templates by variant. Each is numbered as the English template it translates: the
+    optional ``source_template`` column (0-4 for BEC-Pro), else its position in its variant."""
+
+    def problem(row: dict[str, str]) -> str | None:
+        if row["variant"] not in grammar.variants:
+            return (
+                f"variant {row['variant']!r} is not one of language.toml's variants "
+                f"({', '.join(grammar.variants)})"
             )
-        seen[prof.en] = prof.line
-    keys: dict[tuple[str, str, str], int] = {}
-    for person in persons:
-        key = (person.lang, person.gender, person.en_equivalent)
-        if key in keys:
+        number = row.get("source_template", "")
+        if number and not number.isdigit():
+            return f"source_template must be a template number (0, 1, ...), got {number!r}"
+        return template_problem(row["template"], grammar)
+
+    templates: list[Template] = []
+    seen: dict[tuple[str, int], int] = {}
+    rows = read_tsv(
+        path,
+        ["variant", "template"],
+        non_empty=["variant", "template"],
+        validate=problem,
+        encoding=encoding,
+    )
+    for line, row in rows:
+        position = sum(t.variant == row["variant"] for t in templates)
+        index = int(row.get("source_template") or position)
+        if (row["variant"], index) in seen:
             raise InputError(
-                directory / "persons.tsv",
-                f"{person.lang} {person.gender} person for {person.en_equivalent!r} is listed twice "
-                f"(first on line {keys[key]})",
-                line=person.line,
+                path,
+                f"two templates of variant {row['variant']!r} are number {index} "
+                f"(first on line {seen[row['variant'], index]})",
+                line=line,
             )
-        keys[key] = person.line
+        seen[row["variant"], index] = line
+        templates.append(
+            Template(row["variant"], index, row["template"], row.get("note", ""), line)
+        )
+    return templates
+
+
+def slot(name: str) -> str:
+    """How slot ``name`` is written in a template: ``{person}``."""
+    return "{" + name + "}"
+
+
+def template_problem(text: str, grammar: Grammar) -> str | None:
+    """Why a template cannot be rendered with ``grammar`` (None if it can)."""
+    try:
+        list(string.Formatter().parse(slot_pattern(grammar).sub("", text)))
+    except ValueError as exc:  # a lone { or }
+        return f"template has a brace that opens or closes no slot ({exc}): {text!r}"
+    known = [*SLOTS, *grammar.words]
+    names = template_slots(text, grammar)
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        return (
+            f"unknown slot {slot(unknown[0])} in template {text!r}; language.toml defines "
+            f"{', '.join(map(slot, known))}"
+        )
+    for name in SLOTS:
+        if names.count(name) != 1:
+            return f"template must contain {slot(name)} exactly once: {text!r}"
+    if not text.startswith(slot(SLOTS[0])):
+        return (
+            f"template must start with {slot(SLOTS[0])} (the person phrase opens the sentence): "
+            f"{text!r}"
+        )
+    return None

@@ -14,48 +14,59 @@ import pandas as pd
 
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry, write_run
-from biasforge.curation.becpro.build import SCHEMA, build_items
+from biasforge.curation.becpro import modules
+from biasforge.curation.becpro.build import SCHEMA, SOURCE_LANGUAGE, build_items
 from biasforge.curation.becpro.checks import checks_for
-from biasforge.curation.becpro.lexicon import GROUPS, LANGUAGES, VARIANTS, Lexicon, load_lexicon
+from biasforge.curation.becpro.lexicon import (
+    GROUPS,
+    Language,
+    language_folder,
+    load_language,
+)
 from biasforge.curation.checks import CheckResult, run_checks
 from biasforge.curation.report import crosstab_md, examples_md, rules_md
 from biasforge.errors import BiasforgeError
-
-
-def default_variant(lang: str) -> str:
-    return VARIANTS[lang][0]
 
 
 @dataclass(frozen=True)
 class Options:
     """Everything one BEC-Pro run depends on (the run's config is derived from it)."""
 
+    #: a language of the lexicon (``en``, ``de``…) or the path of a language folder (``./it``)
     lang: str = "en"
-    #: ``with_articles``/``without_articles`` for es, ``default`` elsewhere; None: the first
+    #: one of the language's variants (language.toml); None: its first
     variant: str | None = None
-    #: folder with professions.tsv, persons.tsv and templates.tsv; None: the bundled lexicon
+    #: folder of language folders and the profession list; None: the bundled lexicon
     lexicon: Path | None = None
-    #: encoding of the files of ``lexicon`` (the bundled lexicon is UTF-8)
+    #: encoding of the user's files (the bundled lexicon is UTF-8)
     encoding: str = "utf-8"
 
-    def resolved_variant(self) -> str:
+    def language(self) -> Language:
+        return load_language(self.lang, self.lexicon, self.encoding)
+
+    def resolved_variant(self, language: Language | None = None) -> str:
         """The variant to build, checked against the language (a one-line error otherwise)."""
-        if self.lang not in LANGUAGES:
-            raise BiasforgeError(
-                f"unknown language {self.lang!r}; choose one of {', '.join(LANGUAGES)}"
-            )
-        variant = self.variant or default_variant(self.lang)
-        if variant not in VARIANTS[self.lang]:
+        variants = (language or self.language()).grammar.variants
+        variant = self.variant or variants[0]
+        if variant not in variants:
             raise BiasforgeError(
                 f"language {self.lang!r} has no variant {variant!r}; "
-                f"choose one of {', '.join(VARIANTS[self.lang])}"
+                f"choose one of {', '.join(variants)}"
             )
         return variant
 
 
+def source_language(options: Options) -> Language | None:
+    """The English of the lexicon (``--lexicon`` or the bundled one)."""
+    try:
+        language_folder(SOURCE_LANGUAGE, options.lexicon)
+    except BiasforgeError:
+        return None  # a lexicon without English: items carry no source text
+    return load_language(SOURCE_LANGUAGE, options.lexicon, options.encoding)
+
+
 def curate(options: Options, out: str | Path, *, overwrite: bool = False) -> RunResult:
     """Build one BEC-Pro corpus and write its run directory (where it is, and its stats)."""
-    lang, variant = options.lang, options.resolved_variant()
     steps: list[dict[str, Any]] = []
 
     def step(name: str, started: float, items: int) -> None:
@@ -64,26 +75,34 @@ def curate(options: Options, out: str | Path, *, overwrite: bool = False) -> Run
         )
 
     started = time.perf_counter()
-    lexicon = load_lexicon(options.lexicon, options.encoding)
+    language = options.language()
+    variant = options.resolved_variant(language)
+    english = source_language(options)
     step(
         "load_lexicon",
         started,
-        len(lexicon.professions) + len(lexicon.persons) + len(lexicon.templates),
+        len(language.professions) + len(language.persons) + len(language.templates),
     )
-    if not lexicon.templates_for(lang, variant):
+    if not language.templates_for(variant):
         raise BiasforgeError(
-            f"{lexicon.directory / 'templates.tsv'}: no templates for {lang}/{variant}"
+            f"{language.folder / 'templates.tsv'}: no templates for variant {variant!r}"
         )
+    module = modules.get(language.grammar.module) if language.grammar.module else None
 
     started = time.perf_counter()
-    items = build_items(lexicon, lang, variant)
+    items = build_items(language, variant, english)
     step("build_items", started, len(items))
 
     started = time.perf_counter()
-    result = run_checks(items, checks_for(lang))
+    result = run_checks(items, checks_for(language, module.checks(language) if module else None))
     step("checks", started, len(items))
 
-    config = {"family": "becpro", "language": lang, "variant": variant}
+    config = {
+        "family": "becpro",
+        "language": language.code,
+        "variant": variant,
+        "source": language.grammar.source,
+    }
     stats = _stats(config, items, result, steps)
     started = time.perf_counter()
     run = write_run(
@@ -92,8 +111,8 @@ def curate(options: Options, out: str | Path, *, overwrite: bool = False) -> Run
         rejected=result.rejected,
         schema=SCHEMA,
         stats=stats,
-        report_md=_report(config, lexicon, result, stats),
-        inputs=[input_entry(path, f"becpro lexicon: {path.name}") for path in lexicon.files()],
+        report_md=_report(config, language, result, stats),
+        inputs=[input_entry(path, f"becpro lexicon: {path.name}") for path in language.files()],
         config=config,
         overwrite=overwrite,
     )
@@ -121,15 +140,16 @@ def _stats(config: dict, items: pd.DataFrame, result: CheckResult, steps: list) 
     }
 
 
-def _report(config: dict, lexicon: Lexicon, result: CheckResult, stats: dict) -> str:
+def _report(config: dict, language: Language, result: CheckResult, stats: dict) -> str:
     kept = result.kept
     lang, variant = config["language"], config["variant"]
-    templates = lexicon.templates_for(lang, variant)
+    templates = language.templates_for(variant)
     template_rows = "\n".join(f"{t.index}. `{t.text}`" for t in templates)
     return f"""# BEC-Pro run — {lang} ({variant})
 
-Built from `{public_path(lexicon.directory)}`: {len(templates)} templates × \
-{len(lexicon.professions)} professions × {len(lexicon.persons_for(lang))} person phrases.
+Built from `{public_path(language.folder)}` ({language.grammar.name}): {len(templates)} \
+templates × {len(language.professions)} professions × {len(language.persons)} person phrases.
+Source: {config["source"]}.
 
 | items | kept | rejected | kept but flagged for review |
 |---|---|---|---|

@@ -12,20 +12,34 @@ from biasforge.curation.commands import options as check
 
 
 def becpro(
-    lang: Annotated[str, typer.Option("--lang", help="en, es or eu")],
+    lang: Annotated[
+        str,
+        typer.Option(
+            "--lang",
+            help="a language of the lexicon (bundled: de, en, es, eu, fr) or the path of a "
+            "language folder (./it); see docs/becpro-languages.md",
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", help="run directory to create")],
     variant: Annotated[
         str | None,
-        typer.Option(help="es: with_articles (default) or without_articles; en/eu: default"),
+        typer.Option(
+            help="one of the language's variants (language.toml); es: with_articles (default) "
+            "or without_articles"
+        ),
     ] = None,
     lexicon: Annotated[
         Path | None,
         typer.Option(
-            help="folder with professions.tsv, persons.tsv, templates.tsv (default: bundled)"
+            help="a lexicon: professions.tsv and one folder per language, laid out as the "
+            "bundled curation/data/becpro (default: bundled)"
         ),
     ] = None,
     encoding: Annotated[
-        str, typer.Option(callback=check.encoding, help=check.ENCODING_HELP + " (--lexicon)")
+        str,
+        typer.Option(
+            callback=check.encoding, help=check.ENCODING_HELP + " (--lexicon, a --lang folder)"
+        ),
     ] = "utf-8",
     overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
 ) -> None:

@@ -27,3 +27,12 @@ def becpro_runs(tmp_path_factory) -> dict[str, Path]:
 
 def candidates(run: Path) -> pd.DataFrame:
     return pd.read_parquet(run / "candidates.parquet")
+
+
+@pytest.fixture(scope="session")
+def new_runs(tmp_path_factory) -> dict[str, Path]:
+    """German (Bartl et al.'s) and French (new) BEC-Pro, built once through the CLI."""
+    root = tmp_path_factory.mktemp("becpro-new-runs")
+    for lang in ("de", "fr"):
+        run_cli("curate", "becpro", "--lang", lang, "--out", root / lang)
+    return {lang: root / lang for lang in ("de", "fr")}

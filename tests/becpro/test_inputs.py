@@ -13,11 +13,13 @@ from pathlib import Path
 import pandas as pd
 
 from biasforge.contract.redact import is_public_path
-from biasforge.curation.becpro.lexicon import LEXICON_FILES, default_lexicon_dir
+from biasforge.curation.becpro.lexicon import LANGUAGE_FILES, default_lexicon_dir
 from tests.becpro.conftest import candidates
 from tests.conftest import REPO
 
 PUBLISHED = ("manifest.json", "stats.json", "report.md")
+#: a run's inputs: the lexicon's profession list, then the language folder's four files
+INPUTS = ["professions.tsv", *(f"en/{name}" for name in LANGUAGE_FILES)]
 
 
 def _curate(cwd: Path, *args: str) -> None:
@@ -36,29 +38,29 @@ def _input_paths(run: Path) -> list[str]:
 
 def test_bundled_lexicon_is_named_by_its_package_relative_path(becpro_runs):
     run = becpro_runs["en"]
-    assert _input_paths(run) == [f"curation/data/becpro/{name}" for name in LEXICON_FILES]
+    assert _input_paths(run) == [f"curation/data/becpro/{name}" for name in INPUTS]
     text = _published_text(run)
-    assert "Built from `curation/data/becpro`" in text
+    assert "Built from `curation/data/becpro/en`" in text
     assert is_public_path(text) and str(REPO) not in text
 
 
 def test_a_lexicon_given_relative_is_recorded_as_given_and_absolute_by_name(tmp_path):
     shutil.copytree(default_lexicon_dir(), tmp_path / "my-lexicon")
     _curate(tmp_path, "--lang", "en", "--lexicon", "my-lexicon", "--out", "relative")
-    assert _input_paths(tmp_path / "relative") == [f"my-lexicon/{n}" for n in LEXICON_FILES]
-    assert "Built from `my-lexicon`" in _published_text(tmp_path / "relative")
+    assert _input_paths(tmp_path / "relative") == [f"my-lexicon/{n}" for n in INPUTS]
+    assert "Built from `my-lexicon/en`" in _published_text(tmp_path / "relative")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     absolute = str(tmp_path / "my-lexicon")
     _curate(elsewhere, "--lang", "en", "--lexicon", absolute, "--out", "absolute")
-    assert _input_paths(elsewhere / "absolute") == list(LEXICON_FILES)
+    assert _input_paths(elsewhere / "absolute") == [name.split("/")[-1] for name in INPUTS]
     text = _published_text(elsewhere / "absolute")
     assert str(tmp_path) not in text and is_public_path(text)
 
 
 def test_a_lexicon_saved_with_a_byte_order_mark_builds_the_same_corpus(becpro_runs, tmp_path):
     lexicon = shutil.copytree(default_lexicon_dir(), tmp_path / "bom-lexicon")
-    for name in LEXICON_FILES:
+    for name in INPUTS:
         path = lexicon / name
         path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     _curate(tmp_path, "--lang", "en", "--lexicon", str(lexicon), "--out", "run")

@@ -29,8 +29,15 @@ def test_run_directory_has_the_contract_files(tmp_path):
         "manifest.json",
     }
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["config"] == {"family": "becpro", "language": "en", "variant": "default"}
+    config = manifest["config"]
+    assert {k: config[k] for k in ("family", "language", "variant")} == {
+        "family": "becpro",
+        "language": "en",
+        "variant": "default",
+    }
+    assert config["source"].startswith("BEC-Pro (Bartl et al. 2020), BEC-Pro_EN.tsv")
     assert {Path(i["path"]).name for i in manifest["inputs"]} == {
+        "language.toml",
         "professions.tsv",
         "persons.tsv",
         "templates.tsv",
@@ -149,17 +156,17 @@ def _lexicon_copy(tmp_path: Path) -> Path:
         (
             "professions.tsv",
             lambda lines: lines.__setitem__(3, lines[3].replace("\t", " ", 1)),
-            r"professions.tsv:4: expected 9 tab-separated fields, found 8",
+            r"professions.tsv:4: expected 5 tab-separated fields, found 4",
         ),
         (
-            "persons.tsv",
+            "en/persons.tsv",
             lambda lines: lines.__setitem__(
                 12, lines[12].replace("my sister\tsister", "my sister\tsis")
             ),
             r"persons.tsv:13: person word 'sis' is not a word of the phrase 'my sister'",
         ),
         (
-            "templates.tsv",
+            "en/templates.tsv",
             lambda lines: lines.__setitem__(
                 2, lines[2].replace("{profession}", "{profession} and {profession}")
             ),
@@ -193,8 +200,8 @@ def test_bad_lexicon_line_is_named(tmp_path, file, edit, message):
 
 
 def test_invalid_language_and_variant_are_explained(tmp_path):
-    result = run_cli("curate", "becpro", "--lang", "fr", "--out", tmp_path / "r", check=False)
-    assert result.returncode == 2 and "unknown language 'fr'" in result.stderr
+    result = run_cli("curate", "becpro", "--lang", "xx", "--out", tmp_path / "r", check=False)
+    assert result.returncode == 2 and "unknown language 'xx'" in result.stderr
     result = run_cli(
         "curate",
         "becpro",

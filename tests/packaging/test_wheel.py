@@ -135,7 +135,14 @@ def test_installed_command_builds_the_published_english_becpro(installed, tmp_pa
     assert hashlib.sha256(tsv.read_bytes()).hexdigest() == PUBLISHED_SHA256
     manifest = json.loads((installed.work / "becpro-en" / "manifest.json").read_text("utf-8"))
     assert sorted(i["path"] for i in manifest["inputs"]) == [
-        f"curation/data/becpro/{n}" for n in ("persons.tsv", "professions.tsv", "templates.tsv")
+        f"curation/data/becpro/{n}"
+        for n in (
+            "en/language.toml",
+            "en/persons.tsv",
+            "en/professions.tsv",
+            "en/templates.tsv",
+            "professions.tsv",
+        )
     ]
 
 

@@ -105,8 +105,8 @@ def _slguset_lexicon(folder: Path, name: str, extra: bytes | None) -> Path:
 CURATE = [
     Case(
         "becpro-unknown-language",
-        lambda d, g: ["curate", "becpro", "--lang", "fr", "--out", d / "r"],
-        "unknown language 'fr'",
+        lambda d, g: ["curate", "becpro", "--lang", "xx", "--out", d / "r"],
+        "unknown language 'xx'",
     ),
     Case(
         "becpro-unknown-variant",

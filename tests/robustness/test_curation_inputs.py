@@ -211,8 +211,8 @@ CASES = [
         "becpro-persons-stray-quote",
         lambda d: _becpro(
             d,
-            "persons.tsv",
-            b'en\tfemale\t"my niece\tniece\tmy niece\t',
+            "en/persons.tsv",
+            b'female\t"my niece\tniece\tmy niece\t',
             "person phrase '\"my niece' must be words",
         ),
     ),
@@ -220,17 +220,17 @@ CASES = [
         "becpro-professions-stray-quote",
         lambda d: _becpro(
             d,
-            "professions.tsv",
-            b'balanced\t99\tX\tjuggler\t50\t"malabarista\tjuglarista\t\t',
-            "es form '\"malabarista' holds a stray quote",
+            "en/professions.tsv",
+            b'juggler\t"juggler\t',
+            "column 'form': '\"juggler' holds a stray quote",
         ),
     ),
     Case(
         "becpro-template-unknown-slot",
         lambda d: _becpro(
             d,
-            "templates.tsv",
-            b"en\tdefault\t{person} met {foo}, a {profession}.\t",
+            "en/templates.tsv",
+            b"default\t{person} met {foo}, a {profession}.\t",
             "unknown slot {foo}",
         ),
     ),
@@ -238,9 +238,18 @@ CASES = [
         "becpro-template-lone-brace",
         lambda d: _becpro(
             d,
-            "templates.tsv",
-            b"en\tdefault\t{person} is a {profession} }.\t",
+            "en/templates.tsv",
+            b"default\t{person} is a {profession} }.\t",
             "template has a brace that opens or closes no slot",
+        ),
+    ),
+    Case(
+        "becpro-template-10mb-line",
+        lambda d: _becpro(
+            d,
+            "en/templates.tsv",
+            b"default\t{person} is a {profession} " + b"x" * 10_000_000 + b".\t",
+            "cannot read this line: a field is longer than 131072 characters",
         ),
     ),
     Case("becpro-lexicon-latin1-without-encoding", lambda d: _latin1_becpro_unasked(d)),
@@ -289,20 +298,22 @@ def _latin1_stereoset(folder: Path) -> Path:
 
 
 def _latin1_becpro(folder: Path) -> Path:
+    """A copy of the bundled lexicon whose Spanish folder and profession list are latin-1."""
     lexicon = copy_of(default_lexicon_dir(), folder / "lex1")
-    for path in lexicon.glob("*.tsv"):
+    for path in [lexicon / "professions.tsv", *(lexicon / "es").iterdir()]:
         path.write_bytes(path.read_text(encoding="utf-8").encode("latin-1"))
     return lexicon
 
 
 def _latin1_becpro_unasked(folder: Path) -> tuple[Args, str]:
-    """The error names the first non-ASCII byte of professions.tsv (the first file read)."""
+    """The error names the first non-ASCII byte of es/language.toml (the first file read
+    that has one)."""
     lexicon = _latin1_becpro(folder)
-    data = (lexicon / "professions.tsv").read_bytes()
+    data = (lexicon / "es" / "language.toml").read_bytes()
     offset = next(i for i, byte in enumerate(data) if byte > 0x7F)
     line = data.count(b"\n", 0, offset) + 1
     args = ["curate", "becpro", "--lang", "es", "--lexicon", lexicon, "--out", folder / "r"]
-    return args, f"professions.tsv:{line}: not valid utf-8 at byte {offset} "
+    return args, f"language.toml:{line}: not valid utf-8 at byte {offset} "
 
 
 def _gb18030_slguset(folder: Path) -> Path:

@@ -135,14 +135,25 @@ def test_stereoset_official_json_shapes(data):
 
 
 @FUZZ
-@given(content=CONTENT, name=st.sampled_from(["professions.tsv", "persons.tsv", "templates.tsv"]))
+@given(
+    content=CONTENT,
+    name=st.sampled_from(
+        [
+            "professions.tsv",
+            "fr/language.toml",
+            "fr/persons.tsv",
+            "fr/professions.tsv",
+            "fr/templates.tsv",
+        ]
+    ),
+)
 def test_becpro_lexicon_reader(content, name):
-    from biasforge.curation.becpro.lexicon import default_lexicon_dir, load_lexicon
+    from biasforge.curation.becpro.lexicon import default_lexicon_dir, load_language
 
     with Sandbox() as folder:
         lexicon = shutil.copytree(default_lexicon_dir(), folder / "lexicon")
         (lexicon / name).write_bytes(content)
-        _accepts_or_refuses(lambda: load_lexicon(lexicon))
+        _accepts_or_refuses(lambda: load_language("fr", lexicon))
 
 
 @FUZZ

@@ -43,9 +43,10 @@ def sharp_bert(tiny_models, tmp_path_factory) -> str:
 def english_items() -> pd.DataFrame:
     """The 5,400 English BEC-Pro items as curation builds them (the published corpus)."""
     from biasforge.curation.becpro.build import build_items
-    from biasforge.curation.becpro.lexicon import load_lexicon
+    from biasforge.curation.becpro.lexicon import load_language
 
-    return build_items(load_lexicon(), "en", "default")
+    english = load_language("en")
+    return build_items(english, "default", english)
 
 
 def _sample(items: pd.DataFrame) -> pd.DataFrame:
