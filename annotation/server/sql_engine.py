@@ -31,6 +31,7 @@ import json
 import re
 import sys
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -47,6 +48,7 @@ from argilla_server.enums import (
     SimilarityOrder,
     SortOrder,
 )
+from argilla_server.errors.future import UnprocessableEntityError
 from argilla_server.models import (
     Dataset,
     MetadataProperty,
@@ -79,6 +81,7 @@ from sqlalchemy import func, select
 ENGINE_NAME = "biasforge-sql"
 _TERM = re.compile(r'"([^"]+)"|(\S+)')
 _RECORD_COLUMNS = {"id", "external_id", "status", "inserted_at", "updated_at"}
+_DATE_COLUMNS = {"inserted_at", "updated_at"}
 _schema_ready: set[str] = set()  # databases whose index tables exist (per process, not state)
 
 
@@ -95,6 +98,26 @@ def _terms(query: str) -> list[str]:
         if term and term not in {"and", "or"}:
             terms.append(term)
     return terms
+
+
+def _refused(what: str) -> UnprocessableEntityError:
+    """The error for a search this engine cannot answer: an HTTP 422 naming it, never an
+    empty result that looks like "no record matches"."""
+    return UnprocessableEntityError(f"the biasforge search engine refuses {what}")
+
+
+def _millis(bound: Any) -> str:
+    """A date bound (ISO 8601 text, or epoch milliseconds) as the columns' text, to the ms."""
+    try:
+        if isinstance(bound, int | float) or re.fullmatch(r"-?\d+(\.\d*)?", str(bound)):
+            when = datetime.fromtimestamp(float(bound) / 1000, UTC)
+        else:
+            when = datetime.fromisoformat(str(bound).replace("Z", "+00:00"))
+    except (ValueError, OverflowError) as error:
+        raise _refused(f"the date bound {bound!r} ({error})") from error
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC).replace(tzinfo=None)
+    return when.strftime("%Y-%m-%d %H:%M:%S.%f")[:23]
 
 
 def _hex(value: Any) -> str:
@@ -175,7 +198,7 @@ class _Query:
                 values = self.in_list(str(v) for v in filter_.values)
                 test = f"sval IN {values}"
             else:
-                test = self._range("nval", filter_)
+                test = self._range("nval", filter_, text_column="sval")
             matching = (
                 f"SELECT rid FROM bf_meta WHERE dataset_id = :ds AND name = {name} AND {test}"
             )
@@ -188,7 +211,7 @@ class _Query:
             question = self.param(scope.question)
             column = scope.property
             if column not in {"value", "score", "agent", "type"}:
-                raise ValueError(f"Cannot process request for search scope {scope}")
+                raise _refused(f"cannot process the search scope {scope!r}")
             source = f"json_each(s.{column})" if column in {"value", "score"} else None
             value = "j.value" if source else f"s.{column}"
             kind = "j.type" if source else None
@@ -204,14 +227,18 @@ class _Query:
         if isinstance(scope, RecordFilterScope):
             column = scope.property
             if column not in _RECORD_COLUMNS:
-                raise ValueError(f"Cannot process request for search scope {scope}")
+                raise _refused(f"cannot filter on the record property {column!r}")
+            if isinstance(filter_, RangeFilter):
+                if column not in _DATE_COLUMNS:
+                    raise _refused(f"a range filter on the record property {column!r}")
+                return self._date_range(self.record_column(column), filter_)
             if not isinstance(filter_, TermsFilter):
-                return "0"  # the first engine compared float(value): never true for these
+                raise _refused(f"cannot process the filter {filter_!r}")
             values = filter_.values
             if column == "id":
                 values = [_hex(v) for v in values]
             return f"CAST({self.record_column(column)} AS TEXT) IN {self.in_list(map(str, values))}"
-        raise ValueError(f"Cannot process request for search scope {scope}")
+        raise _refused(f"cannot process the filter scope {scope!r}")
 
     def record_column(self, column: str) -> str:
         if column == "id":
@@ -221,14 +248,35 @@ class _Query:
         self.needs_records = True
         return f"r.{column}"
 
-    def _range(self, column: str, filter_: Any) -> str:
+    def _range(self, column: str, filter_: Any, text_column: str | None = None) -> str:
+        """A numeric range; bounds that are not numbers compare ``text_column`` (the value's
+        ``str()``) as text, as Elasticsearch ranges on a keyword field do."""
         if not isinstance(filter_, RangeFilter):
-            raise ValueError(f"Cannot process filter {filter_}")
+            raise _refused(f"cannot process the filter {filter_!r}")
+        bounds = [filter_.ge, filter_.le]
+        try:
+            bounds = [None if b is None else float(b) for b in bounds]
+        except ValueError:
+            if text_column is None:
+                raise _refused(
+                    f"range bounds that are not numbers: {filter_.ge!r}, {filter_.le!r}"
+                ) from None
+            column, bounds = text_column, [None if b is None else str(b) for b in bounds]
         tests = [f"{column} IS NOT NULL"]
-        if filter_.ge is not None:
-            tests.append(f"{column} >= {self.param(float(filter_.ge))}")
-        if filter_.le is not None:
-            tests.append(f"{column} <= {self.param(float(filter_.le))}")
+        for operator, bound in zip((">=", "<="), bounds, strict=True):
+            if bound is not None:
+                tests.append(f"{column} {operator} {self.param(bound)}")
+        return " AND ".join(tests)
+
+    def _date_range(self, column: str, filter_: Any) -> str:
+        """``inserted_at``/``updated_at`` between bounds given as ISO 8601 text or epoch
+        milliseconds (what Elasticsearch accepts for a date field), compared at its
+        millisecond precision; the columns hold naive UTC as ``%Y-%m-%d %H:%M:%S.%f``."""
+        tests = []
+        if filter_.ge is not None:  # its first 23 characters (to the ms) >= the bound
+            tests.append(f"{column} >= {self.param(_millis(filter_.ge))}")
+        if filter_.le is not None:  # any microseconds within the bound's millisecond
+            tests.append(f"{column} <= {self.param(_millis(filter_.le) + '999')}")
         return " AND ".join(tests)
 
     def _value_test(self, value: str, kind: str | None, filter_: Any) -> str:
@@ -268,7 +316,7 @@ class _Query:
                     f"{by_user})"
                 )
             return "(" + " OR ".join(tests) + ")" if tests else "0"
-        raise ValueError(f"Cannot process filter scope {scope}")
+        raise _refused(f"cannot process the filter {filter_!r}")
 
     # -- sort ----------------------------------------------------------------------------------
     def add_sort(self, order: Order) -> None:
@@ -286,7 +334,7 @@ class _Query:
             return
         if isinstance(scope, RecordFilterScope):
             if scope.property not in _RECORD_COLUMNS:
-                raise ValueError(f"Cannot process request for search scope {scope}")
+                raise _refused(f"cannot process the search scope {scope!r}")
             column = self.record_column(scope.property)
             self.order += [f"{column} IS NULL", f"{column} {direction}"]
             return
@@ -294,7 +342,7 @@ class _Query:
             question = self.param(scope.question)
             column = scope.property
             if column not in {"value", "score", "agent", "type"}:
-                raise ValueError(f"Cannot process request for search scope {scope}")
+                raise _refused(f"cannot process the search scope {scope!r}")
             pick = "json_extract(s.{0}, '$[0]')" if column in {"value", "score"} else "s.{0}"
             pick = (
                 f"(CASE WHEN json_type(s.{column}) = 'array' THEN {pick.format(column)} "
@@ -326,7 +374,7 @@ class _Query:
             number = f"(CASE WHEN typeof({value}) IN ('integer', 'real') THEN {value} END)"
             self._sort_on(value, number, direction)
             return
-        raise ValueError(f"Cannot process request for search scope {scope}")
+        raise _refused(f"cannot process the search scope {scope!r}")
 
     def _sort_on(self, text: str, number: str, direction: str) -> None:
         # Missing values last; numbers before strings ascending (after them descending), as
