@@ -451,7 +451,6 @@ def _all_ids(conn, query: _Query, terms, field) -> list[str]:
     return [rid for rid, _ in rows]
 
 
-@SearchEngine.register(engine_name=ENGINE_NAME)
 class SQLSearchEngine(SearchEngine):
     """Answer Argilla's search-engine calls from SQL; see the module docstring."""
 
@@ -681,4 +680,11 @@ class SQLSearchEngine(SearchEngine):
         )
 
 
-__all__ = ["ENGINE_NAME", "RecordSortField", "SQLSearchEngine"]
+def register(register_engine) -> None:
+    """Register the engine under ``ENGINE_NAME`` through Argilla's extension point
+    (``SearchEngine.register``, a row of ``patches.PATCHES``), so that
+    ``ARGILLA_SEARCH_ENGINE=biasforge-sql`` selects it."""
+    register_engine(engine_name=ENGINE_NAME)(SQLSearchEngine)
+
+
+__all__ = ["ENGINE_NAME", "RecordSortField", "SQLSearchEngine", "register"]
