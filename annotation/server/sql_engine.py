@@ -9,19 +9,22 @@ write hooks Argilla calls (``index_records``, ``partial_record_update``, ``delet
 one SQL query each. Responses and suggestions are read from Argilla's own tables, which already
 index them by record, user and question, so their hooks need no extra work.
 
-Query semantics are those of the first version of this engine (which filtered in Python): a
-text term is a case-insensitive substring (every term must occur; ``"quoted phrases"`` stay
-whole), "pending" means no response by that user, an annotator's queue is in a pseudo-random order
-that is stable for paging and the same for every annotator (a random key per record, read from
-an index; issue 23 dropped the per-user starting point so a maintainer can say "the first
-ten"), a text search without a user ranks by how often the terms occur, missing
-sort values come last.
+Text search follows Argilla's search box on Elasticsearch (``text_query``: the
+``simple_query_string`` syntax, whole words cut as the standard analyzer cuts them; CJK terms as
+substrings; ``text_match`` turns it into SQL). Filters follow Argilla's: "pending" means no
+response by that user, date ranges on ``inserted_at``/``updated_at`` compare at the millisecond;
+a filter or scope this engine cannot answer is refused with HTTP 422, never answered with an
+empty page. An annotator's queue is in a pseudo-random order that is stable for paging and the
+same for every annotator (a random key per record, read from an index; issue 23 dropped the
+per-user starting point so a maintainer can say "the first ten"), a text search without a user
+ranks by relevance (bm25 for words, occurrences for CJK substrings), missing sort values come
+last.
 
 This module runs inside the server's own virtualenv (argilla-server pins libraries the main
 environment cannot share), so it imports only argilla_server, numpy (a dependency of the
-server) and the standard library. The server makes a new engine per request and its rq worker
-calls it too, so it keeps no state; queries run on a fresh ``sqlite3`` connection in a worker
-thread, off the event loop.
+server), ``regex`` and ``rapidfuzz`` (installed there for the text search) and the standard
+library. The server makes a new engine per request and its rq worker calls it too, so it keeps
+no state; queries run on a fresh ``sqlite3`` connection in a worker thread, off the event loop.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
 import sql_index
+import text_query
 from argilla_server.database import AsyncSessionLocal
 from argilla_server.enums import (
     MetadataPropertyType,
@@ -77,27 +81,21 @@ from argilla_server.search_engine.base import (
     TextQuery,
 )
 from sqlalchemy import func, select
+from text_match import TextMatch
 
 ENGINE_NAME = "biasforge-sql"
-_TERM = re.compile(r'"([^"]+)"|(\S+)')
 _RECORD_COLUMNS = {"id", "external_id", "status", "inserted_at", "updated_at"}
 _DATE_COLUMNS = {"inserted_at", "updated_at"}
 _schema_ready: set[str] = set()  # databases whose index tables exist (per process, not state)
 
 
-def _terms(query: str) -> list[str]:
-    """Split a simple query string into lower-cased terms; quoted phrases stay whole.
-
-    Elasticsearch's simple_query_string with default_operator AND needs every term; the
-    operators ``+`` and trailing ``*`` are accepted and ignored (a term is a substring match,
-    which also suits Chinese text, where the standard analyzer splits per character anyway).
-    """
-    terms = []
-    for phrase, word in _TERM.findall(query):
-        term = (phrase or word).strip("+*").lower()
-        if term and term not in {"and", "or"}:
-            terms.append(term)
-    return terms
+def _text(query: TextQuery | str | None) -> tuple[Any, str | None]:
+    """The parsed text query (``text_query``) and the field it is restricted to."""
+    if isinstance(query, str):
+        query = TextQuery(q=query)
+    if query is None or not query.q:
+        return None, None
+    return text_query.parse(query.q), query.field
 
 
 def _refused(what: str) -> UnprocessableEntityError:
@@ -387,42 +385,21 @@ class _Query:
         ]
 
 
-def _search(conn, query: _Query, terms, field, offset, limit, user_id):
+def _search(conn, query: _Query, tree, field, offset, limit, user_id):
+    """(rows of (record id, score), total) of one search; ``tree`` is the parsed text query
+    (``text_query.parse``) or None."""
     text_join = ""
     score = "1.0"
-    if terms:
-        long_terms = [t for t in terms if len(t) >= 3]
-        tests = []
-        if long_terms:
-            match = " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms)
-            tests.append(f"bf_text MATCH {query.param(match)}")
-        short_terms = [t for t in terms if len(t) < 3]
-        if short_terms and not long_terms:  # the gram index narrows; instr checks exactly
-            grams = " AND ".join(g for t in short_terms for g in sql_index.gram_tokens(t))
-            tests.append(
-                f"rowid IN (SELECT rowid FROM bf_gram WHERE bf_gram MATCH {query.param(grams)})"
-            )
-        for term in short_terms:
-            tests.append(f"instr(body, {query.param(term)}) > 0")
-        if field:
-            tests.append(f"field = {query.param(field)}")
-        else:
-            tests.append(f"(rowid & {sql_index.MAX_FIELD_SLOTS}) = 0")
-        counts = " + ".join(
-            f"(length(body) - length(replace(body, {p}, ''))) / length({p})"
-            for p in (query.param(t) for t in terms)
-        )
-        text_join = (
-            f"JOIN (SELECT rowid >> {sql_index.SHIFT} AS n, {counts} AS score FROM bf_text "
-            f"WHERE {' AND '.join(tests)}) h ON h.n = b.n "
-        )
+    if tree is not None:
+        hits = TextMatch(conn, query.params["ds"], field, query.param).hits(tree)
+        text_join = f"JOIN ({hits}) h ON h.n = b.n "
         score = "h.score"
     source = "bf_record b " + text_join
     if query.needs_records:
         source += "JOIN records r ON r.id = b.rid "
     where = " AND ".join(query.where)
     params = query.params
-    if not terms and len(query.where) == 2 and len(query.metadata_sets) == 1:
+    if tree is None and len(query.where) == 2 and len(query.metadata_sets) == 1:
         # one metadata filter alone: counted inside its own index (1M records: 6 ms)
         count = f"SELECT count(*) FROM (SELECT DISTINCT rid FROM ({query.metadata_sets[0]}))"
     else:
@@ -437,7 +414,7 @@ def _search(conn, query: _Query, terms, field, offset, limit, user_id):
         ).fetchall()
 
     if user_id is None:
-        base = ["h.score DESC"] if terms else []
+        base = ["h.score DESC"] if tree is not None else []
         return page("", [*query.order, *base, "b.inserted_at", "b.rid"], offset, limit), total
     # An annotator's queue: the records in rk order, a random order drawn once per record and
     # shared by every annotator (issue 23: each annotator used to start at their own point of
@@ -446,8 +423,8 @@ def _search(conn, query: _Query, terms, field, offset, limit, user_id):
     return page("", [*query.order, "b.rk", "b.rid"], offset, limit), total
 
 
-def _all_ids(conn, query: _Query, terms, field) -> list[str]:
-    rows, _ = _search(conn, query, terms, field, 0, -1, None)
+def _all_ids(conn, query: _Query, tree, field) -> list[str]:
+    rows, _ = _search(conn, query, tree, field, 0, -1, None)
     return [rid for rid, _ in rows]
 
 
@@ -592,15 +569,12 @@ class SQLSearchEngine(SearchEngine):
         limit: int = 100,
         user_id: Any = None,
     ) -> SearchResponses:
-        if isinstance(query, str):
-            query = TextQuery(q=query)
-        terms = _terms(query.q) if query is not None and query.q else []
-        field = query.field if query is not None and terms else None
+        tree, field = _text(query)
         sql = _Query(dataset.id.hex)
         sql.add_filter(filter)
         for order in sort or []:
             sql.add_sort(order)
-        rows, total = await _run(_search, sql, terms, field, offset, limit, user_id)
+        rows, total = await _run(_search, sql, tree, field, offset, limit, user_id)
         return SearchResponses(
             items=[
                 SearchResponseItem(record_id=UUID(rid), score=float(score)) for rid, score in rows
@@ -631,15 +605,12 @@ class SQLSearchEngine(SearchEngine):
             value = record.vector_value_by_vector_settings(vector_settings)
         if not value:
             raise ValueError("Cannot find a vector value to apply with provided info")
-        if isinstance(query, str):
-            query = TextQuery(q=query)
-        terms = _terms(query.q) if query is not None and query.q else []
-        field = query.field if query is not None and terms else None
+        tree, field = _text(query)
         restrict = None
-        if terms or filter is not None:
+        if tree is not None or filter is not None:
             sql = _Query(dataset.id.hex)
             sql.add_filter(filter)
-            restrict = _Query, sql, terms, field
+            restrict = _Query, sql, tree, field
 
         def load(conn):
             allowed = None
