@@ -12,7 +12,7 @@ index them by record, user and question, so their hooks need no extra work.
 Text search follows Argilla's search box on Elasticsearch (``text_query``: the
 ``simple_query_string`` syntax, whole words cut as the standard analyzer cuts them; CJK terms as
 substrings; ``text_match`` turns it into SQL). Filters follow Argilla's: "pending" means no
-response by that user, date ranges on ``inserted_at``/``updated_at`` compare at the millisecond;
+response by that user, date ranges on ``inserted_at``/``updated_at`` compare to the microsecond;
 a filter or scope this engine cannot answer is refused with HTTP 422, never answered with an
 empty page. An annotator's queue is in a pseudo-random order that is stable for paging and the
 same for every annotator (a random key per record, read from an index; issue 23 dropped the
@@ -104,8 +104,8 @@ def _refused(what: str) -> UnprocessableEntityError:
     return UnprocessableEntityError(f"the biasforge search engine refuses {what}")
 
 
-def _millis(bound: Any) -> str:
-    """A date bound (ISO 8601 text, or epoch milliseconds) as the columns' text, to the ms."""
+def _stamp(bound: Any) -> str:
+    """A date bound (ISO 8601 text, or epoch milliseconds) as the columns' text."""
     try:
         if isinstance(bound, int | float) or re.fullmatch(r"-?\d+(\.\d*)?", str(bound)):
             when = datetime.fromtimestamp(float(bound) / 1000, UTC)
@@ -115,7 +115,7 @@ def _millis(bound: Any) -> str:
         raise _refused(f"the date bound {bound!r} ({error})") from error
     if when.tzinfo is not None:
         when = when.astimezone(UTC).replace(tzinfo=None)
-    return when.strftime("%Y-%m-%d %H:%M:%S.%f")[:23]
+    return when.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 def _hex(value: Any) -> str:
@@ -267,14 +267,14 @@ class _Query:
         return " AND ".join(tests)
 
     def _date_range(self, column: str, filter_: Any) -> str:
-        """``inserted_at``/``updated_at`` between bounds given as ISO 8601 text or epoch
-        milliseconds (what Elasticsearch accepts for a date field), compared at its
-        millisecond precision; the columns hold naive UTC as ``%Y-%m-%d %H:%M:%S.%f``."""
+        """``inserted_at``/``updated_at`` within bounds given as ISO 8601 text or epoch
+        milliseconds (what Elasticsearch accepts for Argilla's ``date_nanos`` fields), both
+        inclusive; the columns hold naive UTC as ``%Y-%m-%d %H:%M:%S.%f``."""
         tests = []
-        if filter_.ge is not None:  # its first 23 characters (to the ms) >= the bound
-            tests.append(f"{column} >= {self.param(_millis(filter_.ge))}")
-        if filter_.le is not None:  # any microseconds within the bound's millisecond
-            tests.append(f"{column} <= {self.param(_millis(filter_.le) + '999')}")
+        if filter_.ge is not None:
+            tests.append(f"{column} >= {self.param(_stamp(filter_.ge))}")
+        if filter_.le is not None:
+            tests.append(f"{column} <= {self.param(_stamp(filter_.le))}")
         return " AND ".join(tests)
 
     def _value_test(self, value: str, kind: str | None, filter_: Any) -> str:

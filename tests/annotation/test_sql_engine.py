@@ -493,9 +493,9 @@ def test_search_box_syntax_as_argilla_on_elasticsearch(syntax, query):
 
 
 def test_date_ranges_on_inserted_at_and_updated_at(multi):
-    """As Argilla's Elasticsearch date fields: ISO 8601 bounds (or epoch milliseconds),
-    inclusive, to the millisecond."""
-    from datetime import UTC, datetime
+    """As Argilla's Elasticsearch ``date_nanos`` fields: ISO 8601 bounds (or epoch
+    milliseconds), inclusive, to the microsecond stored."""
+    from datetime import UTC, datetime, timedelta
 
     api, dataset_id, _ = multi
     records = api.get(f"/api/v1/datasets/{dataset_id}/records", params={"limit": 100}).json()
@@ -513,7 +513,9 @@ def test_date_ranges_on_inserted_at_and_updated_at(multi):
     assert dated("inserted_at", le=middle) == sorted(set(MULTI) - {"m8"})
     assert dated("inserted_at", ge=middle, le=middle) == ["m4"]
     millis = datetime.fromisoformat(middle).replace(tzinfo=UTC).timestamp() * 1000  # naive UTC
-    assert dated("inserted_at", ge=millis) == later
+    assert dated("inserted_at", ge=int(millis)) == later  # the millisecond it began
+    after = (datetime.fromisoformat(middle) + timedelta(microseconds=1)).isoformat()
+    assert dated("inserted_at", ge=after) == ["m8"]
     assert dated("updated_at", le="2000-01-01T00:00:00") == []
     assert dated("updated_at", ge="2000-01-01T00:00:00Z") == sorted(MULTI)
 
