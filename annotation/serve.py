@@ -174,7 +174,7 @@ class EmbeddedServer:
     port: int
     worker: bool = True
     quiet: bool = False
-    stock: bool = False  # run argilla-server without biasforge's speed-ups (benchmarks)
+    stock: bool = False  # argilla-server plus the search engine, no patch (benchmarks, tests)
     #: False: the server as before the load tuning (one web process, rollback journal, bcrypt
     #: cost 12 in the event loop); the annotator benchmark's baseline
     load_tuning: bool = True

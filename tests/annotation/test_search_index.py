@@ -126,7 +126,9 @@ def test_a_data_folder_without_index_is_indexed_at_start(own_server):
         "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'bf_%'"
     ).fetchall():
         db.execute(f'DROP INDEX IF EXISTS "{name}"')
-    for table in ("bf_text", "bf_gram", "bf_meta", "bf_record", "bf_index_info"):
+    from biasforge.annotation.server import sql_index
+
+    for table in (*sql_index.INDEX_TABLES, "bf_index_info"):
         db.execute(f"DROP TABLE IF EXISTS {table}")
     db.commit()
     assert not db.execute("SELECT name FROM sqlite_master WHERE name LIKE 'bf_%'").fetchall()
