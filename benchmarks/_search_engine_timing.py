@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -78,31 +79,28 @@ LEGACY = "764b94d:benchmarks/legacy_sql_engine.py"
 REPEAT = 5
 
 
+def class_from_git(spec: str, class_name: str) -> type:
+    """``class_name`` of the Python file ``REV:PATH`` of this repository's history."""
+    source = subprocess.run(
+        ["git", "-C", str(HERE), "show", spec], check=True, capture_output=True, text=True
+    ).stdout
+    name = re.sub(r"\W", "_", Path(spec.split(":", 1)[1]).stem + "_" + spec.split(":", 1)[0])
+    path = Path(tempfile.mkdtemp()) / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return getattr(module, class_name)
+
+
 def legacy_engine() -> type:
     """The first engine's class, loaded from the commit that last held it (see the docstring)."""
-    source = subprocess.run(
-        ["git", "-C", str(HERE), "show", LEGACY], check=True, capture_output=True, text=True
-    ).stdout
-    path = Path(tempfile.mkdtemp()) / "legacy_sql_engine.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("legacy_sql_engine", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.LegacySQLSearchEngine
+    return class_from_git(LEGACY, "LegacySQLSearchEngine")
 
 
 def engine_at(revision: str) -> type:
     """``SQLSearchEngine`` as ``annotation/server/sql_engine.py`` was at ``revision``."""
-    source = subprocess.run(
-        ["git", "-C", str(HERE), "show", f"{revision}:annotation/server/sql_engine.py"],
-        check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
-    path = Path(tempfile.mkdtemp()) / "sql_engine_before.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("sql_engine_before", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.SQLSearchEngine
+    return class_from_git(f"{revision}:annotation/server/sql_engine.py", "SQLSearchEngine")
 
 
 async def main(
