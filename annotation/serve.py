@@ -174,7 +174,7 @@ class EmbeddedServer:
     port: int
     worker: bool = True
     quiet: bool = False
-    stock: bool = False  # run argilla-server without biasforge's speed-ups (benchmarks)
+    stock: bool = False  # argilla-server plus the search engine, no patch (benchmarks, tests)
     #: False: the server as before the load tuning (one web process, rollback journal, bcrypt
     #: cost 12 in the event loop); the annotator benchmark's baseline
     load_tuning: bool = True
@@ -307,16 +307,21 @@ class EmbeddedServer:
 
     def _setup_step(self, python: Path, env: dict[str, str], logs: Path, *args: str) -> None:
         """Run one launcher command to completion (migrate, create-owner); errors to
-        ``logs/migrate.log``, nothing on the terminal."""
-        with open(logs / "migrate.log", "ab") as errors:
-            subprocess.run(
+        ``logs/migrate.log``, nothing on the terminal but the launcher's ``error:`` line (a
+        changed patch target) when it fails."""
+        log = logs / "migrate.log"
+        with open(log, "ab") as errors:
+            start = errors.tell()
+            done = subprocess.run(
                 [str(python), _launcher(), *args],
                 env=env,
-                check=True,
                 cwd=self.data_dir,
                 stdout=subprocess.DEVNULL,
                 stderr=errors,
             )
+        if done.returncode != 0:
+            said = _error_line(log, start)
+            raise BiasforgeError(said or f"`{args[0]}` failed (code {done.returncode}); see {log}")
 
     def _start_server(self, python: Path, env: dict[str, str], logs: Path) -> subprocess.Popen:
         """Start the web server on 127.0.0.1 and wait until its public version route answers."""

@@ -16,6 +16,10 @@ question), some answered by the owner, then:
 * the server's resident memory (peak and current).
 
     python benchmarks/bench_search.py [--records 100000] [--bulk-sql] [--no-legacy]
+        [--before REV]
+
+``--before REV`` (e.g. ``main``) also times the engine of git revision REV in-process on the same
+database and prints each query's time now / time then (the ratio of a change, in one run).
 
 ``--bulk-sql`` (for 1,000,000): pushes the first 20,000 records through the API (the push rate),
 stops the server, writes the rest straight into its SQLite ``records`` table and starts it
@@ -168,6 +172,23 @@ def bulk_sql(db_path: Path, dataset_id: str, start: int, stop: int, seed: int) -
     return time.perf_counter() - began
 
 
+def print_before(engines: dict, revision: str) -> None:
+    """Each query's in-process time now and at ``revision``, and their ratio."""
+    print(f"\nthis engine vs the engine at {revision}, same process, same database, seconds:")
+    print(f"{'query':36s} {'now p1':>8s} {'then p1':>8s} {'now p100':>9s} {'then p100':>9s}"
+          f" {'ratio':>6s} {'totals now/then':>16s}")  # fmt: skip
+    ratios = []
+    for label in QUERIES:
+        now, then = engines["new"][label], engines["before"][label]
+        spent = sum(now[p][0] for p in now), sum(then[p][0] for p in then)
+        ratios.append(spent[0] / spent[1])
+        totals = f"{now['page 1'][1]}/{then['page 1'][1]}"
+        print(f"{label:36s} {now['page 1'][0]:8.3f} {then['page 1'][0]:8.3f} "
+              f"{now['page 100'][0]:9.3f} {then['page 100'][0]:9.3f} {ratios[-1]:6.2f} "
+              f"{totals:>16s}", flush=True)  # fmt: skip
+    print(f"geometric mean of the ratios (now / then): {statistics.geometric_mean(ratios):.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=100_000)
@@ -176,6 +197,7 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=300, help="records the owner answers")
     parser.add_argument("--repeat", type=int, default=3, help="HTTP timings: median of N")
     parser.add_argument("--keep", action="store_true", help="keep the temporary data folder")
+    parser.add_argument("--before", metavar="REV", help="also time the engine of git REV")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
 
@@ -298,6 +320,8 @@ def main() -> None:
         ]
         if args.no_legacy:
             argv.append("--no-legacy")
+        if args.before:
+            argv += ["--before", args.before]
         engines = json.loads(
             subprocess.run(argv, env=env, check=True, capture_output=True, text=True).stdout
         )
@@ -319,6 +343,8 @@ def main() -> None:
                 if not totals:
                     same = f"TOTALS DIFFER {new['page 1'][1]} vs {old['page 1'][1]}"
             print(f"{label:36s} {' '.join(cells)}  {same}", flush=True)
+        if args.before:
+            print_before(engines, args.before)
     finally:
         server.stop()
         if not args.keep:

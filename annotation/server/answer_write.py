@@ -132,14 +132,18 @@ def _set_status(database: str, record_id: UUID, min_submitted: int) -> str:
         return str(getattr(record.status, "value", record.status))
 
 
-def install(database: str) -> None:
-    """Replace ``contexts.datasets.create_response`` (the route and bulk paths call it)."""
+def create_response(_stock):
+    """What replaces ``contexts.datasets.create_response`` (the route and bulk paths call it)."""
+    import sql_index
     from argilla_server.contexts import datasets, distribution
     from argilla_server.enums import DatasetDistributionStrategy, RecordStatus
     from argilla_server.errors.future import NotUniqueError
     from argilla_server.models import Response
+    from argilla_server.settings import settings
     from argilla_server.validators.responses import ResponseCreateValidator
     from fastapi.encoders import jsonable_encoder
+
+    database = sql_index.database_path(settings.database_url)
 
     async def create_response(db, search_engine, record, user, response_create):
         if await Response.get_by(db, record_id=record.id, user_id=user.id):
@@ -166,4 +170,4 @@ def install(database: str) -> None:
         await datasets.notify_response_event_v1(db, datasets.ResponseEvent.created, response)
         return response
 
-    datasets.create_response = create_response
+    return create_response

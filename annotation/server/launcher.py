@@ -1,10 +1,10 @@
 """Entry point run by the argilla-server virtualenv's Python (``python launcher.py ARGS``).
 
-It registers biasforge's SQL search engine with argilla-server, applies the speed-ups in
-``speedups`` and ``load_tuning``, refuses Argilla's *Push to Hub* (``releases_only``), makes
-an annotator's progress their own (``own_progress``), keeps ``/api/v1/status`` for signed-in
-users (``private_status``) and then hands the arguments to the server's own command line
-(``worker``, ``database migrate`` …). ``start`` is run by uvicorn here, with ``--workers N``
+It applies biasforge's changes to argilla-server, every one a row of the table in ``patches``
+(the SQL search engine's registration; with ``BIASFORGE_STOCK_SERVER=1`` nothing else), and
+then hands the arguments to the server's own command line (``worker``, ``database migrate`` …).
+A patch target that is missing or whose signature changed stops it with one ``error:`` line
+naming the target and exit status 2. ``start`` is run by uvicorn here, with ``--workers N``
 web processes that each import ``asgi`` (the patched application), since Argilla's own
 ``start`` command has no such option and its worker processes would not get the patches.
 After ``database migrate`` it also creates the search index and indexes the records it does
@@ -30,10 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load_tuning
-import own_progress
-import private_status
-import releases_only
-import speedups
+import patches
 
 # sql_engine and sql_index import argilla_server (which builds the app and copies its 14 MB
 # web UI): they are imported where needed, so uvicorn's supervisor process and the copy of
@@ -42,6 +39,7 @@ import speedups
 
 def create_owner(credentials_path: str) -> int:
     """Create the owner (and its workspace) described by the credentials file, if missing."""
+    patches.apply(["owner"])
     from argilla_server.cli.database.users.create import _create
     from argilla_server.enums import UserRole
 
@@ -60,18 +58,26 @@ def create_owner(credentials_path: str) -> int:
     return 0
 
 
+def patch_groups() -> list[str]:
+    """The groups of ``patches.PATCHES`` this server process applies (see ``patches.GROUPS``)."""
+    if os.environ.get("BIASFORGE_STOCK_SERVER") == "1":
+        return ["engine"]  # stock argilla-server plus the search engine, nothing else
+    groups = ["engine", "product", "speed"]
+    if load_tuning.enabled():
+        from argilla_server.settings import settings
+
+        groups += ["load", "sqlite"] if settings.database_is_sqlite else ["load"]
+    return groups
+
+
 def install_patches() -> None:
     """biasforge's changes to argilla-server, applied in every server process before it
-    serves anything."""
-    import sql_engine  # noqa: F401  (registers the engine with argilla_server)
-
-    if os.environ.get("BIASFORGE_STOCK_SERVER") != "1":
-        speedups.install()
-        if load_tuning.enabled():
-            load_tuning.install()
-    releases_only.install()  # releases go through `biasforge export release`
-    own_progress.install()  # an annotator's progress bar counts their own answers
-    private_status.install()  # /api/v1/status only for signed-in users
+    serves anything; a changed target ends the process with one line naming it."""
+    try:
+        patches.apply(patch_groups())
+    except patches.TargetChanged as changed:
+        print(f"error: {changed}", file=sys.stderr, flush=True)
+        sys.exit(2)
 
 
 def start(argv: list[str]) -> int:
@@ -96,7 +102,11 @@ def start(argv: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["create-owner"]:
-        return create_owner(argv[1])
+        try:
+            return create_owner(argv[1])
+        except patches.TargetChanged as changed:
+            print(f"error: {changed}", file=sys.stderr, flush=True)
+            return 2
     if argv[:1] == ["start"]:
         return start(argv[1:])  # patches applied by asgi, in each web process
     install_patches()

@@ -1,5 +1,6 @@
-"""Serving many annotators at once (installed by the launcher unless
-``BIASFORGE_LOAD_TUNING=0``, which the annotator benchmark uses as its baseline).
+"""Serving many annotators at once: the ``load`` and ``sqlite`` groups of ``patches.PATCHES``
+(applied by the launcher unless ``BIASFORGE_LOAD_TUNING=0``, which the annotator benchmark
+uses as its baseline).
 
 Found by reading the login and answer request paths, and measured with
 ``benchmarks/bench_annotators.py`` (20 annotators logging in, then answering one record at a
@@ -69,19 +70,25 @@ def enabled() -> bool:
     return os.environ.get("BIASFORGE_LOAD_TUNING", "1") != "0"
 
 
-def _sqlite_wal() -> None:
-    from argilla_server.settings import settings
+def wal(set_sqlite_pragma) -> None:
+    """Replace Argilla's SQLite ``connect`` listener (foreign keys on) by one that also turns
+    on WAL mode with ``synchronous=NORMAL``."""
     from sqlalchemy import event
     from sqlalchemy.engine import Engine
 
-    @event.listens_for(Engine, "connect")
-    def wal(dbapi_connection, _record) -> None:
+    def set_pragmas(dbapi_connection, connection_record) -> None:
+        set_sqlite_pragma(dbapi_connection, connection_record)
+        from argilla_server.settings import settings
+
         if not settings.database_is_sqlite:
             return
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.close()
+
+    event.remove(Engine, "connect", set_sqlite_pragma)
+    event.listen(Engine, "connect", set_pragmas)
 
 
 def _run_statement(connection, operation, parameters):
@@ -100,13 +107,9 @@ def _run_statement(connection, operation, parameters):
         cursor.close()
 
 
-def _one_trip_per_statement() -> None:
+def one_trip_per_statement(stock_execute):
+    """The aiosqlite cursor's ``execute`` as one call to the connection's thread."""
     from collections import deque
-
-    from sqlalchemy.dialects.sqlite import aiosqlite
-
-    cursor_class = aiosqlite.AsyncAdapt_aiosqlite_cursor
-    stock_execute = cursor_class.execute
 
     def execute(self, operation, parameters=None):
         if self.server_side:  # rows fetched on demand: the stock path
@@ -121,27 +124,12 @@ def _one_trip_per_statement() -> None:
         if rows is not None:
             self._rows = deque(rows)
 
-    cursor_class.execute = execute
+    return execute
 
 
-def _queued_writers() -> None:
-    from argilla_server.settings import settings
-
-    if settings.database_is_sqlite:
-        import answer_write
-        import sql_index
-        import write_gate
-
-        database = sql_index.database_path(settings.database_url)
-        write_gate.install(database, float(settings.database_sqlite_timeout))
-        answer_write.install(database)
-
-
-def _user_once_per_session() -> None:
-    from argilla_server.contexts import accounts
+def user_once_per_session(stock):
+    """``get_user_by_username`` answering from the objects this session already loaded."""
     from sqlalchemy import inspect
-
-    stock = accounts.get_user_by_username
 
     async def get_user_by_username(db, username: str):
         known = db.info.setdefault("biasforge_users_by_name", {})
@@ -153,20 +141,29 @@ def _user_once_per_session() -> None:
             known[username] = user
         return user
 
-    accounts.get_user_by_username = get_user_by_username
+    return get_user_by_username
 
 
-def _cheap_login() -> None:
-    import anyio.to_thread
+def hash_password(_stock):
+    """Argilla's bcrypt hash at cost ``BCRYPT_ROUNDS``."""
     import bcrypt
-    from argilla_server.contexts import accounts
 
     def hash_password(password: str) -> str:
         salt = bcrypt.gensalt(rounds=BCRYPT_ROUNDS)
         return bcrypt.hashpw(password.encode("utf-8"), salt).decode("utf-8")
 
+    return hash_password
+
+
+def authenticate_user(_stock):
+    """The password check in a thread, unknown names checked against a dummy hash, a hash of
+    another cost re-hashed on the next successful login."""
+    import anyio.to_thread
+    import bcrypt
+    from argilla_server.contexts import accounts
+
     dummy_secret = "dummy_secret"
-    dummy_hash = hash_password(dummy_secret)
+    dummy_hash = accounts.hash_password(dummy_secret)  # the patched one (its row comes first)
 
     async def authenticate_user(db, username: str, password: str):
         user = await accounts.get_user_by_username(db, username)
@@ -176,28 +173,8 @@ def _cheap_login() -> None:
         if user is None or not ok:
             return None
         if bcrypt.gensalt(BCRYPT_ROUNDS)[:7] != stored.encode()[:7]:  # "$2b$NN$": other cost
-            new_hash = await anyio.to_thread.run_sync(hash_password, password)
+            new_hash = await anyio.to_thread.run_sync(accounts.hash_password, password)
             await user.update(db, password_hash=new_hash)
         return user
 
-    accounts.hash_password = hash_password
-    accounts.authenticate_user = authenticate_user
-
-
-def _skip_events_without_webhooks() -> None:
-    from argilla_server.contexts import datasets, distribution
-    from speedups import unless_no_webhook
-
-    datasets.notify_response_event_v1 = unless_no_webhook(datasets.notify_response_event_v1)
-    datasets.notify_record_event_v1 = unless_no_webhook(datasets.notify_record_event_v1)
-    distribution.notify_record_event_v1 = unless_no_webhook(distribution.notify_record_event_v1)
-
-
-def install() -> None:
-    """Apply the changes above (once per server process)."""
-    _sqlite_wal()
-    _one_trip_per_statement()
-    _queued_writers()
-    _user_once_per_session()
-    _cheap_login()
-    _skip_events_without_webhooks()
+    return authenticate_user

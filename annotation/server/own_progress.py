@@ -1,4 +1,4 @@
-"""The progress an annotator sees counts their own answers (installed by the launcher).
+"""The progress an annotator sees counts their own answers (two rows of ``patches.PATCHES``).
 
 Argilla's annotation page draws its progress bar from ``GET /datasets/{id}/progress``: records
 *completed* by the team, i.e. with ``min_submitted`` answers. With three answers per record an
@@ -18,16 +18,19 @@ import contextvars
 _user: contextvars.ContextVar = contextvars.ContextVar("biasforge_progress_user", default=None)
 
 
-def install() -> None:
-    from argilla_server.api.handlers.v1.datasets import datasets as handlers
-    from argilla_server.contexts import datasets
-    from argilla_server.enums import UserRole
-
-    authorize, team_progress = handlers.authorize, datasets.get_dataset_progress
+def remembering_authorize(authorize):
+    """The datasets handlers' ``authorize``, remembering who is asking."""
 
     async def remembering_authorize(user, policy):
         _user.set(user)
         return await authorize(user, policy)
+
+    return remembering_authorize
+
+
+def own_progress(team_progress):
+    """``datasets.get_dataset_progress`` giving an annotator their own figure."""
+    from argilla_server.enums import UserRole
 
     async def progress(db, search_engine, dataset) -> dict:
         result = await team_progress(db, search_engine, dataset)
@@ -39,5 +42,4 @@ def install() -> None:
         total = int(result.get("total", 0))
         return {**result, "completed": done, "pending": max(0, total - done)}
 
-    handlers.authorize = remembering_authorize
-    datasets.get_dataset_progress = progress
+    return progress

@@ -1,4 +1,4 @@
-"""``GET /api/v1/status`` answers only to a signed-in user (installed by the launcher).
+"""``GET /api/v1/status`` answers only to a signed-in user (a row of ``patches.PATCHES``).
 
 Argilla 2.8 serves its status (version, search engine, the server's memory figures) to anyone
 who can reach the port (issue 27). The route is rebuilt with the same authentication every
@@ -12,8 +12,8 @@ built v1 API (routes are looked up per request, so the change applies to every r
 from __future__ import annotations
 
 
-def install() -> None:
-    from argilla_server.api.handlers.v1 import info
+def require_login(get_status) -> None:
+    """Serve ``get_status`` at ``/api/v1/status`` to signed-in users only."""
     from argilla_server.api.routes import api_v1
     from argilla_server.api.schemas.v1.info import Status
     from argilla_server.security import auth
@@ -23,7 +23,7 @@ def install() -> None:
     router.routes[:] = [r for r in router.routes if getattr(r, "path", None) != "/status"]
     api_v1.add_api_route(
         "/status",
-        info.get_status,
+        get_status,
         methods=["GET"],
         response_model=Status,
         tags=["info"],

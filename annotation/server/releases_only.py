@@ -1,4 +1,4 @@
-"""Argilla's *Push to Hub* refused for the datasets this server holds (installed by the launcher).
+"""Argilla's *Push to Hub* refused for the datasets this server holds (a row of ``patches.PATCHES``).
 
 A biasforge dataset is released with ``biasforge export release``: only decided records, with
 their corrections applied and re-checked, a dataset card and a changelog. Argilla's own
@@ -26,7 +26,6 @@ class _Refused:
         raise UnprocessableEntityError(MESSAGE)
 
 
-def install() -> None:
-    from argilla_server.jobs import hub_jobs
-
-    hub_jobs.export_dataset_to_hub_job = _Refused()
+def refuse(_export_job) -> _Refused:
+    """What takes the place of ``hub_jobs.export_dataset_to_hub_job``."""
+    return _Refused()

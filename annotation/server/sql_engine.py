@@ -9,19 +9,22 @@ write hooks Argilla calls (``index_records``, ``partial_record_update``, ``delet
 one SQL query each. Responses and suggestions are read from Argilla's own tables, which already
 index them by record, user and question, so their hooks need no extra work.
 
-Query semantics are those of the first version of this engine (which filtered in Python): a
-text term is a case-insensitive substring (every term must occur; ``"quoted phrases"`` stay
-whole), "pending" means no response by that user, an annotator's queue is in a pseudo-random order
-that is stable for paging and the same for every annotator (a random key per record, read from
-an index; issue 23 dropped the per-user starting point so a maintainer can say "the first
-ten"), a text search without a user ranks by how often the terms occur, missing
-sort values come last.
+Text search follows Argilla's search box on Elasticsearch (``text_query``: the
+``simple_query_string`` syntax, whole words cut as the standard analyzer cuts them; CJK terms as
+substrings; ``text_match`` turns it into SQL). Filters follow Argilla's: "pending" means no
+response by that user, date ranges on ``inserted_at``/``updated_at`` compare to the microsecond;
+a filter or scope this engine cannot answer is refused with HTTP 422, never answered with an
+empty page. An annotator's queue is in a pseudo-random order that is stable for paging and the
+same for every annotator (a random key per record, read from an index; issue 23 dropped the
+per-user starting point so a maintainer can say "the first ten"), a text search without a user
+ranks by relevance (bm25 for words, occurrences for CJK substrings), missing sort values come
+last.
 
 This module runs inside the server's own virtualenv (argilla-server pins libraries the main
 environment cannot share), so it imports only argilla_server, numpy (a dependency of the
-server) and the standard library. The server makes a new engine per request and its rq worker
-calls it too, so it keeps no state; queries run on a fresh ``sqlite3`` connection in a worker
-thread, off the event loop.
+server), ``regex`` and ``rapidfuzz`` (installed there for the text search) and the standard
+library. The server makes a new engine per request and its rq worker calls it too, so it keeps
+no state; queries run on a fresh ``sqlite3`` connection in a worker thread, off the event loop.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import json
 import re
 import sys
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -39,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
 import sql_index
+import text_query
 from argilla_server.database import AsyncSessionLocal
 from argilla_server.enums import (
     MetadataPropertyType,
@@ -47,6 +52,7 @@ from argilla_server.enums import (
     SimilarityOrder,
     SortOrder,
 )
+from argilla_server.errors.future import UnprocessableEntityError
 from argilla_server.models import (
     Dataset,
     MetadataProperty,
@@ -75,26 +81,41 @@ from argilla_server.search_engine.base import (
     TextQuery,
 )
 from sqlalchemy import func, select
+from text_match import TextMatch
 
 ENGINE_NAME = "biasforge-sql"
-_TERM = re.compile(r'"([^"]+)"|(\S+)')
 _RECORD_COLUMNS = {"id", "external_id", "status", "inserted_at", "updated_at"}
+_DATE_COLUMNS = {"inserted_at", "updated_at"}
 _schema_ready: set[str] = set()  # databases whose index tables exist (per process, not state)
 
 
-def _terms(query: str) -> list[str]:
-    """Split a simple query string into lower-cased terms; quoted phrases stay whole.
+def _text(query: TextQuery | str | None) -> tuple[Any, str | None]:
+    """The parsed text query (``text_query``) and the field it is restricted to."""
+    if isinstance(query, str):
+        query = TextQuery(q=query)
+    if query is None or not query.q:
+        return None, None
+    return text_query.parse(query.q), query.field
 
-    Elasticsearch's simple_query_string with default_operator AND needs every term; the
-    operators ``+`` and trailing ``*`` are accepted and ignored (a term is a substring match,
-    which also suits Chinese text, where the standard analyzer splits per character anyway).
-    """
-    terms = []
-    for phrase, word in _TERM.findall(query):
-        term = (phrase or word).strip("+*").lower()
-        if term and term not in {"and", "or"}:
-            terms.append(term)
-    return terms
+
+def _refused(what: str) -> UnprocessableEntityError:
+    """The error for a search this engine cannot answer: an HTTP 422 naming it, never an
+    empty result that looks like "no record matches"."""
+    return UnprocessableEntityError(f"the biasforge search engine refuses {what}")
+
+
+def _stamp(bound: Any) -> str:
+    """A date bound (ISO 8601 text, or epoch milliseconds) as the columns' text."""
+    try:
+        if isinstance(bound, int | float) or re.fullmatch(r"-?\d+(\.\d*)?", str(bound)):
+            when = datetime.fromtimestamp(float(bound) / 1000, UTC)
+        else:
+            when = datetime.fromisoformat(str(bound).replace("Z", "+00:00"))
+    except (ValueError, OverflowError) as error:
+        raise _refused(f"the date bound {bound!r} ({error})") from error
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC).replace(tzinfo=None)
+    return when.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 def _hex(value: Any) -> str:
@@ -175,7 +196,7 @@ class _Query:
                 values = self.in_list(str(v) for v in filter_.values)
                 test = f"sval IN {values}"
             else:
-                test = self._range("nval", filter_)
+                test = self._range("nval", filter_, text_column="sval")
             matching = (
                 f"SELECT rid FROM bf_meta WHERE dataset_id = :ds AND name = {name} AND {test}"
             )
@@ -188,7 +209,7 @@ class _Query:
             question = self.param(scope.question)
             column = scope.property
             if column not in {"value", "score", "agent", "type"}:
-                raise ValueError(f"Cannot process request for search scope {scope}")
+                raise _refused(f"cannot process the search scope {scope!r}")
             source = f"json_each(s.{column})" if column in {"value", "score"} else None
             value = "j.value" if source else f"s.{column}"
             kind = "j.type" if source else None
@@ -204,14 +225,18 @@ class _Query:
         if isinstance(scope, RecordFilterScope):
             column = scope.property
             if column not in _RECORD_COLUMNS:
-                raise ValueError(f"Cannot process request for search scope {scope}")
+                raise _refused(f"cannot filter on the record property {column!r}")
+            if isinstance(filter_, RangeFilter):
+                if column not in _DATE_COLUMNS:
+                    raise _refused(f"a range filter on the record property {column!r}")
+                return self._date_range(self.record_column(column), filter_)
             if not isinstance(filter_, TermsFilter):
-                return "0"  # the first engine compared float(value): never true for these
+                raise _refused(f"cannot process the filter {filter_!r}")
             values = filter_.values
             if column == "id":
                 values = [_hex(v) for v in values]
             return f"CAST({self.record_column(column)} AS TEXT) IN {self.in_list(map(str, values))}"
-        raise ValueError(f"Cannot process request for search scope {scope}")
+        raise _refused(f"cannot process the filter scope {scope!r}")
 
     def record_column(self, column: str) -> str:
         if column == "id":
@@ -221,14 +246,35 @@ class _Query:
         self.needs_records = True
         return f"r.{column}"
 
-    def _range(self, column: str, filter_: Any) -> str:
+    def _range(self, column: str, filter_: Any, text_column: str | None = None) -> str:
+        """A numeric range; bounds that are not numbers compare ``text_column`` (the value's
+        ``str()``) as text, as Elasticsearch ranges on a keyword field do."""
         if not isinstance(filter_, RangeFilter):
-            raise ValueError(f"Cannot process filter {filter_}")
+            raise _refused(f"cannot process the filter {filter_!r}")
+        bounds = [filter_.ge, filter_.le]
+        try:
+            bounds = [None if b is None else float(b) for b in bounds]
+        except ValueError:
+            if text_column is None:
+                raise _refused(
+                    f"range bounds that are not numbers: {filter_.ge!r}, {filter_.le!r}"
+                ) from None
+            column, bounds = text_column, [None if b is None else str(b) for b in bounds]
         tests = [f"{column} IS NOT NULL"]
+        for operator, bound in zip((">=", "<="), bounds, strict=True):
+            if bound is not None:
+                tests.append(f"{column} {operator} {self.param(bound)}")
+        return " AND ".join(tests)
+
+    def _date_range(self, column: str, filter_: Any) -> str:
+        """``inserted_at``/``updated_at`` within bounds given as ISO 8601 text or epoch
+        milliseconds (what Elasticsearch accepts for Argilla's ``date_nanos`` fields), both
+        inclusive; the columns hold naive UTC as ``%Y-%m-%d %H:%M:%S.%f``."""
+        tests = []
         if filter_.ge is not None:
-            tests.append(f"{column} >= {self.param(float(filter_.ge))}")
+            tests.append(f"{column} >= {self.param(_stamp(filter_.ge))}")
         if filter_.le is not None:
-            tests.append(f"{column} <= {self.param(float(filter_.le))}")
+            tests.append(f"{column} <= {self.param(_stamp(filter_.le))}")
         return " AND ".join(tests)
 
     def _value_test(self, value: str, kind: str | None, filter_: Any) -> str:
@@ -268,7 +314,7 @@ class _Query:
                     f"{by_user})"
                 )
             return "(" + " OR ".join(tests) + ")" if tests else "0"
-        raise ValueError(f"Cannot process filter scope {scope}")
+        raise _refused(f"cannot process the filter {filter_!r}")
 
     # -- sort ----------------------------------------------------------------------------------
     def add_sort(self, order: Order) -> None:
@@ -286,7 +332,7 @@ class _Query:
             return
         if isinstance(scope, RecordFilterScope):
             if scope.property not in _RECORD_COLUMNS:
-                raise ValueError(f"Cannot process request for search scope {scope}")
+                raise _refused(f"cannot process the search scope {scope!r}")
             column = self.record_column(scope.property)
             self.order += [f"{column} IS NULL", f"{column} {direction}"]
             return
@@ -294,7 +340,7 @@ class _Query:
             question = self.param(scope.question)
             column = scope.property
             if column not in {"value", "score", "agent", "type"}:
-                raise ValueError(f"Cannot process request for search scope {scope}")
+                raise _refused(f"cannot process the search scope {scope!r}")
             pick = "json_extract(s.{0}, '$[0]')" if column in {"value", "score"} else "s.{0}"
             pick = (
                 f"(CASE WHEN json_type(s.{column}) = 'array' THEN {pick.format(column)} "
@@ -326,7 +372,7 @@ class _Query:
             number = f"(CASE WHEN typeof({value}) IN ('integer', 'real') THEN {value} END)"
             self._sort_on(value, number, direction)
             return
-        raise ValueError(f"Cannot process request for search scope {scope}")
+        raise _refused(f"cannot process the search scope {scope!r}")
 
     def _sort_on(self, text: str, number: str, direction: str) -> None:
         # Missing values last; numbers before strings ascending (after them descending), as
@@ -339,42 +385,21 @@ class _Query:
         ]
 
 
-def _search(conn, query: _Query, terms, field, offset, limit, user_id):
+def _search(conn, query: _Query, tree, field, offset, limit, user_id):
+    """(rows of (record id, score), total) of one search; ``tree`` is the parsed text query
+    (``text_query.parse``) or None."""
     text_join = ""
     score = "1.0"
-    if terms:
-        long_terms = [t for t in terms if len(t) >= 3]
-        tests = []
-        if long_terms:
-            match = " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms)
-            tests.append(f"bf_text MATCH {query.param(match)}")
-        short_terms = [t for t in terms if len(t) < 3]
-        if short_terms and not long_terms:  # the gram index narrows; instr checks exactly
-            grams = " AND ".join(g for t in short_terms for g in sql_index.gram_tokens(t))
-            tests.append(
-                f"rowid IN (SELECT rowid FROM bf_gram WHERE bf_gram MATCH {query.param(grams)})"
-            )
-        for term in short_terms:
-            tests.append(f"instr(body, {query.param(term)}) > 0")
-        if field:
-            tests.append(f"field = {query.param(field)}")
-        else:
-            tests.append(f"(rowid & {sql_index.MAX_FIELD_SLOTS}) = 0")
-        counts = " + ".join(
-            f"(length(body) - length(replace(body, {p}, ''))) / length({p})"
-            for p in (query.param(t) for t in terms)
-        )
-        text_join = (
-            f"JOIN (SELECT rowid >> {sql_index.SHIFT} AS n, {counts} AS score FROM bf_text "
-            f"WHERE {' AND '.join(tests)}) h ON h.n = b.n "
-        )
+    if tree is not None:
+        hits = TextMatch(conn, query.params["ds"], field, query.param).hits(tree)
+        text_join = f"JOIN ({hits}) h ON h.n = b.n "
         score = "h.score"
     source = "bf_record b " + text_join
     if query.needs_records:
         source += "JOIN records r ON r.id = b.rid "
     where = " AND ".join(query.where)
     params = query.params
-    if not terms and len(query.where) == 2 and len(query.metadata_sets) == 1:
+    if tree is None and len(query.where) == 2 and len(query.metadata_sets) == 1:
         # one metadata filter alone: counted inside its own index (1M records: 6 ms)
         count = f"SELECT count(*) FROM (SELECT DISTINCT rid FROM ({query.metadata_sets[0]}))"
     else:
@@ -389,7 +414,7 @@ def _search(conn, query: _Query, terms, field, offset, limit, user_id):
         ).fetchall()
 
     if user_id is None:
-        base = ["h.score DESC"] if terms else []
+        base = ["h.score DESC"] if tree is not None else []
         return page("", [*query.order, *base, "b.inserted_at", "b.rid"], offset, limit), total
     # An annotator's queue: the records in rk order, a random order drawn once per record and
     # shared by every annotator (issue 23: each annotator used to start at their own point of
@@ -398,12 +423,11 @@ def _search(conn, query: _Query, terms, field, offset, limit, user_id):
     return page("", [*query.order, "b.rk", "b.rid"], offset, limit), total
 
 
-def _all_ids(conn, query: _Query, terms, field) -> list[str]:
-    rows, _ = _search(conn, query, terms, field, 0, -1, None)
+def _all_ids(conn, query: _Query, tree, field) -> list[str]:
+    rows, _ = _search(conn, query, tree, field, 0, -1, None)
     return [rid for rid, _ in rows]
 
 
-@SearchEngine.register(engine_name=ENGINE_NAME)
 class SQLSearchEngine(SearchEngine):
     """Answer Argilla's search-engine calls from SQL; see the module docstring."""
 
@@ -545,15 +569,12 @@ class SQLSearchEngine(SearchEngine):
         limit: int = 100,
         user_id: Any = None,
     ) -> SearchResponses:
-        if isinstance(query, str):
-            query = TextQuery(q=query)
-        terms = _terms(query.q) if query is not None and query.q else []
-        field = query.field if query is not None and terms else None
+        tree, field = _text(query)
         sql = _Query(dataset.id.hex)
         sql.add_filter(filter)
         for order in sort or []:
             sql.add_sort(order)
-        rows, total = await _run(_search, sql, terms, field, offset, limit, user_id)
+        rows, total = await _run(_search, sql, tree, field, offset, limit, user_id)
         return SearchResponses(
             items=[
                 SearchResponseItem(record_id=UUID(rid), score=float(score)) for rid, score in rows
@@ -584,15 +605,12 @@ class SQLSearchEngine(SearchEngine):
             value = record.vector_value_by_vector_settings(vector_settings)
         if not value:
             raise ValueError("Cannot find a vector value to apply with provided info")
-        if isinstance(query, str):
-            query = TextQuery(q=query)
-        terms = _terms(query.q) if query is not None and query.q else []
-        field = query.field if query is not None and terms else None
+        tree, field = _text(query)
         restrict = None
-        if terms or filter is not None:
+        if tree is not None or filter is not None:
             sql = _Query(dataset.id.hex)
             sql.add_filter(filter)
-            restrict = _Query, sql, terms, field
+            restrict = _Query, sql, tree, field
 
         def load(conn):
             allowed = None
@@ -633,4 +651,11 @@ class SQLSearchEngine(SearchEngine):
         )
 
 
-__all__ = ["ENGINE_NAME", "RecordSortField", "SQLSearchEngine"]
+def register(register_engine) -> None:
+    """Register the engine under ``ENGINE_NAME`` through Argilla's extension point
+    (``SearchEngine.register``, a row of ``patches.PATCHES``), so that
+    ``ARGILLA_SEARCH_ENGINE=biasforge-sql`` selects it."""
+    register_engine(engine_name=ENGINE_NAME)(SQLSearchEngine)
+
+
+__all__ = ["ENGINE_NAME", "RecordSortField", "SQLSearchEngine", "register"]

@@ -11,10 +11,17 @@ Argilla's own tables already hold records, responses and suggestions as rows wit
                stable and read from an index.
 ``bf_text``    FTS5 with the trigram tokenizer: one row (rowid ``n << 8``) with all fields
                joined, plus one row per field (``n << 8 | k``) when a record has several. Text is
-               stored lower-cased by Python, so a query term is a plain case-insensitive
-               substring (Chinese included) and accents are kept: ``medico`` does not find
-               ``médico``, as with Argilla's Elasticsearch mapping (standard analyzer, no
-               ASCII folding). Terms of 3+ characters use the trigram index.
+               stored lower-cased by Python; a CJK query term is a case-insensitive substring
+               of it (see ``words``); accents are kept: ``medico`` does not find ``médico``,
+               as with Argilla's Elasticsearch mapping (standard analyzer, no ASCII folding).
+               Terms of 3+ characters use the trigram index.
+``bf_words``   FTS5 (same rowids as ``bf_text``): the words of each text row, one token per
+               word as Elasticsearch's standard analyzer cuts them, with marker tokens for
+               the row's kind (all fields, or one field) and between fields (``words``);
+               whole-word, prefix, phrase and boolean searches run here.
+``bf_vocab``   the distinct words of each dataset by length, where a fuzzy term (``aple~1``)
+               looks for its neighbours; a word stays after its records are gone (as in an
+               Elasticsearch index until its segments merge) and only costs a look.
 ``bf_gram``    FTS5 (same rowids as ``bf_text``) over the 1- and 2-character grams of each
                whitespace-separated word, each written as an ASCII token (``u``/``g`` + the
                UTF-8 hex; contentless), which the trigram index cannot answer: a 1–2 character term
@@ -45,13 +52,15 @@ from collections.abc import Iterable
 from typing import Any
 
 try:  # a module of biasforge.annotation.server (tests), or top-level in the server's venv
-    from . import write_gate
+    from . import words, write_gate
 except ImportError:
+    import words
     import write_gate
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SHIFT = 8  # bf_text rowid = n << SHIFT | field slot (0 = all fields joined)
 MAX_FIELD_SLOTS = (1 << SHIFT) - 1
+INDEX_TABLES = ("bf_text", "bf_words", "bf_vocab", "bf_gram", "bf_meta", "bf_record")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS bf_index_info (key TEXT PRIMARY KEY, value TEXT);
@@ -69,6 +78,13 @@ CREATE INDEX IF NOT EXISTS bf_record_status ON bf_record (dataset_id, status, rk
 CREATE VIRTUAL TABLE IF NOT EXISTS bf_text USING fts5(
     body, field UNINDEXED, tokenize = 'trigram case_sensitive 1'
 );
+CREATE VIRTUAL TABLE IF NOT EXISTS bf_words USING fts5(words, tokenize = 'ascii');
+CREATE TABLE IF NOT EXISTS bf_vocab (
+    dataset_id TEXT NOT NULL,
+    len INTEGER NOT NULL,
+    word TEXT NOT NULL,
+    PRIMARY KEY (dataset_id, len, word)
+) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS bf_gram USING fts5(
     grams, content = '', detail = none, tokenize = 'ascii'
 );
@@ -155,18 +171,25 @@ def _sort_number(value: Any) -> float | None:
     return None
 
 
-def text_rows(n: int, fields: dict) -> list[tuple[int, str, str]]:
-    """(rowid, lower-cased text, field name) rows of ``bf_text`` for one record."""
+def text_rows(n: int, fields: dict) -> list[tuple[int, str, str, str, list[str]]]:
+    """(rowid, lower-cased text, field name, ``bf_words`` text, words) rows of one record:
+    one row of all fields joined, and one per field when there are several."""
     fields = fields or {}
-    joined = " ".join(text_of(value) for value in fields.values()).lower()
+    texts = {name: text_of(value) for name, value in fields.items()}
     base = n << SHIFT
-    if len(fields) == 1:
-        return [(base, joined, next(iter(fields)))]
-    rows = [(base, joined, "")]
-    for slot, (name, value) in enumerate(fields.items(), start=1):
+    markers = [words.ALL_FIELDS]
+    if len(texts) == 1:
+        markers.append(words.field_marker(next(iter(texts))))
+    joined = " ".join(texts.values()).lower()
+    name = next(iter(texts)) if len(texts) == 1 else ""
+    rows = [(base, joined, name, *words.row_tokens(list(texts.values()), markers))]
+    if len(texts) == 1:
+        return rows
+    for slot, (name, text) in enumerate(texts.items(), start=1):
         if slot > MAX_FIELD_SLOTS:
             break
-        rows.append((base | slot, text_of(value).lower(), name))
+        tokens, seen = words.row_tokens([text], [words.field_marker(name)])
+        rows.append((base | slot, text.lower(), name, tokens, seen))
     return rows
 
 
@@ -198,6 +221,7 @@ def _delete_text(conn: sqlite3.Connection, n: int) -> None:
         [(rowid, grams_of(body)) for rowid, body in rows.fetchall()],
     )
     conn.execute("DELETE FROM bf_text WHERE rowid BETWEEN ? AND ?", bounds)
+    conn.execute("DELETE FROM bf_words WHERE rowid BETWEEN ? AND ?", bounds)
 
 
 def meta_rows(rid: str, dataset_id: str, metadata: dict) -> list[tuple]:
@@ -281,17 +305,30 @@ def _write(conn, dataset_id, records) -> None:
         numbers.update(
             conn.execute(f"SELECT rid, n FROM bf_record WHERE rid IN ({marks})", chunk).fetchall()
         )
-    texts, metas = [], []
+    texts, metas, vocabulary = [], [], set()
     for rid, fields, metadata, _, _ in records:
         n = numbers[rid]
         _delete_text(conn, n)
         texts.extend(text_rows(n, fields))
         metas.extend(meta_rows(rid, dataset_id, metadata))
     conn.executemany("DELETE FROM bf_meta WHERE rid = ?", [(rid,) for rid in rids])
-    conn.executemany("INSERT INTO bf_text (rowid, body, field) VALUES (?, ?, ?)", texts)
+    conn.executemany(
+        "INSERT INTO bf_text (rowid, body, field) VALUES (?, ?, ?)",
+        [(rowid, body, field) for rowid, body, field, _, _ in texts],
+    )
+    conn.executemany(
+        "INSERT INTO bf_words (rowid, words) VALUES (?, ?)",
+        [(rowid, tokens) for rowid, _, _, tokens, _ in texts],
+    )
+    for *_, seen in texts:
+        vocabulary.update(seen)
+    conn.executemany(
+        "INSERT OR IGNORE INTO bf_vocab (dataset_id, len, word) VALUES (?, ?, ?)",
+        [(dataset_id, len(word), word) for word in vocabulary],
+    )
     conn.executemany(
         "INSERT INTO bf_gram (rowid, grams) VALUES (?, ?)",
-        [(rowid, grams_of(body)) for rowid, body, _ in texts],
+        [(rowid, grams_of(body)) for rowid, body, *_ in texts],
     )
     conn.executemany(
         "INSERT INTO bf_meta (rid, dataset_id, name, pos, sval, nval, snum) "
@@ -321,6 +358,8 @@ def delete_dataset(conn: sqlite3.Connection, dataset_id: str) -> None:
         for (rid,) in conn.execute("SELECT rid FROM bf_record WHERE dataset_id = ?", (dataset_id,))
     ]
     delete_records(conn, rids)
+    with _writing(conn):
+        conn.execute("DELETE FROM bf_vocab WHERE dataset_id = ?", (dataset_id,))
 
 
 def reindex_from_table(conn: sqlite3.Connection, rids: Iterable[str]) -> None:
@@ -381,7 +420,7 @@ def _drop_outdated(conn: sqlite3.Connection) -> None:
         version = row[0] if row else None
     if version == str(SCHEMA_VERSION):
         return
-    for table in ("bf_text", "bf_gram", "bf_meta", "bf_record", "bf_index_info"):
+    for table in (*INDEX_TABLES, "bf_index_info"):
         conn.execute(f"DROP TABLE IF EXISTS {table}")
 
 

@@ -15,8 +15,8 @@ before, and one that waits for the gate longer than the busy timeout goes on wit
 The gate changes who waits and how, never what is written: the same statements run in the
 same transactions on the same connections.
 
-Only the standard library here; ``install`` patches SQLAlchemy's aiosqlite adapter (inside the
-server's virtualenv).
+Only the standard library here; ``entering`` and ``leaving`` wrap SQLAlchemy's aiosqlite adapter
+(rows of the ``sqlite`` group of ``patches.PATCHES``, inside the server's virtualenv).
 """
 
 from __future__ import annotations
@@ -101,45 +101,55 @@ class AsyncGate:
         self._queue.release()
 
 
-def install(database: str, timeout: float = DEFAULT_TIMEOUT) -> None:
-    """Make every write transaction of SQLAlchemy's aiosqlite connections (this process)
-    pass the gate: taken before its first write statement, given back after its commit,
-    rollback or close (or at once when the statement left no transaction open)."""
-    from sqlalchemy.dialects.sqlite import aiosqlite as adapter
+_gate: AsyncGate | None = None
 
-    gate = AsyncGate(database, timeout)
 
-    def entering(execute):
-        @functools.wraps(execute)
-        def run(self, operation, *args, **kwargs):
-            worker = self._connection  # the aiosqlite connection (a thread) of this cursor
-            if not getattr(worker, "bf_gated", False) and is_write(operation):
-                worker.bf_gated = self.await_(gate.acquire())
-            try:
-                return execute(self, operation, *args, **kwargs)
-            finally:
-                raw = getattr(worker, "_connection", None)
-                if getattr(worker, "bf_gated", False) and not (raw and raw.in_transaction):
-                    worker.bf_gated = False
-                    gate.release()
+def process_gate() -> AsyncGate:
+    """This process's gate for the server's SQLite database (from Argilla's settings)."""
+    global _gate
+    if _gate is None:
+        import sql_index
+        from argilla_server.settings import settings
 
-        return run
+        database = sql_index.database_path(settings.database_url)
+        _gate = AsyncGate(database, float(settings.database_sqlite_timeout))
+    return _gate
 
-    def leaving(method):
-        @functools.wraps(method)
-        def run(self, *args, **kwargs):
-            try:
-                return method(self, *args, **kwargs)
-            finally:
-                if getattr(self._connection, "bf_gated", False):
-                    self._connection.bf_gated = False
-                    gate.release()
 
-        return run
+def entering(execute):
+    """An aiosqlite cursor's ``execute``/``executemany`` that takes the gate before the first
+    write statement of a transaction (and gives it back when the statement left no
+    transaction open)."""
+    gate = process_gate()
 
-    cursor = adapter.AsyncAdapt_aiosqlite_cursor
-    cursor.execute = entering(cursor.execute)
-    cursor.executemany = entering(cursor.executemany)
-    connection = adapter.AsyncAdapt_aiosqlite_connection
-    for name in ("commit", "rollback", "close", "terminate"):
-        setattr(connection, name, leaving(getattr(connection, name)))
+    @functools.wraps(execute)
+    def run(self, operation, *args, **kwargs):
+        worker = self._connection  # the aiosqlite connection (a thread) of this cursor
+        if not getattr(worker, "bf_gated", False) and is_write(operation):
+            worker.bf_gated = self.await_(gate.acquire())
+        try:
+            return execute(self, operation, *args, **kwargs)
+        finally:
+            raw = getattr(worker, "_connection", None)
+            if getattr(worker, "bf_gated", False) and not (raw and raw.in_transaction):
+                worker.bf_gated = False
+                gate.release()
+
+    return run
+
+
+def leaving(method):
+    """An aiosqlite connection's ``commit``/``rollback``/``close``/``terminate`` that gives
+    the gate back."""
+    gate = process_gate()
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            if getattr(self._connection, "bf_gated", False):
+                self._connection.bf_gated = False
+                gate.release()
+
+    return run

@@ -4,6 +4,7 @@ the web UI does), pull, agreement and decisions against values computed here, ad
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 import pandas as pd
@@ -152,7 +153,8 @@ def test_search_engine_filters_text_and_metrics(reviewed):
     }
     assert api.post(url, json=body).json()["total"] == women
     word = str(rows[0]["profession"])
-    expected = sum(1 for r in rows if word.lower() in r["sentence"].lower())
+    needed = set(re.findall(r"\w+", word.lower()))  # whole words, as Argilla's search box
+    expected = sum(1 for r in rows if needed <= set(re.findall(r"\w+", r["sentence"].lower())))
     body = {"query": {"text": {"q": word, "field": "sentence"}}}
     assert api.post(url, json=body).json()["total"] == expected
     body = {

@@ -272,7 +272,8 @@ def test_chinese_substrings_of_any_length(multi):
     assert search(multi, text("母 球")) == ["m1"]  # one-character terms, both required
     assert sorted(search(multi, text("亲", field="text"))) == ["m1", "m2"]
     assert search(multi, text("亲", field="note")) == []  # the field restriction still holds
-    assert sorted(search(multi, text("MÉ"))) == ["m4", "m5"]  # médico, médecin (not mère)
+    assert sorted(search(multi, text("MÉ*"))) == ["m4", "m5"]  # médico, médecin (not mère)
+    assert search(multi, text("MÉ")) == []  # a Latin term is a whole word
 
 
 def test_accents_are_kept_case_is_not(multi):
@@ -288,7 +289,9 @@ def test_accents_are_kept_case_is_not(multi):
 
 
 def test_text_metadata_and_status_filters_combine(multi):
-    def body(q, topics, statuses):  # text field only: every record's note holds an "m"
+    doctors = "médico | medico | medikua | médecin"
+
+    def body(q, topics, statuses):
         return {
             **text(q, field="text"),
             "filters": {
@@ -307,9 +310,9 @@ def test_text_metadata_and_status_filters_combine(multi):
             },
         }
 
-    assert sorted(search(multi, body("m", ["work"], ["pending"]))) == ["m4", "m7"]
-    assert search(multi, body("m", ["work"], ["submitted"])) == ["m5"]
-    assert sorted(search(multi, body("m", ["work", "home"], ["submitted", "pending"]))) == [
+    assert sorted(search(multi, body(doctors, ["work"], ["pending"]))) == ["m4", "m7"]
+    assert search(multi, body(doctors, ["work"], ["submitted"])) == ["m5"]
+    assert sorted(search(multi, body(doctors, ["work", "home"], ["submitted", "pending"]))) == [
         "m4",
         "m5",
         "m6",
@@ -320,7 +323,8 @@ def test_text_metadata_and_status_filters_combine(multi):
     api, dataset_id, ids = multi
     back = {v: k for k, v in ids.items()}
     result = api.post(
-        f"/api/v1/me/datasets/{dataset_id}/records/search", json=body("e", ["work"], ["pending"])
+        f"/api/v1/me/datasets/{dataset_id}/records/search",
+        json=body(doctors, ["work"], ["pending"]),
     )
     assert result.status_code == 200, result.text
     assert sorted(back[i["record"]["id"]] for i in result.json()["items"]) == ["m4", "m7"]
@@ -336,9 +340,9 @@ def test_sort_by_inserted_at_and_text_relevance(multi):
     assert ascending[-3:] == list(LOGGED_IN_TURN)
     assert search(multi, by("desc"))[:3] == list(reversed(LOGGED_IN_TURN))
     assert search(multi, {}) == ascending  # no sort: insertion order
-    # relevance: more occurrences first ("m" twice in m5's text: médecin, mère; once in m4)
-    ranked = search(multi, text("m", field="text"))
-    assert ranked.index("m5") < ranked.index("m4")
+    # relevance (bm25): m5 holds two of the words asked for (médecin, mère), m4 one (médico)
+    ranked = search(multi, text("médecin | mère | médico", field="text"))
+    assert ranked == ["m5", "m4"]
 
 
 def test_queue_pages_are_stable_disjoint_and_complete(multi):
@@ -383,9 +387,9 @@ def test_the_index_follows_updates_and_deletions(server):
     topic = {"entity": "metadata", "metadata_property": "topic"}
     assert search(engine, text("alpha")) == []
     assert search(engine, text("epsilon")) == ["u1"]
-    assert search(engine, text("al")) == []  # the 1-2 character gram index follows upserts too
-    assert search(engine, text("ze")) == ["u1"]
-    assert search(engine, text("z")) == ["u1"]
+    assert search(engine, text("al*")) == []  # the word index follows upserts too
+    assert search(engine, text("ze*")) == ["u1"]
+    assert search(engine, text("zeta")) == ["u1"]
     assert search(engine, terms(topic, ["b"])) == ["u1"]
     # PATCH one record's metadata
     api.patch(
@@ -397,7 +401,7 @@ def test_the_index_follows_updates_and_deletions(server):
         f"/api/v1/datasets/{dataset.id}/records", params={"ids": engine[2]["u1"]}
     ).raise_for_status()
     assert search(engine, text("epsilon")) == []
-    assert search(engine, text("ze")) == []
+    assert search(engine, text("ze*")) == []
     assert search(engine, terms(topic, ["b"])) == ["u2"]
 
 
@@ -426,3 +430,103 @@ def test_totals_count_each_record_once_whatever_the_plan(server):
     assert total_and_ids(alone, limit=2)[0] == 4
     assert total_and_ids({**alone, **text("母亲")}) == (4, ["t1", "t2", "t4", "t5"])
     assert total_and_ids({**terms(scope, ["c"]), **text("t3")}) == (1, ["t3"])
+
+
+# -- the search box's syntax, as Elasticsearch's simple_query_string answers it ----------------
+# Expected results are what Argilla on Elasticsearch returns (standard analyzer: UAX #29 words,
+# lower-cased; default operator AND; fuzzy edits without transpositions), worked out by hand.
+SYNTAX = {
+    "s1": "The red apple fell",
+    "s2": "A green apple",
+    "s3": "a category of cats",
+    "s4": "the cat sat on the mat",
+    "s5": "l'ingénieur est là",
+    "s6": "母亲喜欢踢足球",
+}
+EXPECTED = {
+    "cat": ["s4"],  # a whole word: not "category", not "cats"
+    "cat*": ["s3", "s4"],  # a prefix: cat, category, cats
+    "APPLE": ["s1", "s2"],
+    "apple -red": ["s2"],
+    "red | green": ["s1", "s2"],
+    "apple red | cat": ["s1", "s4"],  # (apple and red) or cat
+    "apple (red | cat)": ["s1"],
+    '"green apple"': ["s2"],
+    '"apple green"': [],
+    '"red fell"~1': ["s1"],
+    "aple~1": ["s1", "s2"],  # one edit
+    "aple": [],
+    "appel~1": [],  # a transposition is two edits here (fuzzy_transpositions: false)
+    "appel~": ["s1", "s2"],  # "~" alone: two edits
+    "-apple": ["s3", "s4", "s5", "s6"],
+    "ingénieur": [],  # "l'ingénieur" is one word for the standard tokenizer
+    "l'ingénieur": ["s5"],
+    "\\-red": ["s1"],  # an escaped "-" is no exclusion
+    "足球": ["s6"],  # CJK: a substring
+    "球足": [],
+    "母亲 -足球": [],
+    "母亲 | cat": ["s4", "s6"],
+    "*": ["s1", "s2", "s3", "s4", "s5", "s6"],
+    "!!!": [],  # no word at all: nothing matches
+}
+
+
+@pytest.fixture(scope="module")
+def syntax(server):
+    import argilla as rg
+
+    client(find_server(server.data_dir))  # the SDK's default client, which rg.Record needs
+    api, dataset = text_dataset(server, "engine-syntax", "topic", [
+        rg.Record(id=rid, fields={"text": sentence}, metadata={"topic": "t"})
+        for rid, sentence in SYNTAX.items()
+    ])  # fmt: skip
+    ids = {
+        r["external_id"]: r["id"]
+        for r in api.get(f"/api/v1/datasets/{dataset.id}/records").json()["items"]
+    }
+    return api, str(dataset.id), ids
+
+
+@pytest.mark.parametrize("query", list(EXPECTED))
+def test_search_box_syntax_as_argilla_on_elasticsearch(syntax, query):
+    assert sorted(search(syntax, text(query))) == EXPECTED[query]
+
+
+def test_date_ranges_on_inserted_at_and_updated_at(multi):
+    """As Argilla's Elasticsearch ``date_nanos`` fields: ISO 8601 bounds (or epoch
+    milliseconds), inclusive, to the microsecond stored."""
+    from datetime import UTC, datetime, timedelta
+
+    api, dataset_id, _ = multi
+    records = api.get(f"/api/v1/datasets/{dataset_id}/records", params={"limit": 100}).json()
+    when = {r["external_id"]: r["inserted_at"] for r in records["items"]}
+    middle = when["m4"]  # logged alone, after the others and before m8
+    later = sorted(rid for rid in MULTI if when[rid] >= middle)
+    assert later == ["m4", "m8"]
+
+    def dated(prop: str, **bounds) -> list[str]:
+        scope = {"entity": "record", "property": prop}
+        body = {"filters": {"and": [{"type": "range", "scope": scope, **bounds}]}}
+        return sorted(search(multi, body))
+
+    assert dated("inserted_at", ge=middle) == later
+    assert dated("inserted_at", le=middle) == sorted(set(MULTI) - {"m8"})
+    assert dated("inserted_at", ge=middle, le=middle) == ["m4"]
+    millis = datetime.fromisoformat(middle).replace(tzinfo=UTC).timestamp() * 1000  # naive UTC
+    assert dated("inserted_at", ge=int(millis)) == later  # the millisecond it began
+    after = (datetime.fromisoformat(middle) + timedelta(microseconds=1)).isoformat()
+    assert dated("inserted_at", ge=after) == ["m8"]
+    assert dated("updated_at", le="2000-01-01T00:00:00") == []
+    assert dated("updated_at", ge="2000-01-01T00:00:00Z") == sorted(MULTI)
+
+
+def test_a_filter_the_engine_cannot_answer_is_refused_loudly(multi):
+    api, dataset_id, _ = multi
+    for scope, bounds in (
+        ({"entity": "record", "property": "status"}, {"ge": 1}),
+        ({"entity": "record", "property": "inserted_at"}, {"ge": "yesterday"}),
+    ):
+        body = {"filters": {"and": [{"type": "range", "scope": scope, **bounds}]}}
+        result = api.post(f"/api/v1/datasets/{dataset_id}/records/search", json=body)
+        assert result.status_code == 422, result.text
+        assert "biasforge search engine refuses" in result.text

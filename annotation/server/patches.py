@@ -1,0 +1,200 @@
+"""Every change biasforge makes to argilla-server's code, in one table, checked then applied by
+one function (:func:`apply`).
+
+Each row names a target as ``module:qualname``, the signature that target had in the Argilla
+version it was checked against (:data:`ARGILLA_CHECKED`), and what biasforge does with it:
+
+* ``replace``: a function of this folder that receives the original and returns what takes its
+  place at the target (the usual case);
+* ``install``: a function that receives the original and changes something Argilla bound when
+  it was imported (a SQLAlchemy listener, a route), where putting a new object at the target
+  would change nothing;
+* neither: the target is not changed but biasforge's code calls it (private names among them),
+  so it must still be there, with that signature.
+
+Rows belong to groups (:data:`GROUPS`); a server process applies the groups it runs with
+(``launcher.install_patches``). A stock server (``BIASFORGE_STOCK_SERVER=1``) applies only
+``engine``: the SQL search engine registered through Argilla's own ``SearchEngine.register``.
+
+Before anything is applied every selected row is checked: the target must exist and, when it
+is callable, have the recorded signature (``inspect.signature``, annotations left out). A
+missing or changed target raises :class:`TargetChanged`, which the launcher turns into one
+line naming it and an exit status of 2: the server does not start on an Argilla whose
+internals moved under the patches.
+
+Only the standard library is imported here; targets are imported when checked.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+#: the argilla-server version every row below was checked against
+ARGILLA_CHECKED = "2.8.0"
+#: a row whose target is a value (not callable): existence is all that is checked
+VALUE = "<value>"
+
+SQLITE = "sqlalchemy.dialects.sqlite.aiosqlite"
+CURSOR = f"{SQLITE}:AsyncAdapt_aiosqlite_cursor"
+CONNECTION = f"{SQLITE}:AsyncAdapt_aiosqlite_connection"
+DATASETS = "argilla_server.contexts.datasets"
+ACCOUNTS = "argilla_server.contexts.accounts"
+NOTIFY = "(db, record_event, record)"
+
+#: group -> what it is for (see the modules named in each row for the why)
+GROUPS = {
+    "engine": "the SQL search engine (every server, stock included)",
+    "owner": "creating the owner from a 0600 file (the `create-owner` command)",
+    "product": "biasforge's behaviour: no Push to Hub, own progress, login-only status",
+    "speed": "bulk logging speed-ups (speedups.py)",
+    "load": "serving many annotators (load_tuning.py)",
+    "sqlite": "writers queued, answers off the event loop (write_gate.py, answer_write.py)",
+}
+
+
+class TargetChanged(RuntimeError):
+    """A patch target is missing or its signature is not the recorded one."""
+
+    def __init__(self, target: str, problem: str) -> None:
+        self.target = target
+        super().__init__(
+            f"argilla-server patch target {target} {problem} (biasforge's patches were "
+            f"checked against argilla-server {ARGILLA_CHECKED}); the server was not started"
+        )
+
+
+@dataclass(frozen=True)
+class Patch:
+    target: str  # "module:qualname"
+    signature: str  # the target's, without annotations (VALUE when not callable)
+    group: str
+    replace: str | None = None  # "module:function" of this folder: original -> new object
+    install: str | None = None  # "module:function" of this folder: original -> None
+
+
+def _p(target: str, signature: str, group: str, replace: str | None = None,
+       install: str | None = None) -> Patch:  # fmt: skip
+    return Patch(target, signature, group, replace, install)
+
+
+PATCHES: tuple[Patch, ...] = (
+    _p("argilla_server.search_engine.base:SearchEngine.register", "(engine_name)", "engine",
+       install="sql_engine:register"),
+    _p("argilla_server.cli.database.users.create:_create",
+       "(first_name, username, role, password, last_name=None, api_key=None, workspace=None)",
+       "owner"),
+    _p("argilla_server.jobs.hub_jobs:export_dataset_to_hub_job",
+       "(name, subset, split, private, token, dataset_id)", "product",
+       replace="releases_only:refuse"),
+    _p("argilla_server.api.handlers.v1.datasets.datasets:authorize", "(actor, policy_action)",
+       "product", replace="own_progress:remembering_authorize"),
+    _p(f"{DATASETS}:get_dataset_progress", "(db, search_engine, dataset)", "product",
+       replace="own_progress:own_progress"),
+    _p("argilla_server.api.handlers.v1.info:get_status",
+       "(search_engine=Depends(get_search_engine))", "product",
+       install="private_status:require_login"),
+    _p("argilla_server.models.database:Question.parsed_settings", "(self)", "speed",
+       replace="speedups:cached_settings"),
+    _p("argilla_server.models.database:MetadataProperty.parsed_settings", "(self)", "speed",
+       replace="speedups:cached_settings"),
+    _p("argilla_server.bulk.records_bulk:notify_record_event_v1", NOTIFY, "speed",
+       replace="speedups:unless_no_webhook"),
+    _p("argilla_server.database:set_sqlite_pragma", "(dbapi_connection, connection_record)",
+       "load", install="load_tuning:wal"),
+    _p(f"{CURSOR}.execute", "(self, operation, parameters=None)", "load",
+       replace="load_tuning:one_trip_per_statement"),
+    _p(f"{ACCOUNTS}:get_user_by_username", "(db, username)", "load",
+       replace="load_tuning:user_once_per_session"),
+    _p(f"{ACCOUNTS}:hash_password", "(password)", "load", replace="load_tuning:hash_password"),
+    _p(f"{ACCOUNTS}:verify_password", "(password, password_hash)", "load"),
+    _p(f"{ACCOUNTS}:authenticate_user", "(db, username, password)", "load",
+       replace="load_tuning:authenticate_user"),
+    _p(f"{DATASETS}:notify_response_event_v1", "(db, response_event, response)", "load",
+       replace="speedups:unless_no_webhook"),
+    _p(f"{DATASETS}:notify_record_event_v1", NOTIFY, "load",
+       replace="speedups:unless_no_webhook"),
+    _p("argilla_server.contexts.distribution:notify_record_event_v1", NOTIFY, "load",
+       replace="speedups:unless_no_webhook"),
+    _p(f"{CURSOR}.execute", "(self, operation, parameters=None)", "sqlite",
+       replace="write_gate:entering"),
+    _p(f"{CURSOR}.executemany", "(self, operation, seq_of_parameters)", "sqlite",
+       replace="write_gate:entering"),
+    *(
+        _p(f"{CONNECTION}.{name}", "(self)", "sqlite", replace="write_gate:leaving")
+        for name in ("commit", "rollback", "close", "terminate")
+    ),
+    _p(f"{DATASETS}:create_response", "(db, search_engine, record, user, response_create)",
+       "sqlite", replace="answer_write:create_response"),
+    _p(f"{DATASETS}:_load_users_from_responses", "(responses)", "sqlite"),
+    _p("argilla_server.contexts.distribution:update_record_status",
+       "(search_engine, record_id)", "sqlite"),
+    _p("argilla_server.models.mixins:_INSERT_FUNC", VALUE, "sqlite"),
+)  # fmt: skip
+
+
+def _resolve(target: str) -> tuple[Any, str, Any]:
+    """(owner object, attribute name, current value) of ``module:qualname``."""
+    module_name, qualname = target.split(":")
+    owner: Any = importlib.import_module(module_name)
+    *path, name = qualname.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    found = inspect.getattr_static(owner, name) if inspect.isclass(owner) else None
+    if isinstance(found, property):
+        return owner, name, found
+    return owner, name, getattr(owner, name)
+
+
+def signature_of(value: Any) -> str:
+    """The signature as recorded in the table: parameters and defaults, no annotations."""
+    function = value.fget if isinstance(value, property) else value
+    if not callable(function):
+        return VALUE
+    signature = inspect.signature(function)
+    empty = inspect.Parameter.empty
+    plain = [p.replace(annotation=empty) for p in signature.parameters.values()]
+    return str(signature.replace(parameters=plain, return_annotation=empty))
+
+
+def check(patch: Patch) -> Any:
+    """The target's current value; TargetChanged when it is missing or its signature moved."""
+    try:
+        _, _, value = _resolve(patch.target)
+    except (ImportError, AttributeError) as error:
+        raise TargetChanged(patch.target, f"is missing ({error})") from None
+    found = signature_of(value)
+    if found != patch.signature:
+        raise TargetChanged(patch.target, f"has the signature {found}, expected {patch.signature}")
+    return value
+
+
+def _function(reference: str):
+    module_name, name = reference.split(":")
+    return getattr(importlib.import_module(module_name), name)
+
+
+def selected(groups: Iterable[str]) -> list[Patch]:
+    wanted = set(groups)
+    unknown = wanted - set(GROUPS)
+    if unknown:
+        raise ValueError(f"unknown patch groups: {sorted(unknown)}")
+    return [patch for patch in PATCHES if patch.group in wanted]
+
+
+def apply(groups: Iterable[str]) -> list[Patch]:
+    """Check every row of ``groups``, then apply them in table order; returns the rows.
+
+    Checking first means a changed target stops the server before anything is patched."""
+    patches = selected(groups)
+    originals = [check(patch) for patch in patches]
+    for patch, original in zip(patches, originals, strict=True):
+        if patch.replace:
+            owner, name, current = _resolve(patch.target)  # an earlier row may have wrapped it
+            setattr(owner, name, _function(patch.replace)(current))
+        elif patch.install:
+            _function(patch.install)(original)
+    return patches
