@@ -23,7 +23,6 @@ number of concurrent requests beyond the limit, which a guesser cannot turn into
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
@@ -52,6 +51,11 @@ def _printable(text: str, limit: int = 64) -> str:
     return repr(text[:limit])
 
 
+def _client(scope) -> str:
+    """The client's address as uvicorn gives it (the forwarded one behind a trusted proxy)."""
+    return (scope.get("client") or ("unknown", 0))[0]
+
+
 class LoginThrottle:
     """ASGI middleware: 429 on ``POST /api/v1/token`` for a username or address with too many
     recent failures; counts each 401 answer of that route."""
@@ -78,11 +82,11 @@ class LoginThrottle:
             return
         body, more = await _read_body(receive)
         username = await _username(scope, body) if not more else ""
-        address = (scope.get("client") or ("unknown", 0))[0]
+        address = _client(scope)
         checks = [(self.per_user, "user", username), (self.per_address, "address", address)]
         for limit, kind, key in checks:
             if not await self.limiter.test(limit, kind, key):
-                await self._refuse(send, limit, kind, key, username, address)
+                await self._refuse(scope, receive, send, limit, kind, key, username)
                 return
         await self._forward(scope, _replay(body, more, receive), send, checks, username, address)
 
@@ -99,22 +103,20 @@ class LoginThrottle:
 
         await self.app(scope, receive, watch)
 
-    async def _refuse(self, send, limit, kind: str, key: str, username: str, address: str):
+    async def _refuse(self, scope, receive, send, limit, kind: str, key: str, username: str):
+        from starlette.responses import JSONResponse
+
         stats = await self.limiter.get_window_stats(limit, kind, key)
         retry = max(1, math.ceil(stats.reset_time - time.time()))
         _logger().warning(
             "sign-in throttled for %s from %s: too many failed sign-ins per %s (%s); retry in %d s",
-            _printable(username), address, kind, limit, retry,
+            _printable(username), _client(scope), kind, limit, retry,
         )  # fmt: skip
         detail = f"too many failed sign-ins; try again in {retry} s"
-        body = json.dumps({"detail": detail}).encode()
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"retry-after", str(retry).encode()),
-        ]
-        await send({"type": "http.response.start", "status": 429, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        response = JSONResponse(
+            {"detail": detail}, status_code=429, headers={"Retry-After": str(retry)}
+        )
+        await response(scope, receive, send)
 
 
 async def _read_body(receive) -> tuple[bytes, bool]:
