@@ -302,15 +302,8 @@ def test_plain_http_beyond_loopback_is_refused_before_anything_starts(tmp_path):
     from tests.conftest import one_error_line
 
     data_dir = tmp_path / "argilla"
-    serve = [
-        sys.executable,
-        "-m",
-        "biasforge.cli",
-        "annotate",
-        "serve",
-        "--data-dir",
-        str(data_dir),
-    ]
+    serve = [sys.executable, "-m", "biasforge.cli", "annotate", "serve"]
+    serve += ["--data-dir", str(data_dir)]
     for extra in ([], ["--background"]):
         refused = subprocess.run(
             [*serve, "--host", SERVER_ADDRESS, "--port", "0", *extra],
