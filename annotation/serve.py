@@ -282,7 +282,8 @@ class EmbeddedServer:
             argv = [str(python), _launcher(), "worker", "--num-workers", "1"]
             self._spawn("worker", argv, env, logs / "worker.log")
         state = self._write_state(server)
-        self._log(started_message(state, credentials["username"], credentials_path, logs))
+        message = started_message(state, credentials["username"], credentials_path, logs)
+        self._log(f"{message}\nPress Ctrl-C to stop.")
         return state
 
     def _claim(self) -> None:

@@ -363,3 +363,20 @@ def test_an_invitation_file_is_never_overwritten_and_nothing_is_created_then(ser
     key = find_server(server.data_dir).api_key
     users = httpx.get(f"{server.url}/api/v1/users", headers={"X-Argilla-Api-Key": key})
     assert "late-ann" not in {u["username"] for u in users.json()["items"]}
+
+
+def test_plain_http_beyond_loopback_when_insisted_on_warns_at_start(team_server, hosts, tmp_path):
+    """--insecure-http is accepted, with a warning printed as the server starts (here the
+    start then stops at once: the team server already holds that address and port)."""
+    argv = [sys.executable, "-m", "biasforge.cli", "annotate", "serve", "--host", SERVER_ADDRESS]
+    argv += ["--insecure-http", "--port", str(team_server.port), "--data-dir", str(tmp_path / "d")]
+    done = subprocess.run(
+        hosts.exec_argv(hosts.server, *argv), capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    warning, error = done.stderr.splitlines()
+    assert warning.startswith(f"warning: serving plain HTTP on {SERVER_ADDRESS}")
+    assert (
+        error
+        == f"error: port {team_server.port} on {SERVER_ADDRESS} is in use; choose another with --port"
+    )
+    assert done.returncode == 2
