@@ -120,7 +120,7 @@ def team_server(hosts, tmp_path_factory):
     }
     argv = [sys.executable, "-m", "biasforge.cli", "annotate", "serve", "--host", SERVER_ADDRESS]
     argv += ["--tls", "--trusted-proxy", SERVER_ADDRESS, "--port", str(server.port)]
-    argv += ["--data-dir", str(data_dir)]
+    argv += ["--data-dir", str(data_dir), "--no-worker"]  # the job worker opens no socket
     log = open(data_dir.parent / "serve.log", "wb")  # noqa: SIM115
     server.proc = subprocess.Popen(
         hosts.exec_argv(hosts.server, *argv), stdout=log, stderr=subprocess.STDOUT, env=env

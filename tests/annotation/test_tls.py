@@ -136,3 +136,24 @@ def test_commands_trust_the_servers_own_certificate_and_nothing_else(tmp_path):
     assert handshake(*leaves["review"], pinned, chain=tmp_path / "ca.pem") is None
     refused = handshake(*leaves["elsewhere"], pinned, chain=tmp_path / "ca.pem")
     assert "certificate verify failed" in str(refused)
+
+
+def test_the_url_annotators_open_and_the_one_commands_use(tmp_path):
+    from biasforge.annotation.listen import Binding
+
+    everywhere = Binding(host="0.0.0.0", tls=True).resolve(tmp_path / "a", 6900)
+    assert everywhere.url == "https://127.0.0.1:6900"  # commands on this machine
+    # the machine's full name (its short name where the full one is just "localhost")
+    name = next(n for n in (socket.getfqdn(), socket.gethostname()) if n != "localhost")
+    assert everywhere.public_url == f"https://{name}:6900"
+    assert f"DNS:{name}" in names_in(everywhere.cert.cert)  # a name the certificate holds
+    cert, key = self_signed(tmp_path, "review.example.org")
+    bought = Binding(host="0.0.0.0", tls_cert=cert, tls_key=key).resolve(tmp_path / "b", 443)
+    assert bought.public_url == "https://review.example.org:443"
+    proxied = Binding(trusted_proxies=("127.0.0.1",), public_url="https://review.example.org/")
+    behind = proxied.resolve(tmp_path / "c", 6900)
+    assert (behind.url, behind.public_url) == (
+        "http://127.0.0.1:6900",
+        "https://review.example.org",
+    )
+    assert behind.launcher_args()[-2:] == ["--trusted-proxy", "127.0.0.1/32"]
