@@ -24,6 +24,7 @@ def http(
         base_url=connection.url,
         headers={"X-Argilla-Api-Key": api_key or connection.api_key},
         timeout=timeout,
+        verify=connection.verify(),
     )
 
 

@@ -65,29 +65,83 @@ def annotate() -> None:
 def serve(
     data_dir: DataDir = None,
     port: Annotated[
-        int, typer.Option("--port", min=0, max=65535, help="port on 127.0.0.1 (0: a free one)")
+        int, typer.Option("--port", min=0, max=65535, help="port to listen on (0: a free one)")
     ] = 6900,
+    host: Annotated[
+        str,
+        typer.Option(
+            "--host",
+            help="address to listen on: 127.0.0.1 (default), an interface address or 0.0.0.0; "
+            "beyond loopback only with --tls or --tls-cert/--tls-key",
+        ),
+    ] = "127.0.0.1",
+    tls: Annotated[
+        bool,
+        typer.Option(
+            "--tls", help="serve HTTPS with a self-signed certificate kept in the data dir"
+        ),
+    ] = False,
+    tls_cert: Annotated[
+        Path | None, typer.Option("--tls-cert", help="serve HTTPS with this PEM certificate")
+    ] = None,
+    tls_key: Annotated[
+        Path | None, typer.Option("--tls-key", help="the certificate's PEM private key")
+    ] = None,
+    insecure_http: Annotated[
+        bool,
+        typer.Option(
+            "--insecure-http", help="allow plain HTTP beyond loopback (passwords in the clear)"
+        ),
+    ] = False,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--trusted-proxy",
+            help="a reverse proxy's address (or network) whose X-Forwarded-For/-Proto headers "
+            "are believed; repeatable",
+        ),
+    ] = None,
+    public_url: Annotated[
+        str | None,
+        typer.Option("--public-url", help="the address annotators open, when behind a proxy"),
+    ] = None,
     worker: Annotated[bool, typer.Option(help="also run Argilla's background job worker")] = True,
     background: Annotated[
         bool, typer.Option("--background", help="start detached, return once it answers")
     ] = False,
 ) -> None:
-    """Run the embedded Argilla server (127.0.0.1 only) until Ctrl-C (or `annotate stop`)."""
+    """Run the embedded Argilla server until Ctrl-C (or `annotate stop`): on 127.0.0.1, or
+    for a team on an interface address over HTTPS (see docs/team-server.md)."""
     import sys
 
-    from biasforge.annotation.serve import CREDENTIALS_FILE, OWNER_USERNAME, serve_background
+    from biasforge.annotation.listen import PLAIN_HTTP_WARNING, Binding, is_loopback
+    from biasforge.annotation.serve import (
+        CREDENTIALS_FILE,
+        OWNER_USERNAME,
+        serve_background,
+        started_message,
+    )
     from biasforge.annotation.serve import serve as run
 
+    binding = Binding(
+        host=host,
+        tls=tls,
+        tls_cert=tls_cert.resolve() if tls_cert else None,
+        tls_key=tls_key.resolve() if tls_key else None,
+        insecure_http=insecure_http,
+        trusted_proxies=tuple(trusted_proxy or ()),
+        public_url=public_url,
+    )
     if background:
-        state = serve_background(data_dir, port, worker=worker)
+        state = serve_background(data_dir, port, worker=worker, binding=binding)
+        if state.get("tls_cert") is None and not is_loopback(state.get("host", "127.0.0.1")):
+            typer.echo(PLAIN_HTTP_WARNING.format(host=state["host"]), err=True)
         credentials = Path(state["data_dir"]) / CREDENTIALS_FILE
-        typer.echo(
-            f"Argilla is running at {state['url']} (pid {state['pid']})\n"
-            f"  log in as: {OWNER_USERNAME}; password in {credentials} (readable only by you)\n"
-            "  stop it with: biasforge annotate stop"
-        )
+        state.setdefault("public_url", state["url"])
+        typer.echo(started_message(state, OWNER_USERNAME, credentials))
+        typer.echo(f"  pid {state['pid']}; stop it with: biasforge annotate stop")
         return
-    code = run(data_dir, port, worker=worker)
+    code = run(data_dir, port, worker=worker, binding=binding)
     if code:
         sys.exit(code)  # typer.Exit's code is dropped by the root command's non-standalone mode
 
@@ -112,17 +166,31 @@ def users(
         ),
     ] = None,
     reset_password: Annotated[
-        str | None, typer.Option("--reset-password", help="give NAME a new generated password")
+        str | None,
+        typer.Option(
+            "--reset-password",
+            help="give NAME a new generated password (and, on the embedded server, a new API key)",
+        ),
+    ] = None,
+    invite: Annotated[
+        str | None,
+        typer.Option(
+            "--invite",
+            help="write each new password as an invitation (address, username, password, "
+            "certificate fingerprint) to this new 0600 FILE, or '-' to print them",
+        ),
     ] = None,
     workspace: Workspace = None,
     data_dir: DataDir = None,
 ) -> None:
     """Add annotators to the workspace, change roles, reset a password; generated passwords
-    are shown once, here."""
+    are shown once, here (or in the --invite file)."""
+    import contextlib
+
     from biasforge.annotation.connection import find_server
     from biasforge.annotation.errors import server_errors
-    from biasforge.annotation.users import ADMIN_NOTE, add_users, read_users_csv
-    from biasforge.annotation.users import reset_password as reset
+    from biasforge.annotation.invite import invitation_file, write_invitations
+    from biasforge.annotation.users import read_users_csv
     from biasforge.errors import BiasforgeError
 
     wanted = [(name, role) for name in usernames or []]
@@ -131,23 +199,41 @@ def users(
     if not wanted and not reset_password:
         raise BiasforgeError("give usernames, --csv FILE or --reset-password NAME")
     connection = find_server(data_dir, workspace)
-    with server_errors(connection.url):
-        done = add_users(connection, wanted) if wanted else []
-        if reset_password:
-            done.append(reset(connection, reset_password))
+    opened = invitation_file(invite) if invite else contextlib.nullcontext()
+    with opened as invitations, server_errors(connection.url):
+        done = _apply_users(connection, wanted, reset_password)
         for user in done:
             secret = user.password if user.password else f"({user.status})"
+            if user.password and invitations is not None:
+                secret = "(password in the invitation)" if invite != "-" else "(password below)"
             note = f"\t({user.status})" if user.password and user.status != "created" else ""
             typer.echo(f"{user.username}\t{user.role}\t{user.workspace}\t{secret}{note}")
-            if user.role == "admin" and not user.status.startswith("already"):
-                typer.echo(
-                    "note: " + ADMIN_NOTE.format(name=user.username, workspace=user.workspace),
-                    err=True,
-                )
+        if invitations is not None:
+            count = write_invitations(done, connection, invitations)
+            where = "above" if invite == "-" else f"in {invite} (readable only by you)"
+            typer.echo(f"{count} invitation(s) {where}", err=True)
         typer.echo(
-            f"Annotators log in at {connection.url} ; passwords above are not stored anywhere.",
+            f"Annotators log in at {connection.annotators_url} ; passwords are not stored "
+            "anywhere else.",
             err=True,
         )
+
+
+def _apply_users(connection, wanted: list[tuple[str, str | None]], reset_password: str | None):
+    """Create/change the users, reset one password; notes about admins on stderr."""
+    from biasforge.annotation.users import ADMIN_NOTE, add_users
+    from biasforge.annotation.users import reset_password as reset
+
+    done = add_users(connection, wanted) if wanted else []
+    if reset_password:
+        done.append(reset(connection, reset_password))
+    for user in done:
+        if user.role == "admin" and not user.status.startswith("already"):
+            typer.echo(
+                "note: " + ADMIN_NOTE.format(name=user.username, workspace=user.workspace),
+                err=True,
+            )
+    return done
 
 
 @app.command()

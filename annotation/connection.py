@@ -3,7 +3,8 @@
 ``ARGILLA_API_URL`` + ``ARGILLA_API_KEY`` select a team's server (Docker, Hugging Face
 Spaces); otherwise the embedded server started by ``biasforge annotate serve`` is found through
 the state file it writes in its data dir, and its owner key is read from the 0600 credentials
-file next to it.
+file next to it. An embedded server serving HTTPS is verified against its own certificate
+(named in the state file), never with verification turned off.
 """
 
 from __future__ import annotations
@@ -20,10 +21,26 @@ from biasforge.errors import BiasforgeError
 
 @dataclass(frozen=True)
 class Connection:
-    url: str
+    url: str  # what this machine connects to
     api_key: str
     workspace: str
     embedded: bool
+    public_url: str | None = None  # what annotators open (None: the same as ``url``)
+    tls_cert: str | None = None  # the embedded server's certificate, the only one trusted
+    fingerprint: str | None = None
+    data_dir: Path | None = None  # the embedded server's
+
+    @property
+    def annotators_url(self) -> str:
+        return self.public_url or self.url
+
+    def verify(self):
+        """httpx's ``verify``: the embedded server's own certificate, or the system's CAs."""
+        if self.tls_cert is None:
+            return True
+        from biasforge.annotation.tls import client_context
+
+        return client_context(self.tls_cert)
 
 
 def find_server(data_dir: Path | None = None, workspace: str | None = None) -> Connection:
@@ -47,7 +64,14 @@ def find_server(data_dir: Path | None = None, workspace: str | None = None) -> C
         )
     credentials = read_secret_json(data_dir / CREDENTIALS_FILE)
     return Connection(
-        state["url"], credentials["api_key"], workspace or credentials["workspace"], True
+        state["url"],
+        credentials["api_key"],
+        workspace or credentials["workspace"],
+        True,
+        public_url=state.get("public_url"),
+        tls_cert=state.get("tls_cert"),
+        fingerprint=state.get("fingerprint"),
+        data_dir=data_dir.resolve(),
     )
 
 
@@ -55,4 +79,6 @@ def client(connection: Connection):
     """An ``argilla.Argilla`` client for the connection (long timeout: bulk calls are big)."""
     import argilla as rg
 
-    return rg.Argilla(api_url=connection.url, api_key=connection.api_key, timeout=120)
+    return rg.Argilla(
+        api_url=connection.url, api_key=connection.api_key, timeout=120, verify=connection.verify()
+    )

@@ -20,6 +20,10 @@ SERVER_REQUIREMENTS = (
     # word boundaries as Elasticsearch's standard tokenizer draws them, and edit distances
     "regex>=2024.4",
     "rapidfuzz>=3.6",
+    # the login throttle (server/login_throttle.py): limits' moving window, kept in the
+    # server's Redis through redis-py's asyncio client, so every web process shares it
+    "limits>=5.0,<6",
+    "redis>=5.2",
 )
 
 

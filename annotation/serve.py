@@ -3,9 +3,10 @@
 ``biasforge annotate serve`` is a small supervisor. It starts each child with
 :func:`biasforge.processes.spawn` (a session of its own, a parent-death signal), records where the server listens in a state file
 (``server.json``) so the other commands find it, and on Ctrl-C / SIGTERM (or when any child
-dies) stops every child and removes the state file. Everything binds 127.0.0.1; the owner's
-password and API key are generated on first start and stored in a 0600 file; Redis gets its
-own generated password too.
+dies) stops every child and removes the state file. The web server binds 127.0.0.1 unless told
+otherwise (``--host``, then over HTTPS: see ``listen``); Redis and every other internal port
+always bind 127.0.0.1. The owner's password and API key are generated on first start and
+stored in a 0600 file; Redis gets its own generated password too.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from biasforge.annotation.listen import PLAIN_HTTP_WARNING, Binding, Listening, local_host
 from biasforge.annotation.paths import default_data_dir, server_code_dir
 from biasforge.annotation.server_env import ensure_server_venv
 from biasforge.errors import BiasforgeError
@@ -77,9 +79,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _port_in_use(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
+def _port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as sock:
+        return sock.connect_ex((local_host(host), port)) == 0
 
 
 def read_state(data_dir: Path) -> dict[str, Any] | None:
@@ -96,7 +99,18 @@ def read_state(data_dir: Path) -> dict[str, Any] | None:
     return state
 
 
-def _wait_http(url: str, timeout: float, proc: subprocess.Popen) -> None:
+def refuse_if_running(data_dir: Path) -> None:
+    """One line if a server already runs for ``data_dir`` (before its certificate or port is
+    touched: the running server keeps using them)."""
+    running = read_state(data_dir)
+    if running:
+        raise BiasforgeError(
+            f"an embedded Argilla server already runs for {data_dir} at "
+            f"{running.get('public_url', running['url'])} (pid {running['pid']}); stop it first"
+        )
+
+
+def _wait_http(url: str, timeout: float, proc: subprocess.Popen, context=None) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -104,7 +118,7 @@ def _wait_http(url: str, timeout: float, proc: subprocess.Popen) -> None:
                 f"the Argilla server exited during start-up (code {proc.returncode})"
             )
         try:
-            with urllib.request.urlopen(url, timeout=2) as response:
+            with urllib.request.urlopen(url, timeout=2, context=context) as response:
                 if response.status == 200:
                     return
         except OSError:
@@ -131,6 +145,44 @@ def _wait_redis(port: int, password: str, timeout: float, proc: subprocess.Popen
                 return
         time.sleep(0.1)
     raise BiasforgeError(f"redis-server did not answer on 127.0.0.1:{port}")
+
+
+def _database_env(data_dir: Path, tmp: Path) -> dict[str, str]:
+    """The environment an argilla-server command needs to open the data dir's database (none
+    of the caller's ARGILLA_/PYTHON* variables)."""
+    database = data_dir / "argilla.db"
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("ARGILLA_", "PYTHON"))},
+        "TMPDIR": str(tmp),
+        "ARGILLA_HOME_PATH": str(data_dir),
+        "ARGILLA_DATABASE_URL": f"sqlite+aiosqlite:///{database}?check_same_thread=False",
+    }
+
+
+def rotate_api_key(data_dir: Path, username: str) -> None:
+    """Give ``username`` of the embedded server in ``data_dir`` a new API key (the launcher's
+    ``rotate-api-key``, on the database itself: Argilla's API cannot change a key)."""
+    import tempfile
+
+    python = ensure_server_venv(quiet=True)
+    tmp = Path(tempfile.mkdtemp(prefix="rotate-", dir=data_dir))  # argilla_server unpacks its UI
+    env = {
+        **_database_env(data_dir, tmp),
+        "ARGILLA_DATABASE_SQLITE_TIMEOUT": str(SQLITE_BUSY_TIMEOUT),
+    }
+    try:
+        done = subprocess.run(
+            [str(python), _launcher(), "rotate-api-key", username],
+            env=env,
+            cwd=data_dir,
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
+        raise BiasforgeError(f"could not rotate the API key of {username!r}: {lines[-1]}")
 
 
 def _launcher() -> str:
@@ -179,6 +231,8 @@ class EmbeddedServer:
     #: cost 12 in the event loop); the annotator benchmark's baseline
     load_tuning: bool = True
     web_workers: int = WEB_WORKERS
+    #: where the web server listens and how it is reached (default: 127.0.0.1, plain HTTP)
+    listening: Listening | None = None
     children: list[tuple[str, subprocess.Popen]] = field(default_factory=list)
     url: str = ""
     #: set once this supervisor has claimed the data dir; only then does stop() clean it up
@@ -217,7 +271,7 @@ class EmbeddedServer:
         redis_bin = _redis_binary(python)
         logs = self._prepare_dirs()
         redis_url = self._start_redis(redis_bin, logs)
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = self.listening.url
         env = self._server_env(redis_url)
         self._setup_step(python, env, logs, "database", "migrate")
         credentials_path = ensure_credentials(self.data_dir)
@@ -228,29 +282,21 @@ class EmbeddedServer:
             argv = [str(python), _launcher(), "worker", "--num-workers", "1"]
             self._spawn("worker", argv, env, logs / "worker.log")
         state = self._write_state(server)
-        self._log(
-            f"Argilla is running at {self.url}\n"
-            f"  log in as: {credentials['username']}\n"
-            f"  password:  in {credentials_path} (readable only by you)\n"
-            f"  data:      {self.data_dir}   logs: {logs}\n"
-            "Press Ctrl-C to stop."
-        )
+        message = started_message(state, credentials["username"], credentials_path, logs)
+        self._log(f"{message}\nPress Ctrl-C to stop.")
         return state
 
     def _claim(self) -> None:
         """Create the private data dir; refuse if a server already runs for it or the port is
         taken."""
+        if self.listening is None:
+            self.listening = Listening("127.0.0.1", self.port)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         os.chmod(self.data_dir, 0o700)
-        running = read_state(self.data_dir)
-        if running:
+        refuse_if_running(self.data_dir)
+        if _port_in_use(self.port, self.listening.host):
             raise BiasforgeError(
-                f"an embedded Argilla server already runs for {self.data_dir} at "
-                f"{running['url']} (pid {running['pid']}); stop it first"
-            )
-        if _port_in_use(self.port):
-            raise BiasforgeError(
-                f"port {self.port} on 127.0.0.1 is in use; choose another with --port"
+                f"port {self.port} on {self.listening.host} is in use; choose another with --port"
             )
         self.claimed = True
 
@@ -280,19 +326,17 @@ class EmbeddedServer:
 
     def _server_env(self, redis_url: str) -> dict[str, str]:
         """The environment of every argilla-server process (no inherited ARGILLA_/PYTHON*)."""
-        database = self.data_dir / "argilla.db"
         return {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("ARGILLA_", "PYTHON"))},
-            "TMPDIR": str(self.data_dir / "tmp"),
-            "ARGILLA_HOME_PATH": str(self.data_dir),
-            "ARGILLA_DATABASE_URL": f"sqlite+aiosqlite:///{database}?check_same_thread=False",
+            **_database_env(self.data_dir, self.data_dir / "tmp"),
             "ARGILLA_REDIS_URL": redis_url,
             # one signing key for every web process (each would draw its own, and a token
             # from one would be refused by the others); new at each start, as before
             "ARGILLA_AUTH_SECRET_KEY": secrets.token_hex(32),
             "ARGILLA_SEARCH_ENGINE": ENGINE_NAME,
             "ARGILLA_BASE_URL": "/",
-            "ARGILLA_CORS_ORIGINS": json.dumps([self.url]),
+            "ARGILLA_CORS_ORIGINS": json.dumps(
+                list(dict.fromkeys([self.listening.public_url, self.url]))
+            ),
             "ARGILLA_SHOW_HUGGINGFACE_SPACE_PERSISTENT_STORAGE_WARNING": "false",
             "HF_HUB_DISABLE_TELEMETRY": "1",
             "HF_HUB_OFFLINE": "1",
@@ -324,19 +368,21 @@ class EmbeddedServer:
             raise BiasforgeError(said or f"`{args[0]}` failed (code {done.returncode}); see {log}")
 
     def _start_server(self, python: Path, env: dict[str, str], logs: Path) -> subprocess.Popen:
-        """Start the web server on 127.0.0.1 and wait until its public version route answers."""
+        """Start the web server where ``listening`` says and wait until its public version
+        route answers (over HTTPS: checked against the server's certificate)."""
         workers = self.web_workers if self.load_tuning and not self.stock else 1
-        argv = [str(python), _launcher(), "start", "--host", "127.0.0.1"]
-        argv += ["--port", str(self.port), "--workers", str(workers)]
+        argv = [str(python), _launcher(), "start", *self.listening.launcher_args()]
+        argv += ["--workers", str(workers)]
         server = self._spawn("server", argv, env, logs / "server.log")
-        _wait_http(f"{self.url}{READY_PATH}", START_TIMEOUT, server)
+        context = self.listening.client_verify()
+        context = None if context is True else context
+        _wait_http(f"{self.url}{READY_PATH}", START_TIMEOUT, server, context)
         return server
 
     def _write_state(self, server: subprocess.Popen) -> dict[str, Any]:
         """Publish where the server listens and which processes belong to it (``server.json``)."""
         state = {
-            "url": self.url,
-            "port": self.port,
+            **self.listening.state(),
             "pid": os.getpid(),
             "server_pid": server.pid,
             "children": {name: proc.pid for name, proc in self.children},
@@ -386,17 +432,46 @@ class EmbeddedServer:
         return code
 
 
+def started_message(
+    state: dict[str, Any], username: str, credentials: Path, logs: Path | None = None
+) -> str:
+    """What ``serve`` prints once the server answers: the address annotators open, the
+    certificate's fingerprint they check, where the owner's password is."""
+    lines = [f"Argilla is running at {state['public_url']}"]
+    if state.get("fingerprint"):
+        lines.append(
+            f"  certificate SHA-256 fingerprint (annotators check it): {state['fingerprint']}"
+        )
+    if state["public_url"] != state["url"]:
+        lines.append(f"  commands on this machine use {state['url']}")
+    lines += [f"  log in as: {username}", f"  password:  in {credentials} (readable only by you)"]
+    if logs is not None:
+        lines.append(f"  data:      {state['data_dir']}   logs: {logs}")
+    lines.append("  invite annotators: biasforge annotate users NAME… --invite FILE")
+    return "\n".join(lines)
+
+
 def serve(
-    data_dir: Path | None = None, port: int = 6900, *, worker: bool = True, stock: bool = False
+    data_dir: Path | None = None,
+    port: int = 6900,
+    *,
+    worker: bool = True,
+    stock: bool = False,
+    binding: Binding | None = None,
 ) -> int:
     """Start the embedded server and supervise it until interrupted (the CLI command);
-    ``port`` 0 picks a free one."""
+    ``port`` 0 picks a free one. A binding that is refused (plain HTTP beyond loopback, a
+    bad certificate) is refused before anything starts."""
+    data_dir = Path(data_dir or default_data_dir()).resolve()
+    port = port or free_port()
+    binding = binding or Binding()
+    refuse_if_running(data_dir)
+    listening = binding.resolve(data_dir, port)
     server = EmbeddedServer(
-        data_dir=Path(data_dir or default_data_dir()).resolve(),
-        port=port or free_port(),
-        worker=worker,
-        stock=stock,
+        data_dir=data_dir, port=port, worker=worker, stock=stock, listening=listening
     )
+    if listening.plain_beyond_loopback:
+        print(PLAIN_HTTP_WARNING.format(host=listening.host), file=sys.stderr, flush=True)
     try:
         server.start()
     except BaseException:
@@ -406,7 +481,12 @@ def serve(
 
 
 def serve_background(
-    data_dir: Path | None = None, port: int = 6900, *, worker: bool = True, timeout: float = 600
+    data_dir: Path | None = None,
+    port: int = 6900,
+    *,
+    worker: bool = True,
+    timeout: float = 600,
+    binding: Binding | None = None,
 ) -> dict[str, Any]:
     """Start ``annotate serve`` detached (its output in DATA/logs/serve.log); return when ready.
 
@@ -415,16 +495,19 @@ def serve_background(
     console, not reading serve.log. ``port`` 0 picks a free one.
     """
     data_dir = Path(data_dir or default_data_dir()).resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
     running = read_state(data_dir)
     if running:
         return running
     port = port or free_port()
-    if _port_in_use(port):
-        raise BiasforgeError(f"port {port} on 127.0.0.1 is in use; choose another with --port")
-    (data_dir / "logs").mkdir(exist_ok=True)
+    binding = binding or Binding()
+    listening = binding.resolve(data_dir, port)  # refused here, at the console, not in a log
+    if _port_in_use(port, listening.host):
+        raise BiasforgeError(
+            f"port {port} on {listening.host} is in use; choose another with --port"
+        )
+    (data_dir / "logs").mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "biasforge.cli", "annotate", "serve"]
-    argv += ["--data-dir", str(data_dir), "--port", str(port)]
+    argv += ["--data-dir", str(data_dir), "--port", str(port), *binding.argv()]
     if not worker:
         argv.append("--no-worker")
     log_path = data_dir / "logs" / "serve.log"

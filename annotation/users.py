@@ -166,7 +166,9 @@ def add_users(connection: Connection, wanted: list[tuple[str, str | None]]) -> l
 
 
 def reset_password(connection: Connection, username: str) -> NewUser:
-    """Give ``username`` a new generated password (shown once)."""
+    """Give ``username`` a new generated password (shown once) and, on the embedded server, a
+    new API key: whoever knew the old password may have read the old key in the UI's
+    settings. Argilla's API cannot change a key, so on another server the status says so."""
     with http(connection) as api:
         user = {u["username"]: u for u in users(api)}.get(username)
         if user is None:
@@ -177,4 +179,14 @@ def reset_password(connection: Connection, username: str) -> NewUser:
             )
         password = secrets.token_urlsafe(12)
         check(api.patch(f"/api/v1/users/{user['id']}", json={"password": password}))
-    return NewUser(username, user["role"], password, connection.workspace, "password reset")
+    if connection.embedded and connection.data_dir is not None:
+        from biasforge.annotation.serve import rotate_api_key
+
+        rotate_api_key(connection.data_dir, username)
+        status = "password reset, API key rotated"
+    else:
+        status = (
+            "password reset; API key NOT rotated: Argilla's API cannot, "
+            "ask the server's administrator"
+        )
+    return NewUser(username, user["role"], password, connection.workspace, status)

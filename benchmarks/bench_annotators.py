@@ -16,10 +16,17 @@ checked in the event loop, webhook events built for every answer). Then the tune
 average, since this machine is shared.
 
     python benchmarks/bench_annotators.py [--annotators 20] [--records 200] [--run RUN_DIR]
-        [--skip-baseline]
+        [--skip-baseline] [--netns]
 
 Targets (issue 27): 20 annotators, 0 lost or duplicated responses, p95 <= 0.5 s per
 submission, >= 60 submissions/s, 20 logins within 2 s.
+
+``--netns`` (root; issue 33): the annotators sit on another host. Two network namespaces
+joined by a veth pair (tests/netns.py) stand for the server machine (192.0.2.1) and the
+annotators' (192.0.2.2); the tuned server listens on 192.0.2.1 over HTTPS with its generated
+certificate, which every client verifies. The baseline, measured in the same run, is the same
+server on plain HTTP over the server machine's loopback; the ratios say what TLS and the
+network hop cost.
 """
 
 from __future__ import annotations
@@ -91,18 +98,36 @@ def answer_values(questions: list[dict]) -> dict:
     return values
 
 
-def annotator(url: str, username: str, password: str, records: int, start, results) -> None:
+@dataclass(frozen=True)
+class Place:
+    """Where the annotators connect from: a namespace to enter (None: where the benchmark
+    runs) and the server certificate they verify (None: plain HTTP)."""
+
+    namespace: str | None = None
+    cert: str | None = None
+
+
+def annotator(
+    url: str, username: str, password: str, records: int, start, results, place: Place
+) -> None:
     """One annotator's session (runs in its own process): log in, then answer ``records``
     records one at a time. Puts a dict on ``results``: login seconds, latencies of the
     acknowledged submissions, failures (HTTP errors and dropped connections, counted, never
     retried), the ids acknowledged with 201, and [first submission start, last end]."""
+    import ssl
+
     import httpx
 
     done = {"username": username, "login": float("nan"), "latencies": [], "failures": []}
     done["acked"] = []
     done["span"] = [float("inf"), 0.0]
     try:
-        with httpx.Client(base_url=url, timeout=120) as api:
+        if place.namespace:
+            from tests.netns import enter
+
+            enter(place.namespace)  # this process is single-threaded: all of it moves
+        verify = ssl.create_default_context(cafile=place.cert) if place.cert else True
+        with httpx.Client(base_url=url, timeout=120, verify=verify) as api:
             start.wait()
             _session(api, username, password, records, done)
     except Exception as exc:  # a dropped connection outside a submission: end this annotator
@@ -161,12 +186,16 @@ def _session(api, username: str, password: str, records: int, done: dict) -> Non
                 done["failures"].append(f"submit {sent.status_code}: {sent.text[:120]}")
 
 
-def run_annotators(url: str, accounts: list[tuple[str, str]], records: int, out: Outcome) -> None:
+def run_annotators(
+    url: str, accounts: list[tuple[str, str]], records: int, out: Outcome, place: Place = Place()
+) -> None:
     """All annotators at once (one process each); fills ``out``'s timings."""
     context = multiprocessing.get_context("fork")
     start, results = context.Barrier(len(accounts) + 1), context.Queue()
     procs = [
-        context.Process(target=annotator, args=(url, name, password, records, start, results))
+        context.Process(
+            target=annotator, args=(url, name, password, records, start, results, place)
+        )
         for name, password in accounts
     ]
     for proc in procs:
@@ -207,26 +236,45 @@ def verify(connection, expected_users: set[str], records: int, out: Outcome) -> 
 
 
 def measure(
-    label: str, run: Path, work: Path, n: int, records: int, tuned: bool, web_workers: int
+    label: str,
+    run: Path,
+    work: Path,
+    n: int,
+    records: int,
+    tuned: bool,
+    web_workers: int,
+    remote: str | None = None,
 ) -> Outcome:
     """Start a fresh embedded server, push ``records`` records, add ``n`` annotators, run them,
-    verify the stored responses, stop the server."""
+    verify the stored responses, stop the server. ``remote``: the annotators' namespace; the
+    server then listens on the veth address over HTTPS."""
     import pandas as pd
 
     from biasforge.annotation.connection import find_server
+    from biasforge.annotation.listen import Listening
     from biasforge.annotation.push import push_candidates
     from biasforge.annotation.serve import EmbeddedServer, free_port
+    from biasforge.annotation.tls import generated_certificate
     from biasforge.annotation.users import add_users
 
     candidates = pd.read_parquet(run / "candidates.parquet").head(records)
     data_dir = work / f"data-{label.split()[0]}"
+    port = free_port()
+    listening, place = Listening("127.0.0.1", port), Place()
+    if remote:
+        from tests.netns import SERVER_ADDRESS
+
+        cert = generated_certificate(data_dir, SERVER_ADDRESS)
+        listening = Listening(SERVER_ADDRESS, port, cert)
+        place = Place(remote, str(cert.cert))
     server = EmbeddedServer(
         data_dir=data_dir,
-        port=free_port(),
+        port=port,
         worker=False,
         quiet=True,
         load_tuning=tuned,
         web_workers=web_workers,
+        listening=listening,
     )
     out = Outcome(label)
     try:
@@ -236,7 +284,7 @@ def measure(
         push_candidates(candidates, DATASET, connection, min_submitted=n, progress=False)
         made = add_users(connection, [(f"bench-ann-{i:02d}", "annotator") for i in range(n)])
         accounts = [(user.username, user.password) for user in made]
-        run_annotators(server.url, accounts, len(candidates), out)
+        run_annotators(listening.public_url, accounts, len(candidates), out, place)
         verify(connection, {name for name, _ in accounts}, len(candidates), out)
     finally:
         server.stop()
@@ -274,7 +322,26 @@ def main() -> None:
     parser.add_argument(
         "--web-workers", type=int, default=WEB_WORKERS, help="web processes of the tuned server"
     )
+    parser.add_argument(
+        "--netns",
+        action="store_true",
+        help="annotators on another host (network namespaces, HTTPS) vs loopback HTTP (root)",
+    )
     args = parser.parse_args()
+    if args.netns:
+        from tests.netns import host_pair
+
+        with host_pair("bfb") as pair:
+            from tests.netns import enter
+
+            enter(pair.server)  # this process and the servers it starts: the server machine
+            main_measure(args, remote=pair.client)
+        return
+    main_measure(args)
+
+
+def main_measure(args, remote: str | None = None) -> None:
+    """Measure the configurations and print them with their ratios."""
     warnings.simplefilter("ignore")
     work = Path(tempfile.mkdtemp(prefix="bench-annotators-"))
     os.environ["BIASFORGE_HOME"] = str(work / "home")
@@ -282,22 +349,31 @@ def main() -> None:
     if args.run is None:
         argv = [sys.executable, "-m", "biasforge.cli", "curate", "becpro", "--lang", "en"]
         subprocess.run([*argv, "--out", str(run)], check=True, capture_output=True)
-    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()}; clients on this machine")
-    configs = [(f"tuned ({args.web_workers} web processes)", True)]
-    if not args.skip_baseline:
-        configs.insert(0, ("baseline (before load tuning)", False))
+    where = "on another host (namespace), HTTPS" if remote else "on this machine"
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()}; clients {where}")
+    print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+    configs = [(f"tuned ({args.web_workers} web processes)", True, None)]
+    if remote:
+        configs = [
+            ("loopback HTTP (tuned, clients on the server machine)", True, None),
+            ("HTTPS from another host (tuned)", True, remote),
+        ]
+    elif not args.skip_baseline:
+        configs.insert(0, ("baseline (before load tuning)", False, None))
     results = []
-    for label, tuned in configs:
+    for label, tuned, place in configs:
         size = (args.annotators, args.records)
-        results.append(measure(label, run, work, *size, tuned, args.web_workers))
+        results.append(measure(label, run, work, *size, tuned, args.web_workers, place))
         report(results[-1], args.annotators, args.records)
     if len(results) == 2:
         base, tuned = results
         print(
-            f"\ntuned / baseline: throughput x{tuned.throughput / base.throughput:.2f}, "
+            f"\n{tuned.label.split(' (')[0]} / {base.label.split(' (')[0]}: "
+            f"throughput x{tuned.throughput / base.throughput:.2f}, "
             f"p95 x{tuned.quantile(95) / base.quantile(95):.2f}, "
             f"slowest login x{max(tuned.logins) / max(base.logins):.2f} (a ratio < 1 is faster)"
         )
+    print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     for result in results:
         clean = result.duplicates == result.lost == result.missing == 0 and not result.failures
         verdict = "every response stored exactly once" if clean else "FAILED, LOST OR DUPLICATED"

@@ -5,6 +5,9 @@ patches (a worker started by uvicorn does not run the launcher's ``main``).
 A web process also asks the kernel for SIGTERM when its parent dies: with several workers,
 uvicorn's supervisor is that parent, and if it is killed (kill -9) its workers would otherwise
 keep the port and the database open with nobody left to stop them.
+
+The application is wrapped in the sign-in throttle (``login_throttle``): ASGI middleware, not a
+patch of Argilla's internals.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ import launcher  # noqa: E402
 
 launcher.install_patches()
 
-from argilla_server import app  # noqa: E402
+from argilla_server import app as argilla_app  # noqa: E402
+from login_throttle import LoginThrottle  # noqa: E402
+
+app = LoginThrottle(argilla_app)
 
 __all__ = ["app"]

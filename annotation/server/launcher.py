@@ -10,7 +10,8 @@ web processes that each import ``asgi`` (the patched application), since Argilla
 After ``database migrate`` it also creates the search index and indexes the records it does
 not hold yet (a data folder from before the index). One extra command, ``create-owner``,
 creates the owner account from a 0600 credentials file, so passwords and API keys never
-appear on a command line (where ``ps`` would show them) nor in the server's output.
+appear on a command line (where ``ps`` would show them) nor in the server's output; another,
+``rotate-api-key USERNAME``, gives a user a new API key when their password is reset.
 
 Only the standard library and argilla_server are importable here: this file runs outside the
 main biasforge environment.
@@ -70,6 +71,29 @@ def patch_groups() -> list[str]:
     return groups
 
 
+def rotate_api_key(username: str) -> int:
+    """Give ``username`` a new API key drawn as Argilla draws them; the old one stops working
+    at once (Argilla's API has no route for this, and its ``users update`` command only
+    changes roles). The new key is not printed: its owner reads it in the web UI's settings."""
+    patches.apply(["keys"])
+    from argilla_server.contexts import accounts
+    from argilla_server.database import AsyncSessionLocal
+    from argilla_server.models.database import generate_user_api_key
+
+    async def rotate() -> bool:
+        async with AsyncSessionLocal() as session:
+            user = await accounts.get_user_by_username(session, username)
+            if user is None:
+                return False
+            await user.update(session, api_key=generate_user_api_key())
+            return True
+
+    if not asyncio.run(rotate()):
+        print(f"no user called {username!r}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def install_patches() -> None:
     """biasforge's changes to argilla-server, applied in every server process before it
     serves anything; a changed target ends the process with one line naming it."""
@@ -81,19 +105,30 @@ def install_patches() -> None:
 
 
 def start(argv: list[str]) -> int:
-    """Serve the patched application (``asgi:app``) with uvicorn on HOST:PORT."""
+    """Serve the patched application (``asgi:app``) with uvicorn on HOST:PORT, over TLS when
+    given a certificate and key. Forwarded headers (client address, scheme) are honoured only
+    from the ``--trusted-proxy`` addresses; without one, from nobody (uvicorn's own default
+    would trust 127.0.0.1, i.e. any local process)."""
     import uvicorn
 
     parser = argparse.ArgumentParser(prog="launcher.py start")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=6900)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--ssl-certfile")
+    parser.add_argument("--ssl-keyfile")
+    parser.add_argument("--trusted-proxy", action="append", default=[])
     args = parser.parse_args(argv)
     uvicorn.run(
         "asgi:app",
         host=args.host,
         port=args.port,
         workers=args.workers,
+        ssl_certfile=args.ssl_certfile,
+        ssl_keyfile=args.ssl_keyfile,
+        proxy_headers=bool(args.trusted_proxy),
+        forwarded_allow_ips=args.trusted_proxy or [],
+        server_header=False,
         access_log=False,
         log_level="warning",
     )
@@ -104,6 +139,12 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["create-owner"]:
         try:
             return create_owner(argv[1])
+        except patches.TargetChanged as changed:
+            print(f"error: {changed}", file=sys.stderr, flush=True)
+            return 2
+    if argv[:1] == ["rotate-api-key"]:
+        try:
+            return rotate_api_key(argv[1])
         except patches.TargetChanged as changed:
             print(f"error: {changed}", file=sys.stderr, flush=True)
             return 2

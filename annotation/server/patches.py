@@ -49,6 +49,7 @@ NOTIFY = "(db, record_event, record)"
 GROUPS = {
     "engine": "the SQL search engine (every server, stock included)",
     "owner": "creating the owner from a 0600 file (the `create-owner` command)",
+    "keys": "a new API key for a user whose password was reset (the `rotate-api-key` command)",
     "product": "biasforge's behaviour: no Push to Hub, own progress, login-only status",
     "speed": "bulk logging speed-ups (speedups.py)",
     "load": "serving many annotators (load_tuning.py)",
@@ -87,6 +88,8 @@ PATCHES: tuple[Patch, ...] = (
     _p("argilla_server.cli.database.users.create:_create",
        "(first_name, username, role, password, last_name=None, api_key=None, workspace=None)",
        "owner"),
+    _p("argilla_server.models.database:generate_user_api_key", "()", "keys"),
+    _p(f"{ACCOUNTS}:get_user_by_username", "(db, username)", "keys"),
     _p("argilla_server.jobs.hub_jobs:export_dataset_to_hub_job",
        "(name, subset, split, private, token, dataset_id)", "product",
        replace="releases_only:refuse"),

@@ -18,6 +18,30 @@ CHROMIUM_FLAGS = [
 ]
 
 
+def listening(pids: list[int]) -> list[tuple[str, int]]:
+    """(address, port) of every listening TCP socket of these processes and their children
+    (read in each process's own network namespace)."""
+    import psutil
+
+    found = []
+    for pid in pids:
+        try:
+            proc = psutil.Process(pid)
+            procs = [proc, *proc.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            continue
+        for p in procs:
+            try:
+                found += [
+                    (c.laddr.ip, c.laddr.port)
+                    for c in p.net_connections(kind="inet")
+                    if c.status == psutil.CONN_LISTEN
+                ]
+            except psutil.NoSuchProcess:
+                continue
+    return found
+
+
 def login(url: str, username: str, password: str) -> httpx.Client:
     token = httpx.post(f"{url}/api/v1/token", data={"username": username, "password": password})
     assert token.status_code == 201, token.text

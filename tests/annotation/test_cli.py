@@ -111,6 +111,13 @@ def token(url: str, username: str, password: str) -> int:
     ).status_code
 
 
+def me(url: str, username: str, password: str) -> dict:
+    """``/api/v1/me`` as the user sees it after signing in (it holds their API key)."""
+    signed = httpx.post(f"{url}/api/v1/token", data={"username": username, "password": password})
+    bearer = {"Authorization": f"Bearer {signed.json()['access_token']}"}
+    return httpx.get(f"{url}/api/v1/me", headers=bearer).json()
+
+
 def role_of(server, username: str) -> str:
     from biasforge.annotation.connection import find_server
 
@@ -146,12 +153,25 @@ def test_users_change_roles_honestly_and_reset_passwords(server):
         cli("users", "role-ann", "--role", "owner")
     )
 
+    old_key = me(server.url, "role-ann", password)["api_key"]
     reset = cli("users", "--reset-password", "role-ann")
     assert reset.returncode == 0, reset.stderr
     name, role, _, new, note = reset.stdout.strip().split("\t")
-    assert (name, role, note) == ("role-ann", "admin", "(password reset)") and new != password
+    assert (name, role, note) == ("role-ann", "admin", "(password reset, API key rotated)")
+    assert new != password
     assert token(server.url, "role-ann", new) == 201
     assert token(server.url, "role-ann", password) == 401
+    # whoever knew the old password could read the old API key in the UI: it stops working
+    assert (
+        httpx.get(f"{server.url}/api/v1/me", headers={"X-Argilla-Api-Key": old_key}).status_code
+        == 401
+    )
+    new_key = me(server.url, "role-ann", new)["api_key"]
+    assert new_key != old_key
+    assert (
+        httpx.get(f"{server.url}/api/v1/me", headers={"X-Argilla-Api-Key": new_key}).status_code
+        == 200
+    )
     assert "no user called 'nobody'" in one_error_line(cli("users", "--reset-password", "nobody"))
 
 

@@ -19,29 +19,10 @@ import psutil
 from biasforge.annotation.connection import find_server
 from biasforge.annotation.push import push_candidates
 from biasforge.annotation.serve import free_port, pid_alive
+from tests.annotation.helpers import listening
 
 DATASET = "crash-push"
 N = 1000
-
-
-def listening(pids: list[int]) -> list[tuple[str, int]]:
-    found = []
-    for pid in pids:
-        try:
-            proc = psutil.Process(pid)
-            procs = [proc, *proc.children(recursive=True)]
-        except psutil.NoSuchProcess:
-            continue
-        for p in procs:
-            try:
-                found += [
-                    (c.laddr.ip, c.laddr.port)
-                    for c in p.net_connections(kind="inet")
-                    if c.status == psutil.CONN_LISTEN
-                ]
-            except psutil.NoSuchProcess:
-                continue
-    return found
 
 
 def test_credentials_are_private_and_strong(server):
