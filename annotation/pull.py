@@ -459,7 +459,7 @@ def _write_reviewed(
     """Write the reviewed-records folder atomically; corrections go to the translation memory."""
     for name, kind in (*REVIEW_COLUMNS, ("decision", pa.string())):
         schema = schema.append(pa.field(name, kind))
-    with staged_directory(out, overwrite=True, kind=REVIEWED_KIND) as stage:
+    with staged_directory(out, overwrite=True, kind=REVIEWED_KIND, family=family.name) as stage:
         tm = write_back_corrections(family, outcome.corrected, origin=origin)
         return write_reviewed(
             stage,

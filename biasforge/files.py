@@ -142,13 +142,15 @@ def _manifest_of(folder: Path) -> dict[str, Any] | str:
     return data if isinstance(data, dict) else f"{MANIFEST} is not a JSON object"
 
 
-def replaceable_problem(folder: Path, kind: str | None = None) -> str | None:
+def replaceable_problem(
+    folder: Path, kind: str | None = None, family: str | None = None
+) -> str | None:
     """Why ``folder`` is not a folder biasforge wrote and may replace, or None if it is.
 
-    It must be a directory with a manifest (of ``kind`` when given) that lists every file in
-    it, each unchanged. A user's own file inside, or an edited one, makes it theirs. This reads
-    the manifest as plain JSON, so this module needs nothing from the contract package (which
-    builds on it).
+    It must be a directory with a manifest (of ``kind`` and ``family`` when given: a run of
+    one family never replaces a run of another) that lists every file in it, each unchanged.
+    A user's own file inside, or an edited one, makes it theirs. This reads the manifest as
+    plain JSON, so this module needs nothing from the contract package (which builds on it).
     """
     if folder.is_symlink() or not folder.is_dir():
         return "is not a folder biasforge wrote (it is a file or a link)"
@@ -160,6 +162,11 @@ def replaceable_problem(folder: Path, kind: str | None = None) -> str | None:
     found = manifest.get("kind")
     if kind is not None and found is not None and found != kind:
         return f"holds a biasforge {found}, not a {kind}"
+    named = manifest.get("family")
+    if family is not None and named != family:
+        return (
+            f"holds a biasforge {found or kind or 'folder'} of {named or 'no family'}, not {family}"
+        )
     files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
     for name in _every_file(folder):
         if name == MANIFEST:
@@ -171,34 +178,53 @@ def replaceable_problem(folder: Path, kind: str | None = None) -> str | None:
     return None
 
 
-def _refuse_unless_replaceable(final: Path, kind: str | None) -> None:
-    problem = replaceable_problem(final, kind)
+def _refuse_unless_replaceable(final: Path, kind: str | None, family: str | None = None) -> None:
+    problem = replaceable_problem(final, kind, family)
     if problem:
         raise OutputExistsError(
-            f"{final}: {problem}; --overwrite only replaces what biasforge wrote"
+            f"{final}: {problem}; --overwrite only replaces what biasforge wrote, of the same kind "
+            "and family"
         )
 
 
-@contextlib.contextmanager
-def staged_directory(
-    final: str | Path, *, overwrite: bool = False, kind: str | None = None
-) -> Iterator[Path]:
-    """Yield an empty staging directory that becomes ``final`` only if the block succeeds.
-
-    ``final`` must not exist unless ``overwrite`` is set, and even then it is replaced only
-    when it is a folder biasforge wrote (of ``kind``, when given), unchanged since: anything
-    else at ``--out`` is the user's and is never deleted. The old folder is removed only
-    after the new one is complete, under a lock shared with concurrent writers.
-    """
+def check_replaceable(
+    final: str | Path,
+    *,
+    overwrite: bool = False,
+    kind: str | None = None,
+    family: str | None = None,
+) -> None:
+    """Refuse ``final`` as an output unless it is free, or ``overwrite`` is set and it is a
+    folder biasforge wrote (of ``kind`` and ``family``), unchanged since. Commands call it
+    before their work too, so a refusal never comes after an hour of it."""
     final = Path(final)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    clean_leftovers(final)
     if final.exists() or final.is_symlink():
         if not overwrite:
             raise OutputExistsError(
                 f"{final} already exists; choose another --out or pass --overwrite to replace it"
             )
-        _refuse_unless_replaceable(final, kind)
+        _refuse_unless_replaceable(final, kind, family)
+
+
+@contextlib.contextmanager
+def staged_directory(
+    final: str | Path,
+    *,
+    overwrite: bool = False,
+    kind: str | None = None,
+    family: str | None = None,
+) -> Iterator[Path]:
+    """Yield an empty staging directory that becomes ``final`` only if the block succeeds.
+
+    ``final`` must not exist unless ``overwrite`` is set, and even then it is replaced only
+    when it is a folder biasforge wrote (of ``kind`` and ``family``, when given), unchanged
+    since: anything else at ``--out`` is the user's and is never deleted. The old folder is removed only
+    after the new one is complete, under a lock shared with concurrent writers.
+    """
+    final = Path(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    clean_leftovers(final)
+    check_replaceable(final, overwrite=overwrite, kind=kind, family=family)
     pid = os.getpid()
     staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.partial-{pid}-", dir=final.parent))
     os.chmod(staging, _umask_mode(0o777))  # mkdtemp makes it 0700
@@ -208,17 +234,17 @@ def staged_directory(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     with _swap_lock(final):
-        _swap_into_place(staging, final, overwrite, kind, pid)
+        _swap_into_place(staging, final, overwrite, (kind, family), pid)
 
 
 def _swap_into_place(
-    staging: Path, final: Path, overwrite: bool, kind: str | None, pid: int
+    staging: Path, final: Path, overwrite: bool, what: tuple[str | None, str | None], pid: int
 ) -> None:
     if final.exists() or final.is_symlink():
         try:
             if not overwrite:
                 raise OutputExistsError(f"{final} appeared while this one was being written")
-            _refuse_unless_replaceable(final, kind)
+            _refuse_unless_replaceable(final, *what)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise

@@ -22,7 +22,13 @@ from biasforge.contract.manifest import read_json_object, verify_manifest, write
 from biasforge.contract.redact import public_path
 from biasforge.contract.schema import FamilySchema
 from biasforge.errors import BiasforgeError, InputError
-from biasforge.files import sha256_file, staged_directory, write_json_atomic, write_text_atomic
+from biasforge.files import (
+    check_replaceable,
+    sha256_file,
+    staged_directory,
+    write_json_atomic,
+    write_text_atomic,
+)
 
 CANDIDATES = "candidates.parquet"
 REJECTED = "rejected.parquet"
@@ -132,6 +138,12 @@ class RunWriter:
         self.stats = stats
 
 
+def check_run_out(out: str | Path, family: str, overwrite: bool = False) -> None:
+    """Refuse ``out`` before a pipeline starts when its run could not be written there: it
+    exists and ``overwrite`` is not set, or it is not a run of ``family`` biasforge wrote."""
+    check_replaceable(out, overwrite=overwrite, kind="run", family=family)
+
+
 @contextlib.contextmanager
 def run_writer(
     out: str | Path,
@@ -148,7 +160,7 @@ def run_writer(
     names the record and column.
     """
     rejected_schema = schema.arrow.append(pa.field("reasons", pa.list_(pa.string())))
-    with staged_directory(out, overwrite=overwrite, kind="run") as stage:
+    with staged_directory(out, overwrite=overwrite, kind="run", family=schema.family) as stage:
         writer = RunWriter(
             stage,
             ParquetRows(stage / CANDIDATES, schema.arrow, check=schema),

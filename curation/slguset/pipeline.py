@@ -63,13 +63,16 @@ from biasforge.curation.slguset.report import per_form, per_keyword, rejections,
 from biasforge.curation.slguset.resources import NAME_CHECKS, TAGGERS, TaskResources
 from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
 from biasforge.curation.slguset.steps import TaskLogs
-from biasforge.errors import BiasforgeError, InputError
+from biasforge.errors import BiasforgeError, InputError, OutputExistsError
 from biasforge.families.slguset import SCHEMA
+from biasforge.files import write_json_atomic
 from biasforge.processes import forks_die_with_parent, group_dies_with_parent
 
 LOGS = "datatrove-logs"
 EXECUTORS = ("local", "ray", "slurm")
 SLURM_SUFFIX = ".slurm"
+JOB_MARKER = "biasforge-job.json"  # in OUT.slurm/: what --overwrite may remove
+JOB_KIND = "slurm-job"
 
 
 @dataclass(frozen=True)
@@ -323,6 +326,25 @@ def _env_command(options: Options) -> str:
     return f"source {activate}" if sys.prefix != sys.base_prefix and activate.is_file() else ""
 
 
+def _replace_job_folder(work: Path, overwrite: bool) -> None:
+    """Remove an earlier job folder of this run (``overwrite``); a folder there that
+    :func:`submit_slurm` did not write (no marker of a SlguSet job) is the user's, kept."""
+    if not (work.exists() or work.is_symlink()):
+        return
+    if not overwrite:
+        raise BiasforgeError(f"{work} (a Slurm job's folder) exists; pass --overwrite")
+    try:
+        marker = json.loads((work / JOB_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        marker = None
+    if work.is_symlink() or marker != {"kind": JOB_KIND, "family": SCHEMA.family}:
+        raise OutputExistsError(
+            f"{work}: not the folder of a {SCHEMA.family} Slurm job biasforge wrote (no "
+            f"{JOB_MARKER}); --overwrite only replaces what biasforge wrote"
+        )
+    shutil.rmtree(work)
+
+
 def submit_slurm(
     options: Options, out: Path, *, dry_run: bool = False, overwrite: bool = False
 ) -> SlurmSubmission:
@@ -341,11 +363,9 @@ def submit_slurm(
     if options.executor != "slurm":
         options = replace(options, executor="slurm")
     work = out.with_name(out.name + SLURM_SUFFIX)
-    if work.exists():
-        if not overwrite:
-            raise BiasforgeError(f"{work} (a Slurm job's folder) exists; pass --overwrite")
-        shutil.rmtree(work)
+    _replace_job_folder(work, overwrite)
     work.mkdir(parents=True)
+    write_json_atomic(work / JOB_MARKER, {"kind": JOB_KIND, "family": SCHEMA.family})
     pipeline, tasks = build_pipeline(options, work / "parts")
     common = {
         "time": options.slurm_time,
