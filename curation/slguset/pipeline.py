@@ -30,6 +30,7 @@ disk) into the same candidates in the same order, streamed into parquet
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -45,6 +46,7 @@ from datatrove.pipeline.base import PipelineStep
 from biasforge import textfiles
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry
+from biasforge.curation.slguset import slurm_values
 from biasforge.curation.slguset.counts import keyword_seconds, mined_counts
 from biasforge.curation.slguset.lexicon import Lexicon, load_lexicon
 from biasforge.curation.slguset.lifecycle import START_METHOD, manager_temp_folder, work_folder
@@ -123,12 +125,21 @@ class Options:
             raise BiasforgeError("--executor slurm needs --slurm-partition")
         if self.slurm_partition and self.executor != "slurm":
             raise BiasforgeError("--slurm-partition goes with --executor slurm")
+        if self.executor == "slurm":
+            self._check_slurm_values()
         if self.name_eval:
             from biasforge.curation.slguset.name_eval import read_gold
 
             read_gold(self.name_eval)  # a bad gold file is refused now, not after the mining
         check_encoding(self.encoding)
         return load_lexicon(self.lexicon_dir, textfiles.check_encoding(self.lexicon_encoding))
+
+    def _check_slurm_values(self) -> None:
+        """Every value that reaches a Slurm job script is one Slurm accepts for it."""
+        slurm_values.check_partition(self.slurm_partition or "")
+        slurm_values.check_time(self.slurm_time)
+        slurm_values.check_sbatch_args(self.slurm_sbatch_args)
+        slurm_values.check_env_command(self.slurm_env_command)
 
 
 def curate(options: Options, out: Path, *, overwrite: bool = False) -> RunResult:
@@ -323,7 +334,11 @@ def _env_command(options: Options) -> str:
     if options.slurm_env_command is not None:
         return options.slurm_env_command
     activate = Path(sys.prefix) / "bin" / "activate"
-    return f"source {activate}" if sys.prefix != sys.base_prefix and activate.is_file() else ""
+    return (
+        f"source {shlex.quote(str(activate))}"
+        if sys.prefix != sys.base_prefix and activate.is_file()
+        else ""
+    )
 
 
 def _replace_job_folder(work: Path, overwrite: bool) -> None:
@@ -363,6 +378,7 @@ def submit_slurm(
     if options.executor != "slurm":
         options = replace(options, executor="slurm")
     work = out.with_name(out.name + SLURM_SUFFIX)
+    slurm_values.check_path(str(work), "--out")
     _replace_job_folder(work, overwrite)
     work.mkdir(parents=True)
     write_json_atomic(work / JOB_MARKER, {"kind": JOB_KIND, "family": SCHEMA.family})
