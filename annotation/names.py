@@ -49,15 +49,23 @@ def check_workspace_name(name: str, origin: str = "--workspace") -> str:
     return name
 
 
-def check_dataset_name(name: str) -> str:
-    """Argilla's own rule for dataset names (1–200 characters), leaving room for the
-    ``-adjudication`` suffix; no surrounding spaces or control characters."""
-    if not name or not name.strip():
-        raise BiasforgeError("--dataset: give a dataset name")
-    if name != name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise BiasforgeError(f"--dataset {name!r}: no surrounding spaces or control characters")
+def dataset_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a dataset this tool pushes or pulls, or None: the workspace rule
+    (Argilla's server takes any name, but ``数据集``, ``a/b`` or ``..`` end up in URLs, folder
+    names and the ``-adjudication`` datasets derived from them), within Argilla's dataset
+    length limit less that suffix."""
+    if not name:
+        return "give a dataset name"
     if len(name) > DATASET_NAME_MAX:
-        raise BiasforgeError(
-            f"--dataset: {len(name)} characters; Argilla allows at most {DATASET_NAME_MAX} here"
-        )
+        return f"{len(name)} characters; Argilla allows at most {DATASET_NAME_MAX} here"
+    if not _sdk_accepts_workspace(name):
+        return "use letters, digits, '-' and '_' only (the workspace name rule)"
+    return None
+
+
+def check_dataset_name(name: str, origin: str = "--dataset") -> str:
+    """``name`` if it is a valid dataset name; else one line naming ``origin``."""
+    problem = dataset_problem(name)
+    if problem:
+        raise BiasforgeError(f"{origin} {name[:80]!r}: {problem}")
     return name

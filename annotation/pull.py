@@ -33,6 +33,7 @@ from biasforge.annotation.agreement import agreement_report
 from biasforge.annotation.api import check, http, iter_records, questions, users
 from biasforge.annotation.connection import Connection, client
 from biasforge.annotation.decide import POLICIES, Answer, Decision, decide, proposals_of
+from biasforge.annotation.names import check_dataset_name
 from biasforge.annotation.push import foreign_dataset
 from biasforge.annotation.registry import pushed_from, run_identity, run_of
 from biasforge.annotation.report import review_report
@@ -366,6 +367,7 @@ def pull(
     ``overwrite`` lets it replace an earlier pull of the same dataset (nothing else)."""
     if policy not in POLICIES:
         raise BiasforgeError(f"--policy must be one of {', '.join(POLICIES)}")
+    check_dataset_name(dataset)  # callers of the API too, not only the command line
     _check_out(Path(out), dataset, connection.workspace, overwrite)
     target = _dataset(connection, dataset)
     if target is None:

@@ -3,7 +3,7 @@
 A run directory or a release either exists complete or does not exist at all: writers fill a
 hidden sibling staging directory and rename it into place as the very last step (a rename on
 the same filesystem is atomic), so a crash leaves a ``.NAME.partial-*`` folder that no reader
-mistakes for finished work.
+mistakes for finished work, and that the next writer beside it removes once its writer is gone.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,17 +90,43 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def clean_leftovers(final: Path) -> list[Path]:
-    """Remove the staging and trash folders that a crashed writer of ``final`` left behind.
+def _host() -> str:
+    """This machine's name as it goes into a staging folder's name (letters, digits, _)."""
+    return re.sub(r"[^A-Za-z0-9]", "_", socket.gethostname())[:40] or "_"
 
-    Their names carry the writer's pid (``.NAME.partial-PID-…``); only those of processes that
-    are gone are removed, so a writer still at work is never disturbed.
+
+def _temporary(final: Path, kind: str) -> Path:
+    """A new hidden ``.NAME.KIND-PID@HOST-…`` folder beside ``final`` (``partial``: staging,
+    ``old``: the replaced folder on its way out)."""
+    prefix = f".{final.name}.{kind}-{os.getpid()}@{_host()}-"
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=final.parent))
+
+
+# .NAME.partial-PID@HOST-… (HOST absent in the folders of older versions: this host's)
+_LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?:partial|old)-(?P<pid>\d+)(?:@(?P<host>\w+))?-.+")
+
+
+def _abandoned(path: Path) -> str | None:
+    """The NAME whose staging or trash folder ``path`` is, if the writer that made it is gone:
+    its pid runs no process on this host (a folder of another host's writer is left alone)."""
+    match = _LEFTOVER.fullmatch(path.name)
+    if not match or match["host"] not in (None, _host()) or pid_alive(int(match["pid"])):
+        return None
+    return match["name"]
+
+
+def clean_leftovers(final: Path, *, siblings: bool = False) -> list[Path]:
+    """Remove the staging and trash folders that a crashed writer of ``final`` (with
+    ``siblings``: of any folder beside it, as the versions of a release) left behind.
+
+    Their names carry the writer's pid and host (``.NAME.partial-PID@HOST-…``); only those of
+    processes that are gone are removed, so a writer still at work is never disturbed.
     """
     removed = []
-    for path in final.parent.glob(f".{glob.escape(final.name)}.*-*-*"):
-        kind, _, rest = path.name[len(final.name) + 2 :].partition("-")
-        pid = rest.partition("-")[0]
-        if kind in ("partial", "old") and pid.isdigit() and not pid_alive(int(pid)):
+    pattern = ".*" if siblings else f".{glob.escape(final.name)}.*-*-*"
+    for path in final.parent.glob(pattern):
+        name = _abandoned(path)
+        if name is not None and (siblings or name == final.name):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
@@ -225,8 +253,7 @@ def staged_directory(
     final.parent.mkdir(parents=True, exist_ok=True)
     clean_leftovers(final)
     check_replaceable(final, overwrite=overwrite, kind=kind, family=family)
-    pid = os.getpid()
-    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.partial-{pid}-", dir=final.parent))
+    staging = _temporary(final, "partial")
     os.chmod(staging, _umask_mode(0o777))  # mkdtemp makes it 0700
     try:
         yield staging
@@ -234,11 +261,11 @@ def staged_directory(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     with _swap_lock(final):
-        _swap_into_place(staging, final, overwrite, (kind, family), pid)
+        _swap_into_place(staging, final, overwrite, (kind, family))
 
 
 def _swap_into_place(
-    staging: Path, final: Path, overwrite: bool, what: tuple[str | None, str | None], pid: int
+    staging: Path, final: Path, overwrite: bool, what: tuple[str | None, str | None]
 ) -> None:
     if final.exists() or final.is_symlink():
         try:
@@ -248,7 +275,7 @@ def _swap_into_place(
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        trash = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{pid}-", dir=final.parent))
+        trash = _temporary(final, "old")
         os.replace(final, trash / final.name)
         os.replace(staging, final)
         shutil.rmtree(trash, ignore_errors=True)

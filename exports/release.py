@@ -24,10 +24,11 @@ from biasforge.exports.card import build_card
 from biasforge.exports.changelog import changelog_md, diff_records, release_records
 from biasforge.exports.configs import family_of_table, split_configs
 from biasforge.exports.inputs import ReleaseInput, read_input
+from biasforge.exports.licence import check_licence
 from biasforge.exports.validate import Violation, validate_table
 from biasforge.exports.versions import existing_versions, parse_version, previous_version
 from biasforge.families import Family
-from biasforge.files import staged_directory
+from biasforge.files import clean_leftovers, staged_directory
 from biasforge.progress import progress_bar
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -229,9 +230,12 @@ def make_release(
     and an error otherwise.
     """
     _check_name(name)
+    check_licence(license)
     parsed = parse_version(version)
     version = str(parsed)
     final = Path(out) / name / version
+    if final.parent.is_dir():  # what killed releases of any version of this name left
+        clean_leftovers(final, siblings=True)
     if final.exists() and not exist_ok:
         raise OutputExistsError(
             f"release {name} {version} already exists at {final}; releases are immutable: "

@@ -18,7 +18,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from biasforge.contract.manifest import read_json_object, verify_manifest, write_manifest
+from biasforge.contract.manifest import (
+    check_records_family,
+    read_json_object,
+    verify_manifest,
+    write_manifest,
+)
 from biasforge.contract.redact import public_path
 from biasforge.contract.schema import FamilySchema
 from biasforge.errors import BiasforgeError, InputError
@@ -233,10 +238,12 @@ def read_run(path: str | Path, family: str | None = None) -> Run:
     if not path.is_dir():
         raise InputError(path, "not a run directory (no such folder)")
     manifest = verify_manifest(path, "run directory", required=RUN_FILES, kind="run", family=family)
+    table, rejected = read_table(path / CANDIDATES), read_table(path / REJECTED)
+    check_records_family(path, manifest, table, rejected)
     return Run(
         path=path,
-        table=read_table(path / CANDIDATES),
-        rejected=read_table(path / REJECTED).to_pandas(),
+        table=table,
+        rejected=rejected.to_pandas(),
         stats=read_json_object(path / STATS),
         manifest=manifest,
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from biasforge.errors import InputError
 from biasforge.resources import package_path
-from biasforge.textfiles import lines
+from biasforge.textfiles import check_quotes, lines
 
 DEFAULT_DIR = package_path("biasforge.curation", "data", "slguset")
 FILES = (
@@ -126,6 +126,7 @@ def _table(path: Path, header: list[str], encoding: str) -> Iterator[tuple[int, 
     for lineno, raw in lines(path, encoding, "--lexicon-encoding"):
         if not raw.strip() or raw.startswith("#"):
             continue
+        check_quotes(path, [(lineno, raw)])
         cells = raw.split("\t")
         if not header_seen:
             if cells[: len(header)] != header:
