@@ -189,14 +189,16 @@ def agreement_md(questions: dict[str, Any]) -> list[str]:
     lines = ["## Agreement", ""]
     if not questions:
         return [*lines, "No submitted answers yet."]
-    header = ["question", "items", "Krippendorff α", "Fleiss κ (items)", "% unanimous", "note"]
+    header = ["question", "items answered", "Krippendorff α (items)", "Fleiss κ (items)",
+              "% unanimous (items)", "note"]  # fmt: skip
     rows = [
         [
             q,
             a["items"],
-            _figure(a["krippendorff_alpha"]),
+            f"{_figure(a['krippendorff_alpha'])} ({a['rated_items']})",
             f"{_figure(a['fleiss_kappa'])} ({a['fleiss_items']})",
-            "–" if a["percent_unanimous"] is None else f"{a['percent_unanimous']:.1f}",
+            ("–" if a["percent_unanimous"] is None else f"{a['percent_unanimous']:.1f}")
+            + f" ({a['rated_items']})",
             "; ".join(a.get("notes") or []),
         ]
         for q, a in questions.items()
