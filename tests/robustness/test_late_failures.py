@@ -92,7 +92,7 @@ def _gender_pairs(folder: Path) -> tuple[list, str]:
     lexicon = Path(shutil.copytree(SLGUSET_LEXICON, folder / "lex"))
     pairs = lexicon / "gender_pairs.tsv"
     data = pairs.read_bytes().rstrip(b"\n")
-    pairs.write_bytes(data + '\n爷/奶\t爷爷\t奶奶\tgrand"parents\n'.encode())
+    pairs.write_bytes(data + '\n舅/姨\t舅舅\t姨妈\tuncle "and aunt\n'.encode())
     line = data.count(b"\n") + 2
     return ["curate", "slguset", "--lexicon", lexicon,
             "--out", folder / "run"], f"gender_pairs.tsv:{line}:"  # fmt: skip
