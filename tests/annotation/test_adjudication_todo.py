@@ -12,14 +12,11 @@ import pytest
 
 from biasforge.annotation.adjudication import is_adjudication_of
 from biasforge.annotation.api import iter_records
-from biasforge.annotation.connection import client, find_server
+from biasforge.annotation.connection import client
 from biasforge.annotation.pull import pull
-from biasforge.annotation.push import push_run
-from biasforge.annotation.registry import remember_run
-from biasforge.annotation.users import add_users
 from biasforge.annotation.workspaces import ensure_workspace
 from tests.annotation.conftest import subset_run
-from tests.annotation.helpers import answer, login, queue
+from tests.annotation.helpers import disagreeing_team
 
 DATASET = "becpro-todo"
 ANNOTATOR, JUDGE, OTHER = "td-ann", "td-judge", "td-other"
@@ -30,14 +27,7 @@ def setup(server, becpro_run, tmp_path_factory):
     """Two annotators who disagree on every record; one of them is also named adjudicator."""
     base = tmp_path_factory.mktemp("todo")
     run = subset_run(becpro_run, base / "run", 2)
-    connection = find_server(server.data_dir)
-    pushed = push_run(run, DATASET, connection, min_submitted=2, progress=False)
-    remember_run(connection.url, connection.workspace, DATASET, run)
-    made = add_users(connection, [(n, None) for n in (ANNOTATOR, JUDGE, OTHER)])
-    apis = {u.username: login(connection.url, u.username, u.password) for u in made}
-    for who, vote in ((ANNOTATOR, "yes"), (JUDGE, "no")):
-        for record in queue(apis[who], pushed.dataset_id):
-            answer(apis[who], record["id"], {"grammatical": vote, "agreement": "yes"})
+    connection, _, _ = disagreeing_team(server, run, DATASET, (ANNOTATOR, JUDGE), (OTHER,))
     return {"connection": connection, "base": base}
 
 

@@ -130,7 +130,7 @@ def test_a_dataset_name_outside_the_workspace_rule_is_one_line(
     }[command]
     result = run_cli("annotate", command, *args, "--dataset", name, check=False, env=NO_SERVER)
     line = one_error_line(result)
-    assert f"--dataset {name!r}: use letters, digits, '-' and '_' only" in line
+    assert f"--dataset {name!r}: use letters, digits, '-' and '_' only" in line, line
     assert not (tmp_path / "out").exists()
 
 
