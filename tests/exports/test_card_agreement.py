@@ -31,7 +31,7 @@ def test_each_agreement_figure_names_the_items_it_used():
     figures = question_agreement(answers())
     assert (figures["items"], figures["rated_items"], figures["fleiss_items"]) == (5, 4, 3)
     card = agreement_md({"questions": {"grammatical": figures}})
-    question, items, annotators, alpha, kappa, unanimous = _row(card, "grammatical")
+    _, items, annotators, alpha, kappa, unanimous = _row(card, "grammatical")
     assert (items, annotators) == ("5", "3")
     assert alpha.endswith(" (4)") and kappa.endswith(" (3)") and unanimous == "50.0 (4)"
     assert "Krippendorff's α (items)" in card and "Fleiss' κ only those" in card
