@@ -196,6 +196,11 @@ class Routed:
     moved: int = 0  # records whose route changed (removed from one dataset, created in another)
     removed: int = 0  # records taken out: decided now, or waiting for annotators again
     sent_back: int = 0  # records whose adjudication could not be used, asked again
+    # every record waiting after this pull, sent now or earlier: panel -> adjudicators, records
+    waiting: dict[str, dict[str, Any]] = field(default_factory=dict)
+    adjudicators: list[str] = field(default_factory=list)  # named ones and the admins
+    owners: list[str] = field(default_factory=list)  # who may adjudicate the owners' panel
+    emptied: list[str] = field(default_factory=list)  # adjudication datasets left empty, removed
 
     @property
     def sent(self) -> int:
@@ -263,6 +268,8 @@ def route(
     with http(connection) as api:
         workspace = ensure_workspace(api, connection.workspace)
         everyone = adjudicators(api, workspace["id"], named)
+        routed.adjudicators = sorted(everyone)
+        routed.owners = sorted(u["username"] for u in users(api) if u["role"] == "owner")
         wanted: dict[tuple[str, int, frozenset[str]], list] = {}
         keep: set[str] = set()
         for item in items:
@@ -270,6 +277,10 @@ def route(
             rid = str(row["id"])
             eligible = everyone - {a.user for a in answers}
             panel = panel_name(connection.workspace, eligible)
+            waiting = routed.waiting.setdefault(
+                panel, {"adjudicators": sorted(eligible) or ["owners only"], "records": 0}
+            )
+            waiting["records"] += 1
             k = min(len(decision.proposals), len(LETTERS))
             placed = merged.placed.get(rid)
             if (
@@ -303,7 +314,47 @@ def route(
             for start in range(0, len(todo), 500):
                 batch = _payloads(family, todo[start : start + 500], ids)
                 check(api.post(f"/api/v1/datasets/{target}/records/bulk", json={"items": batch}))
+        routed.emptied = _remove_empty(api, connection, dataset, dry_run)
     return routed
+
+
+def _adjudication_datasets(
+    api: httpx.Client, connection: Connection, dataset: str
+) -> list[tuple[str, dict[str, Any]]]:
+    """(panel, dataset) for every adjudication dataset of ``dataset``: named after it, in a
+    panel of the annotation workspace (``WS-adjudication-…``)."""
+    prefix = f"{connection.workspace}-adjudication-"
+    spaces = {w["id"]: w for w in all_workspaces(api)}
+    found = []
+    for item in check(api.get("/api/v1/me/datasets"))["items"]:
+        workspace = spaces.get(item["workspace_id"])
+        if workspace is None or not workspace["name"].startswith(prefix):
+            continue
+        if is_adjudication_of(item["name"], dataset):
+            found.append((workspace["name"], item))
+    return found
+
+
+def _remove_empty(
+    api: httpx.Client, connection: Connection, dataset: str, dry_run: bool
+) -> list[str]:
+    """Delete the adjudication datasets of ``dataset`` that hold no record any more (their
+    records moved or were decided), and return them as ``panel/name``. Only datasets that
+    biasforge made for adjudication qualify: the name and the panel say so, and so do the
+    fields only :func:`settings` gives (the annotators' answers and the corrections)."""
+    removed = []
+    for panel, item in _adjudication_datasets(api, connection, dataset):
+        fields = {
+            f["name"] for f in check(api.get(f"/api/v1/datasets/{item['id']}/fields"))["items"]
+        }
+        if not {"answers", "corrections"} <= fields:
+            continue
+        if next(iter_records(api, item["id"], page=1), None) is not None:
+            continue
+        if not dry_run:
+            check(api.delete(f"/api/v1/datasets/{item['id']}"))
+        removed.append(f"{panel}/{item['name']}")
+    return removed
 
 
 @dataclass
@@ -329,19 +380,10 @@ def read(connection: Connection, dataset: str, answered: dict[str, set[str]]) ->
     merged = Merged()
     with http(connection) as api:
         names = {u["id"]: u["username"] for u in users(api)}
-        prefix = f"{connection.workspace}-adjudication-"
-        spaces = {w["id"]: w for w in all_workspaces(api)}
-        for found in check(api.get("/api/v1/me/datasets"))["items"]:
-            workspace = spaces.get(found["workspace_id"])
-            if workspace is None or not workspace["name"].startswith(prefix):
-                continue
-            if not is_adjudication_of(found["name"], dataset):
-                continue
+        for panel, found in _adjudication_datasets(api, connection, dataset):
             for record in iter_records(api, found["id"], include="responses"):
                 rid = str(record.get("external_id"))
-                merged.placed[rid] = Placed(
-                    workspace["name"], found["name"], found["id"], str(record["id"])
-                )
+                merged.placed[rid] = Placed(panel, found["name"], found["id"], str(record["id"]))
                 proposals = tuple(
                     t for t in (record.get("metadata") or {}).get("proposals") or [] if t
                 )

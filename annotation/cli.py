@@ -257,11 +257,10 @@ def push(
     """Push a run's candidates (idempotent: only missing ids are created)."""
     from biasforge.annotation.connection import find_server
     from biasforge.annotation.errors import server_errors
-    from biasforge.annotation.push import push_run
+    from biasforge.annotation.push import push_run, read_pushable_run
     from biasforge.annotation.registry import remember_run, run_identity
-    from biasforge.contract.rundir import read_run
 
-    checked = read_run(run)  # a bad run is reported before looking for a server
+    checked = read_pushable_run(run)  # a bad run is reported before looking for a server
     connection = find_server(data_dir, workspace)
     with server_errors(connection.url):
         result = push_run(

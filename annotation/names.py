@@ -32,32 +32,41 @@ def _sdk_accepts_workspace(name: str) -> bool:
         return False
 
 
-def workspace_problem(name: str) -> str | None:
-    """Why ``name`` cannot be an Argilla workspace this tool works in, or None."""
-    if len(name) > WORKSPACE_NAME_MAX:
-        return f"{len(name)} characters, at most {WORKSPACE_NAME_MAX}"
+def _name_problem(name: str, limit: int) -> str | None:
+    """Why ``name`` breaks the workspace rule or is longer than ``limit``, or None."""
+    if not name:
+        return "give a name"
+    if len(name) > limit:
+        return f"{len(name)} characters, at most {limit}"
     if not _sdk_accepts_workspace(name):
         return "use letters, digits, '-' and '_' only (Argilla's workspace name rule)"
     return None
 
 
-def check_workspace_name(name: str, origin: str = "--workspace") -> str:
-    """``name`` if it is a valid workspace name; else one line naming ``origin``."""
-    problem = workspace_problem(name)
+def workspace_problem(name: str) -> str | None:
+    """Why ``name`` cannot be an Argilla workspace this tool works in, or None."""
+    return _name_problem(name, WORKSPACE_NAME_MAX)
+
+
+def dataset_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a dataset this tool pushes or pulls, or None: the workspace rule
+    (Argilla's server takes any name, but ``数据集``, ``a/b`` or ``..`` end up in URLs, folder
+    names and the ``-adjudication`` datasets derived from them), within Argilla's dataset
+    length limit less that suffix."""
+    return _name_problem(name, DATASET_NAME_MAX)
+
+
+def _checked(name: str, origin: str, problem: str | None) -> str:
     if problem:
         raise BiasforgeError(f"{origin} {name[:80]!r}: {problem}")
     return name
 
 
-def check_dataset_name(name: str) -> str:
-    """Argilla's own rule for dataset names (1–200 characters), leaving room for the
-    ``-adjudication`` suffix; no surrounding spaces or control characters."""
-    if not name or not name.strip():
-        raise BiasforgeError("--dataset: give a dataset name")
-    if name != name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise BiasforgeError(f"--dataset {name!r}: no surrounding spaces or control characters")
-    if len(name) > DATASET_NAME_MAX:
-        raise BiasforgeError(
-            f"--dataset: {len(name)} characters; Argilla allows at most {DATASET_NAME_MAX} here"
-        )
-    return name
+def check_workspace_name(name: str, origin: str = "--workspace") -> str:
+    """``name`` if it is a valid workspace name; else one line naming ``origin``."""
+    return _checked(name, origin, workspace_problem(name))
+
+
+def check_dataset_name(name: str, origin: str = "--dataset") -> str:
+    """``name`` if it is a valid dataset name; else one line naming ``origin``."""
+    return _checked(name, origin, dataset_problem(name))

@@ -33,6 +33,7 @@ from biasforge.annotation.agreement import agreement_report
 from biasforge.annotation.api import check, http, iter_records, questions, users
 from biasforge.annotation.connection import Connection, client
 from biasforge.annotation.decide import POLICIES, Answer, Decision, decide, proposals_of
+from biasforge.annotation.names import check_dataset_name
 from biasforge.annotation.push import foreign_dataset
 from biasforge.annotation.registry import pushed_from, run_identity, run_of
 from biasforge.annotation.report import review_report
@@ -366,6 +367,7 @@ def pull(
     ``overwrite`` lets it replace an earlier pull of the same dataset (nothing else)."""
     if policy not in POLICIES:
         raise BiasforgeError(f"--policy must be one of {', '.join(POLICIES)}")
+    check_dataset_name(dataset)  # callers of the API too, not only the command line
     _check_out(Path(out), dataset, connection.workspace, overwrite)
     target = _dataset(connection, dataset)
     if target is None:
@@ -434,6 +436,10 @@ def pull(
             "sent_back": routed.sent_back,
             "dry_run": dry_run,
             "waiting": len(outcome.to_adjudicate) if adjudicate else 0,
+            "waiting_in": routed.waiting,
+            "adjudicators": routed.adjudicators,
+            "owners": routed.owners,
+            "removed_datasets": routed.emptied,
             "merged": len(merged.answers),
             "ignored": merged.ignored,
         },
@@ -459,7 +465,7 @@ def _write_reviewed(
     """Write the reviewed-records folder atomically; corrections go to the translation memory."""
     for name, kind in (*REVIEW_COLUMNS, ("decision", pa.string())):
         schema = schema.append(pa.field(name, kind))
-    with staged_directory(out, overwrite=True, kind=REVIEWED_KIND) as stage:
+    with staged_directory(out, overwrite=True, kind=REVIEWED_KIND, family=family.name) as stage:
         tm = write_back_corrections(family, outcome.corrected, origin=origin)
         return write_reviewed(
             stage,

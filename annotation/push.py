@@ -32,7 +32,8 @@ import pyarrow as pa
 from biasforge.annotation import workspaces
 from biasforge.annotation.api import check, http, iter_records, questions, refusal
 from biasforge.annotation.connection import Connection, client
-from biasforge.errors import BiasforgeError
+from biasforge.annotation.names import check_dataset_name
+from biasforge.errors import BiasforgeError, InputError
 from biasforge.families import Family, family_of
 
 AGENT = "biasforge"
@@ -192,6 +193,7 @@ def push_candidates(
     import httpx
     import tenacity
 
+    check_dataset_name(dataset_name)  # callers of the API too, not only the command line
     if candidates["id"].duplicated().any():
         dup = candidates.loc[candidates["id"].duplicated(), "id"].iloc[0]
         raise BiasforgeError(f"candidate id {dup!r} appears twice; ids must be unique")
@@ -264,7 +266,23 @@ def push_run(
     run_dir: str | Path, dataset_name: str, connection: Connection, **kwargs
 ) -> PushResult:
     """Push the candidates of a run directory (read and checksum-verified against its manifest)."""
-    from biasforge.contract.rundir import read_run
+    run = read_pushable_run(run_dir)
+    return push_candidates(run.candidates, dataset_name, connection, **kwargs)
+
+
+def read_pushable_run(run_dir: str | Path):
+    """The run, read and checksum-verified against its manifest, whose candidates break none
+    of their family's rules as ``export release`` checks them (less the rules that hold only
+    once reviewed): a run edited after curation is refused before the annotators' work, not
+    after it."""
+    from biasforge.contract.rundir import CANDIDATES, read_run
 
     run = read_run(run_dir)
-    return push_candidates(run.candidates, dataset_name, connection, **kwargs)
+    if run.table.num_rows:
+        family = family_of(run.table.column("family").unique().to_pylist(), str(run.path))
+        violations = family.schema.check(run.table)
+        if violations:
+            first, more = violations[0], len(violations) - 1
+            extra = f" ({more} more violation(s) in this run)" if more else ""
+            raise InputError(run.path / CANDIDATES, f"{first}{extra}", record=first.record)
+    return run

@@ -124,11 +124,42 @@ def adjudication_md(adjudication: dict[str, Any], summary: dict[str, Any]) -> li
         )
     for ignored in adjudication.get("ignored") or []:
         lines.append(f"- ignored: {ignored}")
+    removed = adjudication.get("removed_datasets") or []
+    if removed:
+        verb = "would be removed" if adjudication.get("dry_run") else "removed"
+        lines.append(
+            f"Adjudication datasets left without records, {verb}: "
+            + ", ".join(f"`{name}`" for name in removed)
+            + "."
+        )
     return lines
 
 
+def _waiting(adjudication: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Panel -> adjudicators and records waiting there after the pull (folders of older pulls
+    name only the panels records were sent to then)."""
+    if "waiting_in" in adjudication:
+        return adjudication["waiting_in"] or {}
+    panels = adjudication.get("panels") or {}
+    return {p: {"adjudicators": v["adjudicators"], "records": v["sent"]} for p, v in panels.items()}
+
+
+def _owners_only_why(adjudication: dict[str, Any]) -> str:
+    """Why records wait where only owners see them: nobody else may adjudicate them."""
+    pool = adjudication.get("adjudicators")
+    if pool:
+        return (
+            f"every adjudicator ({', '.join(pool)}) answered them as an annotator, and nobody "
+            "adjudicates a record they answered"
+        )
+    if pool is None:
+        return "no adjudicator who did not answer them was available"
+    return "no adjudicator was named with `--adjudicators` and the workspace has no admin"
+
+
 def todo_md(adjudication: dict[str, Any]) -> list[str]:
-    """What the maintainer must do next, in words."""
+    """What the maintainer must do next, in words: who is to adjudicate what, and why a
+    record waits where only owners see it."""
     todo = []
     if adjudication.get("sent_back"):
         todo.append(
@@ -136,14 +167,21 @@ def todo_md(adjudication: dict[str, Any]) -> list[str]:
             "not be used; the reason is in the table above): ask the panel's adjudicators to "
             "answer them again, then pull."
         )
-    panels = adjudication.get("panels") or {}
-    if any(p["adjudicators"] == ["owners only"] for p in panels.values()):
-        todo.append(
-            "Some records are waiting in the owners' panel: only owners can adjudicate them; "
-            "name adjudicators with `annotate pull --adjudicators NAME,…` to move them."
-        )
-    elif adjudication.get("waiting"):
-        todo.append("Ask the adjudicators listed above to answer their records, then pull.")
+    for panel, waiting in sorted(_waiting(adjudication).items()):
+        count = waiting["records"]
+        if waiting["adjudicators"] == ["owners only"]:
+            owners = adjudication.get("owners") or []
+            who = f"only owners ({', '.join(owners)})" if owners else "only owners"
+            todo.append(
+                f"{count} record(s) wait in the owners' panel `{panel}`: {who} can adjudicate "
+                f"them, because {_owners_only_why(adjudication)}. To move them, name "
+                "adjudicators with `annotate pull --adjudicators NAME,…` who did not answer them."
+            )
+        else:
+            todo.append(
+                f"Ask {', '.join(waiting['adjudicators'])} to adjudicate the {count} record(s) "
+                f"waiting in `{panel}`, then pull."
+            )
     return ["", "**To do:**", *[f"- {t}" for t in todo]] if todo else []
 
 
@@ -151,14 +189,16 @@ def agreement_md(questions: dict[str, Any]) -> list[str]:
     lines = ["## Agreement", ""]
     if not questions:
         return [*lines, "No submitted answers yet."]
-    header = ["question", "items", "Krippendorff α", "Fleiss κ (items)", "% unanimous", "note"]
+    header = ["question", "items answered", "Krippendorff α (items)", "Fleiss κ (items)",
+              "% unanimous (items)", "note"]  # fmt: skip
     rows = [
         [
             q,
             a["items"],
-            _figure(a["krippendorff_alpha"]),
+            f"{_figure(a['krippendorff_alpha'])} ({a['rated_items']})",
             f"{_figure(a['fleiss_kappa'])} ({a['fleiss_items']})",
-            "–" if a["percent_unanimous"] is None else f"{a['percent_unanimous']:.1f}",
+            ("–" if a["percent_unanimous"] is None else f"{a['percent_unanimous']:.1f}")
+            + f" ({a['rated_items']})",
             "; ".join(a.get("notes") or []),
         ]
         for q, a in questions.items()

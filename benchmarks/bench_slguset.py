@@ -19,7 +19,12 @@ manager), sampled every 0.1 s with psutil, plus each process's own ``ru_maxrss``
   (``--name-check none``), one after the other; the ratio, and what it predicts at the idle
   baseline measured without the check (``--idle-baseline``);
 * memory: the ``--mb`` and the ``--large-mb`` corpus with ``--mem-procs`` processes (default
-  2); the ratio is large over small.
+  2); the ratio is large over small;
+* pathological lines (``--pathological``, alone): the cost per raw character of lines without
+  a sentence end — ``--patho-mb`` (default 2) of 70,001-character lines (``他是一个好人，`` ×
+  10,000 + ``。``, each made unique by its number) and one 14.7 MB line without any — against
+  the same amount of the normal corpus, 1 process each, one after the other; the ratio must
+  stay <= 3 (it grew with the line's length before such a "sentence" was bounded).
 
 The machine has 2 cores shared with other work: the load average is printed before and after,
 and the CPU-second figures do not depend on it the way wall-clock figures do.
@@ -61,6 +66,59 @@ def build_corpus(path: Path, megabytes: float, unique: bool) -> int:
     return written
 
 
+LONG_PHRASE = "他是一个好人，"
+LONG_REPEAT = 10_000  # 70,001 characters with the final 。
+
+
+def build_long_lines(path: Path, megabytes: float) -> int:
+    """``megabytes`` of 70,001-character lines, each one sentence without an inner end."""
+    target, written, number = int(megabytes * (1 << 20)), 0, 0
+    with open(path, "w", encoding="utf-8") as out:
+        while written < target:
+            line = f"{number}{LONG_PHRASE * LONG_REPEAT}。\n"  # unique: no duplicate to skip
+            out.write(line)
+            written += len(line.encode("utf-8"))
+            number += 1
+    return written
+
+
+def build_huge_line(path: Path, megabytes: float = 14.7) -> int:
+    """One line of ``megabytes`` without any sentence end (the issue's 14.7 MB line)."""
+    phrase = LONG_PHRASE.encode("utf-8")
+    path.write_bytes(phrase * (int(megabytes * 1e6) // len(phrase)) + b"\n")
+    return path.stat().st_size
+
+
+def cost_per_char(result: dict) -> tuple[float, float]:
+    """(wall seconds of the mining, CPU seconds of the tasks) per raw character."""
+    chars = result["raw_chars"]
+    return result["mining_s"] / chars, sum(result["task_cpu_s"].values()) / chars
+
+
+def report_pathological(folder: Path, args: argparse.Namespace) -> None:
+    """Long lines against the normal corpus, the same number of megabytes, in this run."""
+    normal, long_lines, huge = folder / "normal.txt", folder / "long.txt", folder / "huge.txt"
+    size = build_corpus(normal, args.patho_mb, unique=True)
+    build_long_lines(long_lines, args.patho_mb)
+    build_huge_line(huge)
+    base = measure(normal, 1, args.name_check)
+    print(f"normal corpus ({size / (1 << 20):.1f} MB): " + describe(base), flush=True)
+    wall0, cpu0 = cost_per_char(base)
+    print(
+        f"PATHOLOGICAL baseline, normal corpus: {wall0 * 1e6:.2f} us wall, {cpu0 * 1e6:.2f} us "
+        "CPU per raw character"
+    )
+    for label, corpus in (("70,001-character lines", long_lines), ("one 14.7 MB line", huge)):
+        result = measure(corpus, 1, args.name_check)
+        print(f"{label}: " + describe(result), flush=True)
+        wall, cpu = cost_per_char(result)
+        print(
+            f"PATHOLOGICAL {label}: {wall * 1e6:.2f} us wall, {cpu * 1e6:.2f} us CPU per raw "
+            f"character; ratio to the normal corpus {wall / wall0:.2f} wall, {cpu / cpu0:.2f} "
+            f"CPU (target <= 3); rejections {result['rejections']}"
+        )
+
+
 def worker(corpus: Path, num_proc: int, name_check: str = "lac") -> dict:
     from biasforge.curation.slguset import Options, curate
 
@@ -88,6 +146,7 @@ def worker(corpus: Path, num_proc: int, name_check: str = "lac") -> dict:
         "lac_load_cpu_s": stats["lac_cpu_seconds"]["load_cpu_seconds"],
         "kept": stats["kept"],
         "rejected": stats["rejected"],
+        "rejections": stats["rejections_per_rule"],
         "duplicates": stats["duplicates"],
         "task_cpu_s": stats["task_cpu_seconds"],
         "task_rss_mb": stats["task_peak_rss_mb"],
@@ -200,6 +259,14 @@ def main() -> None:
         help="raw chars/s of 1 process without the check on an idle machine (README: the "
         "lower of two runs)",
     )
+    parser.add_argument(
+        "--pathological",
+        action="store_true",
+        help="only the pathological-line mode: long lines against the normal corpus",
+    )
+    parser.add_argument(
+        "--patho-mb", type=float, default=2.0, help="MB of each corpus of --pathological"
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--num-proc", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -208,6 +275,11 @@ def main() -> None:
         return
     skip = set(filter(None, args.skip.split(",")))
     print(f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.2f}")
+    if args.pathological:
+        with tempfile.TemporaryDirectory() as tmp:
+            report_pathological(Path(tmp), args)
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         small = Path(tmp) / "small.txt"
         size = build_corpus(small, args.mb, unique=not args.repeat)

@@ -3,7 +3,7 @@
 A run directory or a release either exists complete or does not exist at all: writers fill a
 hidden sibling staging directory and rename it into place as the very last step (a rename on
 the same filesystem is atomic), so a crash leaves a ``.NAME.partial-*`` folder that no reader
-mistakes for finished work.
+mistakes for finished work, and that the next writer beside it removes once its writer is gone.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,17 +90,43 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def clean_leftovers(final: Path) -> list[Path]:
-    """Remove the staging and trash folders that a crashed writer of ``final`` left behind.
+def _host() -> str:
+    """This machine's name as it goes into a staging folder's name (letters, digits, _)."""
+    return re.sub(r"[^A-Za-z0-9]", "_", socket.gethostname())[:40] or "_"
 
-    Their names carry the writer's pid (``.NAME.partial-PID-…``); only those of processes that
-    are gone are removed, so a writer still at work is never disturbed.
+
+def _temporary(final: Path, kind: str) -> Path:
+    """A new hidden ``.NAME.KIND-PID@HOST-…`` folder beside ``final`` (``partial``: staging,
+    ``old``: the replaced folder on its way out)."""
+    prefix = f".{final.name}.{kind}-{os.getpid()}@{_host()}-"
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=final.parent))
+
+
+# .NAME.partial-PID@HOST-… (HOST absent in the folders of older versions: this host's)
+_LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?:partial|old)-(?P<pid>\d+)(?:@(?P<host>\w+))?-.+")
+
+
+def _abandoned(path: Path) -> str | None:
+    """The NAME whose staging or trash folder ``path`` is, if the writer that made it is gone:
+    its pid runs no process on this host (a folder of another host's writer is left alone)."""
+    match = _LEFTOVER.fullmatch(path.name)
+    if not match or match["host"] not in (None, _host()) or pid_alive(int(match["pid"])):
+        return None
+    return match["name"]
+
+
+def clean_leftovers(final: Path, *, siblings: bool = False) -> list[Path]:
+    """Remove the staging and trash folders that a crashed writer of ``final`` (with
+    ``siblings``: of any folder beside it, as the versions of a release) left behind.
+
+    Their names carry the writer's pid and host (``.NAME.partial-PID@HOST-…``); only those of
+    processes that are gone are removed, so a writer still at work is never disturbed.
     """
     removed = []
-    for path in final.parent.glob(f".{glob.escape(final.name)}.*-*-*"):
-        kind, _, rest = path.name[len(final.name) + 2 :].partition("-")
-        pid = rest.partition("-")[0]
-        if kind in ("partial", "old") and pid.isdigit() and not pid_alive(int(pid)):
+    pattern = ".*" if siblings else f".{glob.escape(final.name)}.*-*-*"
+    for path in final.parent.glob(pattern):
+        name = _abandoned(path)
+        if name is not None and (siblings or name == final.name):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
@@ -142,13 +170,15 @@ def _manifest_of(folder: Path) -> dict[str, Any] | str:
     return data if isinstance(data, dict) else f"{MANIFEST} is not a JSON object"
 
 
-def replaceable_problem(folder: Path, kind: str | None = None) -> str | None:
+def replaceable_problem(
+    folder: Path, kind: str | None = None, family: str | None = None
+) -> str | None:
     """Why ``folder`` is not a folder biasforge wrote and may replace, or None if it is.
 
-    It must be a directory with a manifest (of ``kind`` when given) that lists every file in
-    it, each unchanged. A user's own file inside, or an edited one, makes it theirs. This reads
-    the manifest as plain JSON, so this module needs nothing from the contract package (which
-    builds on it).
+    It must be a directory with a manifest (of ``kind`` and ``family`` when given: a run of
+    one family never replaces a run of another) that lists every file in it, each unchanged.
+    A user's own file inside, or an edited one, makes it theirs. This reads the manifest as
+    plain JSON, so this module needs nothing from the contract package (which builds on it).
     """
     if folder.is_symlink() or not folder.is_dir():
         return "is not a folder biasforge wrote (it is a file or a link)"
@@ -160,6 +190,11 @@ def replaceable_problem(folder: Path, kind: str | None = None) -> str | None:
     found = manifest.get("kind")
     if kind is not None and found is not None and found != kind:
         return f"holds a biasforge {found}, not a {kind}"
+    named = manifest.get("family")
+    if family is not None and named != family:
+        return (
+            f"holds a biasforge {found or kind or 'folder'} of {named or 'no family'}, not {family}"
+        )
     files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
     for name in _every_file(folder):
         if name == MANIFEST:
@@ -171,36 +206,54 @@ def replaceable_problem(folder: Path, kind: str | None = None) -> str | None:
     return None
 
 
-def _refuse_unless_replaceable(final: Path, kind: str | None) -> None:
-    problem = replaceable_problem(final, kind)
+def _refuse_unless_replaceable(final: Path, kind: str | None, family: str | None = None) -> None:
+    problem = replaceable_problem(final, kind, family)
     if problem:
         raise OutputExistsError(
-            f"{final}: {problem}; --overwrite only replaces what biasforge wrote"
+            f"{final}: {problem}; --overwrite only replaces what biasforge wrote, of the same kind "
+            "and family"
         )
 
 
-@contextlib.contextmanager
-def staged_directory(
-    final: str | Path, *, overwrite: bool = False, kind: str | None = None
-) -> Iterator[Path]:
-    """Yield an empty staging directory that becomes ``final`` only if the block succeeds.
-
-    ``final`` must not exist unless ``overwrite`` is set, and even then it is replaced only
-    when it is a folder biasforge wrote (of ``kind``, when given), unchanged since: anything
-    else at ``--out`` is the user's and is never deleted. The old folder is removed only
-    after the new one is complete, under a lock shared with concurrent writers.
-    """
+def check_replaceable(
+    final: str | Path,
+    *,
+    overwrite: bool = False,
+    kind: str | None = None,
+    family: str | None = None,
+) -> None:
+    """Refuse ``final`` as an output unless it is free, or ``overwrite`` is set and it is a
+    folder biasforge wrote (of ``kind`` and ``family``), unchanged since. Commands call it
+    before their work too, so a refusal never comes after an hour of it."""
     final = Path(final)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    clean_leftovers(final)
     if final.exists() or final.is_symlink():
         if not overwrite:
             raise OutputExistsError(
                 f"{final} already exists; choose another --out or pass --overwrite to replace it"
             )
-        _refuse_unless_replaceable(final, kind)
-    pid = os.getpid()
-    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.partial-{pid}-", dir=final.parent))
+        _refuse_unless_replaceable(final, kind, family)
+
+
+@contextlib.contextmanager
+def staged_directory(
+    final: str | Path,
+    *,
+    overwrite: bool = False,
+    kind: str | None = None,
+    family: str | None = None,
+) -> Iterator[Path]:
+    """Yield an empty staging directory that becomes ``final`` only if the block succeeds.
+
+    ``final`` must not exist unless ``overwrite`` is set, and even then it is replaced only
+    when it is a folder biasforge wrote (of ``kind`` and ``family``, when given), unchanged
+    since: anything else at ``--out`` is the user's and is never deleted. The old folder is removed only
+    after the new one is complete, under a lock shared with concurrent writers.
+    """
+    final = Path(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    clean_leftovers(final)
+    check_replaceable(final, overwrite=overwrite, kind=kind, family=family)
+    staging = _temporary(final, "partial")
     os.chmod(staging, _umask_mode(0o777))  # mkdtemp makes it 0700
     try:
         yield staging
@@ -208,21 +261,21 @@ def staged_directory(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     with _swap_lock(final):
-        _swap_into_place(staging, final, overwrite, kind, pid)
+        _swap_into_place(staging, final, overwrite, (kind, family))
 
 
 def _swap_into_place(
-    staging: Path, final: Path, overwrite: bool, kind: str | None, pid: int
+    staging: Path, final: Path, overwrite: bool, what: tuple[str | None, str | None]
 ) -> None:
     if final.exists() or final.is_symlink():
         try:
             if not overwrite:
                 raise OutputExistsError(f"{final} appeared while this one was being written")
-            _refuse_unless_replaceable(final, kind)
+            _refuse_unless_replaceable(final, *what)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        trash = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{pid}-", dir=final.parent))
+        trash = _temporary(final, "old")
         os.replace(final, trash / final.name)
         os.replace(staging, final)
         shutil.rmtree(trash, ignore_errors=True)

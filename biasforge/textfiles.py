@@ -5,6 +5,11 @@ thing everywhere and a file that does not decode is one :class:`~biasforge.error
 naming the file, the line and the byte offset (from the start of the file) of the first bad
 byte — never a ``UnicodeDecodeError`` traceback, never a silently replaced character.
 
+A line with an odd number of double quotes is refused in every table (:func:`check_quotes`):
+a CSV reader carries an unclosed quote into the next lines and shifts the fields, and a
+tab-separated reader, which reads quotes literally, keeps it as part of a word that then never
+matches.
+
 Files shipped with biasforge are UTF-8 and are read as such whatever ``--encoding`` says:
 callers pass the user's encoding only for the user's files (:func:`encoding_for`).
 """
@@ -13,7 +18,7 @@ from __future__ import annotations
 
 import codecs
 import io
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from biasforge.errors import BiasforgeError, InputError
@@ -88,3 +93,19 @@ def lines(
     """(line number, text without its line ending) of ``path``."""
     for number, line in enumerate(read_text(path, encoding, option).split("\n"), 1):
         yield number, line.rstrip("\r")
+
+
+def quote_problem(line: str) -> str | None:
+    """Why a line of a user's table holds a stray double quote, or None (balanced pairs, as
+    in a note that quotes a word, are fine)."""
+    count = line.count('"')
+    return f"unbalanced double quote ({count} on the line): a stray quote?" if count % 2 else None
+
+
+def check_quotes(path: str | Path, numbered: Iterable[tuple[int, str]]) -> None:
+    """Refuse the first of the ``(line number, text)`` lines of ``path`` that holds a stray
+    double quote, naming the file and the line."""
+    for number, line in numbered:
+        problem = quote_problem(line)
+        if problem:
+            raise InputError(path, problem, line=number)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from biasforge.errors import InputError
-from biasforge.textfiles import DEFAULT, open_text
+from biasforge.textfiles import DEFAULT, check_quotes, open_text
 
 Row = dict[str, str]
 
@@ -48,7 +48,8 @@ def read_tsv(
 
     Every problem is raised as :class:`InputError` naming the file and line: a missing column,
     a row with the wrong number of fields, an empty required value, a value outside
-    ``allowed``, or whatever message ``validate`` returns for a row. ``encoding`` is the
+    ``allowed``, whatever message ``validate`` returns for a row, or a stray double quote
+    (:func:`~biasforge.textfiles.check_quotes`). ``encoding`` is the
     file's (:mod:`biasforge.textfiles`: bytes it cannot decode name the line and byte).
     """
     path = Path(path)
@@ -62,6 +63,7 @@ def read_tsv(
         header = next(reader, None)
         if header is None:
             raise InputError(path, "file is empty; expected a header line", line=1)
+        check_quotes(path, [(1, "\t".join(header))])
         header = [name.strip() for name in header]
         missing = [name for name in required if name not in header]
         if missing:
@@ -94,5 +96,7 @@ def read_tsv(
                     )
             if validate is not None and (problem := validate(row)):
                 raise InputError(path, problem, line=line)
+            # fields are read literally (no quoting): a stray quote would stay in the word
+            check_quotes(path, [(line, "\t".join(fields))])
             rows.append((line, row))
     return rows

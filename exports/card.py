@@ -181,6 +181,11 @@ def _figure(value: Any, digits: int = 3) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
+def _counted(figure: str, items: Any) -> str:
+    """``figure`` with the number of items it used, when the agreement file gives it."""
+    return f"{figure} ({items})" if isinstance(items, int) else figure
+
+
 def agreement_md(agreement: dict[str, Any]) -> str:
     """Agreement figures as `annotate pull` writes them (one entry per question), or any other
     JSON flattened to measure/value rows. Per-annotator figures stay out of the public card."""
@@ -207,15 +212,21 @@ def agreement_md(agreement: dict[str, Any]) -> str:
             question,
             _figure(q.get("items")),
             _figure(q.get("annotators")),
-            _figure(q.get("krippendorff_alpha")),
-            _figure(q.get("fleiss_kappa")),
-            _figure(q.get("percent_unanimous"), 1),
+            _counted(_figure(q.get("krippendorff_alpha")), q.get("rated_items")),
+            _counted(_figure(q.get("fleiss_kappa")), q.get("fleiss_items")),
+            _counted(_figure(q.get("percent_unanimous"), 1), q.get("rated_items")),
         ]
         for question, q in questions.items()
         if isinstance(q, dict)
     ]
-    header = ["question", "items", "annotators", "Krippendorff's α", "Fleiss' κ", "% unanimous"]
+    header = ["question", "items answered", "annotators", "Krippendorff's α (items)",
+              "Fleiss' κ (items)", "% unanimous (items)"]  # fmt: skip
     lines += ["", md_table(header, rows)]
+    lines.append(
+        "\nEach figure is followed by the number of items it was computed on: α and % unanimous "
+        "use the items with two or more answers, Fleiss' κ only those with the most common "
+        "number of answers (it needs the same number for every item)."
+    )
     notes = [
         f"- `{question}`: {note}"
         for question, q in questions.items()

@@ -153,13 +153,13 @@ def convert(
     from biasforge.contract.folders import read_items
     from biasforge.errors import InputError
 
-    check_output(out, format.value, source, overwrite)
     items = read_items(source)
     frame = items.frame
     if "family" not in frame.columns:
         raise InputError(source, "no 'family' column: these are not biasforge items")
     family = families.family_of(frame["family"].unique(), str(source))
+    check_output(out, format.value, source, overwrite, family.name)
     layout = family.format(format.value)
     typer.echo(layout.write(frame, out, label=items.label, masking=masking.value, source=source))
     if out.is_file():  # a folder (lm-eval tasks) is written new, never over anything
-        mark_output(out, format.value)
+        mark_output(out, format.value, family.name)

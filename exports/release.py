@@ -17,16 +17,18 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from biasforge.contract.manifest import read_manifest
 from biasforge.contract.release import verify_release, write_release
 from biasforge.errors import BiasforgeError, InputError, OutputExistsError
 from biasforge.exports.card import build_card
 from biasforge.exports.changelog import changelog_md, diff_records, release_records
 from biasforge.exports.configs import family_of_table, split_configs
 from biasforge.exports.inputs import ReleaseInput, read_input
+from biasforge.exports.licence import check_licence
 from biasforge.exports.validate import Violation, validate_table
-from biasforge.exports.versions import parse_version, previous_version
+from biasforge.exports.versions import existing_versions, parse_version, previous_version
 from biasforge.families import Family
-from biasforge.files import staged_directory
+from biasforge.files import clean_leftovers, staged_directory
 from biasforge.progress import progress_bar
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -60,6 +62,18 @@ def _family(inputs: list[ReleaseInput]) -> Family:
             + ", ".join(f"{fam} ({item.path})" for fam, item in families.items())
         )
     return family_of_table(inputs[0].table, str(inputs[0].path))
+
+
+def _check_one_family(name_dir: Path, family: Family) -> None:
+    """A release name holds the versions of one family: a release of another family under it
+    would be diffed against them and read as their next version."""
+    for version, path in sorted(existing_versions(name_dir).items()):
+        found = read_manifest(path, "release").get("family")
+        if found != family.name:
+            raise OutputExistsError(
+                f"{name_dir} holds {found or 'unknown'} releases ({version} at {path}), not "
+                f"{family.name}; a release name holds one family: choose another --name"
+            )
 
 
 def _validate(
@@ -144,6 +158,7 @@ def _read_inputs(sources: list[str | Path], unreviewed: bool) -> list[ReleaseInp
 def _plan(inputs: list[ReleaseInput], name_dir: Path, parsed, skip_invalid: bool, **kw) -> Plan:
     """Validate the inputs, group them into configs and diff them against the last version."""
     family = _family(inputs)
+    _check_one_family(name_dir, family)
     skipped = _validate(inputs, family, skip_invalid)
     table = _concat(inputs)
     if table.num_rows == 0:
@@ -215,9 +230,12 @@ def make_release(
     and an error otherwise.
     """
     _check_name(name)
+    check_licence(license)
     parsed = parse_version(version)
     version = str(parsed)
     final = Path(out) / name / version
+    if final.parent.is_dir():  # what killed releases of any version of this name left
+        clean_leftovers(final, siblings=True)
     if final.exists() and not exist_ok:
         raise OutputExistsError(
             f"release {name} {version} already exists at {final}; releases are immutable: "

@@ -1,8 +1,9 @@
 """Single files that ``export convert`` writes, and the rule for writing over one.
 
 Beside each written file ``OUT`` lies a marker ``.OUT.biasforge.json`` naming the kind
-(``export``), the format and the sha256 of the bytes written. ``--overwrite`` replaces a file
-only when its marker says biasforge wrote it in the same format and it is unchanged since:
+(``export``), the format, the family of the items and the sha256 of the bytes written.
+``--overwrite`` replaces a file only when its marker says biasforge wrote it in the same format
+from items of the same family and it is unchanged since:
 never a file of a run, reviewed folder or release, never the command's own input, never a
 user's file (a file without a marker, or edited since).
 """
@@ -30,8 +31,9 @@ def _inside_folder(out: Path) -> Path | None:
     return None
 
 
-def _written_by_us(out: Path, format: str) -> str | None:
-    """Why ``out`` is not an earlier output of ``format`` that biasforge wrote; None if it is."""
+def _written_by_us(out: Path, format: str, family: str) -> str | None:
+    """Why ``out`` is not an earlier output of ``format`` from ``family`` items that biasforge
+    wrote; None if it is."""
     try:
         marker = json.loads(marker_of(out).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -40,13 +42,16 @@ def _written_by_us(out: Path, format: str) -> str | None:
         return "biasforge did not write it (no valid marker beside it)"
     if marker.get("format") != format:
         return f"it holds {marker.get('format')!r}, not {format!r}"
+    if marker.get("family") != family:
+        return f"it holds {marker.get('family') or 'unknown'} items, not {family}"
     if out.is_symlink() or sha256_file(out) != marker.get("sha256"):
         return "it changed since biasforge wrote it"
     return None
 
 
-def check_output(out: Path, format: str, source: Path, overwrite: bool) -> None:
-    """Refuse an ``--out`` that would write over an input or anything not ours to replace."""
+def check_output(out: Path, format: str, source: Path, overwrite: bool, family: str) -> None:
+    """Refuse an ``--out`` that would write over an input or anything not ours to replace
+    (an output of another format or of another ``family``'s items)."""
     if out.is_dir():
         raise BiasforgeError(f"--out {out}: is a folder; give the path of the file to write")
     target, given = out.resolve(), source.resolve()
@@ -62,13 +67,16 @@ def check_output(out: Path, format: str, source: Path, overwrite: bool) -> None:
         return
     if not overwrite:
         raise OutputExistsError(f"{out} already exists; pass --overwrite to replace it")
-    problem = _written_by_us(out, format)
+    problem = _written_by_us(out, format, family)
     if problem:
         raise OutputExistsError(
-            f"{out}: {problem}; --overwrite only replaces an earlier {format} output"
+            f"{out}: {problem}; --overwrite only replaces an earlier {format} output of "
+            f"{family} items"
         )
 
 
-def mark_output(out: Path, format: str) -> None:
-    """Record beside ``out`` that biasforge wrote it, in which format, with which bytes."""
-    write_json_atomic(marker_of(out), {"kind": KIND, "format": format, "sha256": sha256_file(out)})
+def mark_output(out: Path, format: str, family: str) -> None:
+    """Record beside ``out`` that biasforge wrote it, in which format, from which family's
+    items, with which bytes."""
+    marker = {"kind": KIND, "format": format, "family": family, "sha256": sha256_file(out)}
+    write_json_atomic(marker_of(out), marker)

@@ -5,7 +5,10 @@ made the folder (``kind``), when, with which package versions, and the sha256 of
 in it. A reader trusts a folder only after :func:`verify_manifest`: the manifest must parse,
 list files, list every file the folder's kind requires and every data file present, and each
 listed file must still hold the bytes it was written with. So an edited sentence, a deleted
-file or a manifest whose file list was emptied is refused instead of released.
+file or a manifest whose file list was emptied is refused instead of released. The manifest
+is not under its own checksums: the readers of each kind check that the family it names is
+the family of the records (:func:`check_records_family`), so an edited ``family`` is refused
+too.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import platform
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
 
 from biasforge.errors import InputError
 from biasforge.files import MANIFEST, sha256_file, write_json_atomic
@@ -154,3 +159,23 @@ def verify_manifest(
         if sha256_file(folder / name) != digest:
             raise InputError(folder / name, f"checksum differs from {MANIFEST} (file changed)")
     return manifest
+
+
+def check_records_family(folder: str | Path, manifest: dict[str, Any], *tables: Any) -> None:
+    """The family ``manifest`` names is the only one in the ``family`` column of ``tables``
+    (Arrow tables or pandas frames), the records read from ``folder``."""
+    named = manifest.get("family")
+    other = sorted({str(value) for t in tables for value in _family_values(t)} - {named})
+    if named is not None and other:
+        raise InputError(
+            Path(folder) / MANIFEST,
+            f"names family {named!r}, but the records are {other[0]!r} records (was the "
+            "manifest edited?)",
+        )
+
+
+def _family_values(table: Any) -> list:
+    """The distinct values of an Arrow table's (or pandas frame's) ``family`` column, if any."""
+    if isinstance(table, pa.Table):
+        return table.column("family").unique().to_pylist() if "family" in table.column_names else []
+    return list(table["family"].unique()) if "family" in table.columns else []

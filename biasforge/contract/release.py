@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from biasforge.contract.manifest import verify_manifest, write_manifest
+from biasforge.contract.manifest import check_records_family, verify_manifest, write_manifest
 from biasforge.contract.rundir import read_table
 from biasforge.errors import InputError
 from biasforge.files import MANIFEST, write_text_atomic
@@ -93,4 +93,5 @@ def read_release(path: str | Path, family: str | None = None) -> Release:
         if name not in manifest["files"]:
             raise InputError(path / MANIFEST, f"config {config!r} names no listed file")
         configs[str(config)] = read_table(path / name)
+    check_records_family(path, manifest, *configs.values())
     return Release(path, manifest, configs)

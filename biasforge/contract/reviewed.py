@@ -17,7 +17,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from biasforge.contract.manifest import read_json_object, verify_manifest, write_manifest
+from biasforge.contract.manifest import (
+    check_records_family,
+    read_json_object,
+    verify_manifest,
+    write_manifest,
+)
 from biasforge.contract.rundir import read_table
 from biasforge.errors import InputError
 from biasforge.files import write_json_atomic, write_text_atomic
@@ -85,6 +90,7 @@ def read_reviewed(path: str | Path, family: str | None = None) -> Reviewed:
         path, "reviewed-records folder", required=(REVIEWED,), kind=KIND, family=family
     )
     table = read_table(path / REVIEWED)
+    check_records_family(path, manifest, table)
     if "decision" not in table.column_names:
         raise InputError(path / REVIEWED, "no 'decision' column: not reviewed records")
     agreement = read_json_object(path / AGREEMENT) if (path / AGREEMENT).is_file() else {}

@@ -18,11 +18,22 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from biasforge.contract.manifest import read_json_object, verify_manifest, write_manifest
+from biasforge.contract.manifest import (
+    check_records_family,
+    read_json_object,
+    verify_manifest,
+    write_manifest,
+)
 from biasforge.contract.redact import public_path
 from biasforge.contract.schema import FamilySchema
 from biasforge.errors import BiasforgeError, InputError
-from biasforge.files import sha256_file, staged_directory, write_json_atomic, write_text_atomic
+from biasforge.files import (
+    check_replaceable,
+    sha256_file,
+    staged_directory,
+    write_json_atomic,
+    write_text_atomic,
+)
 
 CANDIDATES = "candidates.parquet"
 REJECTED = "rejected.parquet"
@@ -132,6 +143,12 @@ class RunWriter:
         self.stats = stats
 
 
+def check_run_out(out: str | Path, family: str, overwrite: bool = False) -> None:
+    """Refuse ``out`` before a pipeline starts when its run could not be written there: it
+    exists and ``overwrite`` is not set, or it is not a run of ``family`` biasforge wrote."""
+    check_replaceable(out, overwrite=overwrite, kind="run", family=family)
+
+
 @contextlib.contextmanager
 def run_writer(
     out: str | Path,
@@ -148,7 +165,7 @@ def run_writer(
     names the record and column.
     """
     rejected_schema = schema.arrow.append(pa.field("reasons", pa.list_(pa.string())))
-    with staged_directory(out, overwrite=overwrite, kind="run") as stage:
+    with staged_directory(out, overwrite=overwrite, kind="run", family=schema.family) as stage:
         writer = RunWriter(
             stage,
             ParquetRows(stage / CANDIDATES, schema.arrow, check=schema),
@@ -221,10 +238,12 @@ def read_run(path: str | Path, family: str | None = None) -> Run:
     if not path.is_dir():
         raise InputError(path, "not a run directory (no such folder)")
     manifest = verify_manifest(path, "run directory", required=RUN_FILES, kind="run", family=family)
+    table, rejected = read_table(path / CANDIDATES), read_table(path / REJECTED)
+    check_records_family(path, manifest, table, rejected)
     return Run(
         path=path,
-        table=read_table(path / CANDIDATES),
-        rejected=read_table(path / REJECTED).to_pandas(),
+        table=table,
+        rejected=rejected.to_pandas(),
         stats=read_json_object(path / STATS),
         manifest=manifest,
     )

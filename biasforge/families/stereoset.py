@@ -315,20 +315,23 @@ RECHECK_RULE = "after_correction"
 
 
 def recheck(before: Row, after: Row) -> Row:
-    """A corrected item checked again: its target follows the corrected context (a context
-    whose untranslated target was corrected gets the translated term), the structure and
-    option rules run again, and ``needs_review``/``review_reasons`` are recomputed. What the
-    checks cannot settle is flagged for the reviewer in a failed ``after_correction`` check."""
+    """A corrected item checked again: its target stays the item's term while the corrected
+    context still holds it (``Les tailleurs`` keeps the target ``tailleur``: per-target
+    statistics group the items of one term), and follows the context only where the term
+    itself was corrected (an untranslated ``Ethiopia`` becomes ``Éthiopie``); the structure
+    and option rules run again, and ``needs_review``/``review_reasons`` are recomputed. What
+    the checks cannot settle is flagged for the reviewer in a failed ``after_correction``
+    check."""
     problems, target = [], str(before.get("target") or "")
     old, new = str(before.get("context") or ""), str(after.get("context") or "")
     found = _find(old, target)
-    if new != old:
+    if new != old and _find(new, target) is None:
         if found is not None:
             start, end = follow_span(old, new, found, widen=True)
             target = new[start:end] if start < end else target
             if start >= end:
                 problems.append(f"the corrected context no longer contains the target {target!r}")
-        elif _find(new, target) is None:
+        else:
             problems.append(f"the target {target!r} is not in the corrected context: set it")
     row = dict(after, target=target)
     problems += options_rule(row)

@@ -8,15 +8,10 @@ codecs Python knows, DeepL's own language and formality lists, Slurm's partition
 
 from __future__ import annotations
 
-import re
-
 import typer
 
 from biasforge.errors import BiasforgeError
 
-#: a Slurm partition name: letters, digits, ``_``, ``.`` and ``-``, not starting with ``-``
-#: (sbatch would read it as an option); ``--partition`` also takes a comma-separated list
-PARTITION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
 ENCODING_HELP = (
     "encoding of the files you give (e.g. latin-1, cp1252, gb18030); bundled files are UTF-8"
 )
@@ -77,15 +72,11 @@ def slurm_partition(value: str | None) -> str | None:
     """``--slurm-partition``: partition names as Slurm writes them, comma-separated.
 
     The value goes into the ``#SBATCH --partition`` line of the job script: a newline would
-    add lines to the script, and a space, a quote or a leading ``-`` change what sbatch reads.
+    add lines to the script, and a space, a quote or a leading ``-`` change what sbatch reads
+    (:mod:`biasforge.curation.slguset.slurm_values` checks every value of the scripts).
     """
     if value is None:
         return None
-    bad = [name for name in value.split(",") if not PARTITION.fullmatch(name)]
-    if bad:
-        raise BiasforgeError(
-            f"--slurm-partition {value[:80]!r}: {bad[0][:80]!r} is not a Slurm partition name "
-            "(letters, digits, _ . - ; at most 64 characters; not starting with -; "
-            "several: comma-separated)"
-        )
-    return value
+    from biasforge.curation.slguset.slurm_values import check_partition
+
+    return check_partition(value)

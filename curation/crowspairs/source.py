@@ -90,8 +90,18 @@ def read_pairs(path: str | Path, encoding: str = DEFAULT) -> pd.DataFrame:
         if missing:
             raise InputError(path, f"missing column(s) {', '.join(missing)}", line=1)
         id_column = next((c for c in ID_COLUMNS if c in header), None)
+        rows, lines = [], {}
         try:
-            rows = [_row(reader.line_num, i, raw, path, id_column) for i, raw in enumerate(reader)]
+            for i, raw in enumerate(reader):
+                row = _row(reader.line_num, i, raw, path, id_column)
+                first = lines.setdefault(row["source_id"], reader.line_num)
+                if first != reader.line_num:  # two items with one id: refused at push/release
+                    raise InputError(
+                        path,
+                        f"id {row['source_id']!r} is already on line {first}",
+                        line=reader.line_num,
+                    )
+                rows.append(row)
         except csv.Error as exc:  # DictReader's own line_num is that of the last good row
             line = reader.reader.line_num
             raise InputError(path, f"{exc} (a stray quote?)", line=line) from None

@@ -21,6 +21,7 @@ from biasforge.curation.slguset.filters import (
     NonGenderWordFilter,
     PersonNameFilter,
     PreprocessFilter,
+    SentenceLengthFilter,
     ThulacNameFilter,
 )
 from biasforge.curation.slguset.flags import (
@@ -30,7 +31,13 @@ from biasforge.curation.slguset.flags import (
     OtherGenderTermFlag,
 )
 
-REJECT_RULES = (PreprocessFilter, NonGenderWordFilter, CollectiveFormFilter, PersonNameFilter)
+REJECT_RULES = (
+    SentenceLengthFilter,
+    PreprocessFilter,
+    NonGenderWordFilter,
+    CollectiveFormFilter,
+    PersonNameFilter,
+)
 SECOND_STAGE = {"thulac": ThulacNameFilter}  # rules only some taggers run
 NAME_CHECK = {"lac": LacNameFilter}  # the last reject rule, unless the run turned it off
 REVIEW_RULES = (OtherGenderTermFlag, BiologicalSexFlag, CounterpartSenseFlag, CollectiveKeywordFlag)

@@ -3,7 +3,9 @@
 Cheap first: :class:`KeywordFilter` (regex: is there a gender form at all, on the whole
 document and again on each sentence) and :class:`DuplicateFilter` only count what they drop
 (a sentence without a gender form is not a candidate, a duplicate is its first copy). The rules
-after them are :class:`RuleFilter` s, the paper's automatic filters: ``preprocess`` (the
+after them are :class:`RuleFilter` s: ``sentence_length`` (a "sentence" of more than
+:data:`~biasforge.curation.slguset.preprocess.MAX_SENTENCE_CHARS` characters, dropped before
+anything costly reads it), then the paper's automatic filters: ``preprocess`` (the
 sentence could not be cleaned), ``non_gender_word`` (every gender character sits inside a word
 such as 吉他/子女, decided on jieba's tokens), ``collective_form`` (the only gender words are
 collective forms the run excludes, 他们/她们 by default) and ``person_name`` (the sentence
@@ -23,7 +25,11 @@ from datatrove.pipeline.filters.base_filter import BaseFilter
 from datatrove.pipeline.writers.disk_base import DiskWriter
 
 from biasforge.curation.slguset.matching import first_gender_word, target_of
-from biasforge.curation.slguset.preprocess import sentence_problem
+from biasforge.curation.slguset.preprocess import (
+    MAX_SENTENCE_CHARS,
+    length_problem,
+    sentence_problem,
+)
 from biasforge.curation.slguset.resources import TaskResources
 
 
@@ -104,6 +110,22 @@ class RuleFilter(BaseFilter):
             return True
         doc.metadata["reasons"] = [f"{self.rule}: {detail}"]
         return False, self.rule
+
+
+class SentenceLengthFilter(RuleFilter):
+    """The first reject rule: a "sentence" too long to be one (a line without sentence ends)
+    is dropped with its length before the quote repair, the segmenter and the name taggers
+    read it, so their cost stays linear in the corpus whatever a line holds."""
+
+    rule = "sentence_length"
+    description = (
+        f"at most {MAX_SENTENCE_CHARS:,} characters between sentence ends (longer: a list, a "
+        "table or text without punctuation)"
+    )
+
+    def verdict(self, doc: Document) -> tuple[bool, str]:
+        problem = length_problem(doc.text)
+        return not problem, problem or f"{len(doc.text)} characters"
 
 
 class PreprocessFilter(RuleFilter):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from biasforge.errors import InputError
 from biasforge.resources import package_path
-from biasforge.textfiles import lines
+from biasforge.textfiles import check_quotes, lines
 
 DEFAULT_DIR = package_path("biasforge.curation", "data", "slguset")
 FILES = (
@@ -121,7 +121,8 @@ def _word_list(path: Path, encoding: str) -> frozenset[str]:
 
 
 def _table(path: Path, header: list[str], encoding: str) -> Iterator[tuple[int, list[str]]]:
-    """Rows of a tab-separated file after its header (blank and ``#`` lines skipped)."""
+    """Rows of a tab-separated file after its header (blank and ``#`` lines skipped; a row
+    with a stray double quote is refused after its own checks)."""
     header_seen = False
     for lineno, raw in lines(path, encoding, "--lexicon-encoding"):
         if not raw.strip() or raw.startswith("#"):
@@ -133,6 +134,7 @@ def _table(path: Path, header: list[str], encoding: str) -> Iterator[tuple[int, 
             header_seen = True
             continue
         yield lineno, cells
+        check_quotes(path, [(lineno, raw)])  # once the row's own checks passed: theirs say more
 
 
 def _collective(path: Path, forms: dict[str, Form], encoding: str) -> dict[str, Collective]:

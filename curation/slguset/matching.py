@@ -9,6 +9,7 @@ another word (吉他, 他杀, 子女), and marks the collective forms a run excl
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -41,9 +42,11 @@ def classify_matches(
     one token, and no listed non-gender word (吉他, 他杀, 子女 …) inside that token may cover it
     (jieba's own dictionary has longer words such as 其他人 that contain 其他). Forms in
     ``excluded`` are marked so."""
+    starts = [t.start for t in tokens]  # tokens are in order: find each one by bisection
     out = []
     for form, start, end in matches:
-        token = next((t for t in tokens if t.start <= start < t.start + len(t.word)), None)
+        at = bisect_right(starts, start) - 1
+        token = tokens[at] if at >= 0 and start < tokens[at].start + len(tokens[at].word) else None
         inside = token is not None and end <= token.start + len(token.word)
         word = token.word if token is not None else ""
         genuine = inside and not _covered(word, token.start if token else 0, start, end, lexicon)

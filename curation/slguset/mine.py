@@ -1,8 +1,8 @@
 """What one datatrove task does to its documents after reading them: the mining steps.
 
 Cheap work first: a document with no gender form at all is dropped after one regex search;
-only sentences with a form are repaired, deduplicated, cleaned and segmented by jieba (once,
-for every rule after it). Reject rules hand what they drop to their exclusion writers
+only sentences with a form and of a sentence's length are repaired, deduplicated, cleaned and
+segmented by jieba (once, for every rule after it). Reject rules hand what they drop to their exclusion writers
 (``rejected/RULE/``); the sentences left are flagged by the review rules and written to
 ``kept/``. Every step counts and times itself in datatrove's stats.
 """
@@ -22,6 +22,7 @@ from biasforge.curation.slguset.filters import (
     NonGenderWordFilter,
     PersonNameFilter,
     PreprocessFilter,
+    SentenceLengthFilter,
     ThulacNameFilter,
 )
 from biasforge.curation.slguset.flags import (
@@ -52,6 +53,7 @@ def mining_steps(
         KeywordFilter(resources, "document"),
         SentenceSplitter(),
         KeywordFilter(resources, "sentence"),
+        SentenceLengthFilter(exclusion_writer=excluded("sentence_length")),
         QuoteRepair(),
         DuplicateFilter(),
         PreprocessFilter(exclusion_writer=excluded("preprocess")),

@@ -30,6 +30,7 @@ disk) into the same candidates in the same order, streamed into parquet
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -45,6 +46,7 @@ from datatrove.pipeline.base import PipelineStep
 from biasforge import textfiles
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry
+from biasforge.curation.slguset import slurm_values
 from biasforge.curation.slguset.counts import keyword_seconds, mined_counts
 from biasforge.curation.slguset.lexicon import Lexicon, load_lexicon
 from biasforge.curation.slguset.lifecycle import START_METHOD, manager_temp_folder, work_folder
@@ -63,13 +65,16 @@ from biasforge.curation.slguset.report import per_form, per_keyword, rejections,
 from biasforge.curation.slguset.resources import NAME_CHECKS, TAGGERS, TaskResources
 from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
 from biasforge.curation.slguset.steps import TaskLogs
-from biasforge.errors import BiasforgeError, InputError
+from biasforge.errors import BiasforgeError, InputError, OutputExistsError
 from biasforge.families.slguset import SCHEMA
+from biasforge.files import write_json_atomic
 from biasforge.processes import forks_die_with_parent, group_dies_with_parent
 
 LOGS = "datatrove-logs"
 EXECUTORS = ("local", "ray", "slurm")
 SLURM_SUFFIX = ".slurm"
+JOB_MARKER = "biasforge-job.json"  # in OUT.slurm/: what --overwrite may remove
+JOB_KIND = "slurm-job"
 
 
 @dataclass(frozen=True)
@@ -120,12 +125,21 @@ class Options:
             raise BiasforgeError("--executor slurm needs --slurm-partition")
         if self.slurm_partition and self.executor != "slurm":
             raise BiasforgeError("--slurm-partition goes with --executor slurm")
+        if self.executor == "slurm":
+            self._check_slurm_values()
         if self.name_eval:
             from biasforge.curation.slguset.name_eval import read_gold
 
             read_gold(self.name_eval)  # a bad gold file is refused now, not after the mining
         check_encoding(self.encoding)
         return load_lexicon(self.lexicon_dir, textfiles.check_encoding(self.lexicon_encoding))
+
+    def _check_slurm_values(self) -> None:
+        """Every value that reaches a Slurm job script is one Slurm accepts for it."""
+        slurm_values.check_partition(self.slurm_partition or "")
+        slurm_values.check_time(self.slurm_time)
+        slurm_values.check_sbatch_args(self.slurm_sbatch_args)
+        slurm_values.check_env_command(self.slurm_env_command)
 
 
 def curate(options: Options, out: Path, *, overwrite: bool = False) -> RunResult:
@@ -320,7 +334,30 @@ def _env_command(options: Options) -> str:
     if options.slurm_env_command is not None:
         return options.slurm_env_command
     activate = Path(sys.prefix) / "bin" / "activate"
-    return f"source {activate}" if sys.prefix != sys.base_prefix and activate.is_file() else ""
+    return (
+        f"source {shlex.quote(str(activate))}"
+        if sys.prefix != sys.base_prefix and activate.is_file()
+        else ""
+    )
+
+
+def _replace_job_folder(work: Path, overwrite: bool) -> None:
+    """Remove an earlier job folder of this run (``overwrite``); a folder there that
+    :func:`submit_slurm` did not write (no marker of a SlguSet job) is the user's, kept."""
+    if not (work.exists() or work.is_symlink()):
+        return
+    if not overwrite:
+        raise BiasforgeError(f"{work} (a Slurm job's folder) exists; pass --overwrite")
+    try:
+        marker = json.loads((work / JOB_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        marker = None
+    if work.is_symlink() or marker != {"kind": JOB_KIND, "family": SCHEMA.family}:
+        raise OutputExistsError(
+            f"{work}: not the folder of a {SCHEMA.family} Slurm job biasforge wrote (no "
+            f"{JOB_MARKER}); --overwrite only replaces what biasforge wrote"
+        )
+    shutil.rmtree(work)
 
 
 def submit_slurm(
@@ -341,11 +378,10 @@ def submit_slurm(
     if options.executor != "slurm":
         options = replace(options, executor="slurm")
     work = out.with_name(out.name + SLURM_SUFFIX)
-    if work.exists():
-        if not overwrite:
-            raise BiasforgeError(f"{work} (a Slurm job's folder) exists; pass --overwrite")
-        shutil.rmtree(work)
+    slurm_values.check_path(str(work), "--out")
+    _replace_job_folder(work, overwrite)
     work.mkdir(parents=True)
+    write_json_atomic(work / JOB_MARKER, {"kind": JOB_KIND, "family": SCHEMA.family})
     pipeline, tasks = build_pipeline(options, work / "parts")
     common = {
         "time": options.slurm_time,

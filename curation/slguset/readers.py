@@ -252,17 +252,20 @@ def read_unit(
                 "--encoding (e.g. gb18030) or --skip-bad-lines",
                 line=lineno,
             ) from exc
+        if not final and unit.kind == "text":
+            # emit what is complete, keep the unfinished sentence: only the new chunk is
+            # searched (what is kept holds no terminator), so a line without any costs its
+            # length, not its length squared
+            cut = max((m.end() for m in _CUT.finditer(text)), default=0)
+            if cut:
+                complete = "".join(buffer) + text[:cut]
+                stats.records += 1
+                stats.raw_chars += len(complete)
+                yield Record(complete, unit.source, lineno, piece)
+                piece += 1
+                buffer, text = [], text[cut:]
         buffer.append(text)
         if not final:
-            if unit.kind == "text":
-                joined = "".join(buffer)
-                cut = max((m.end() for m in _CUT.finditer(joined)), default=0)
-                if cut:  # emit what is complete, keep the unfinished sentence
-                    stats.records += 1
-                    stats.raw_chars += cut
-                    yield Record(joined[:cut], unit.source, lineno, piece)
-                    piece += 1
-                    buffer = [joined[cut:]]
             continue
         line = "".join(buffer)
         buffer, current, piece = [], piece, 0

@@ -123,3 +123,23 @@ def wait_for_status(api: httpx.Client, dataset_id: str, status: str, count: int)
         if len(records) >= count or time.monotonic() > deadline:
             return records
         time.sleep(0.3)
+
+
+def disagreeing_team(server, run, dataset: str, team: tuple[str, str], others=()) -> tuple:
+    """``run`` pushed to ``dataset`` (two answers a record) and remembered, the users of
+    ``team`` and ``others`` created and signed in, and the two of ``team`` answering every
+    record in disagreement; returns (connection, the push's result, user -> signed-in client)."""
+    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.push import push_run
+    from biasforge.annotation.registry import remember_run
+    from biasforge.annotation.users import add_users
+
+    connection = find_server(server.data_dir)
+    pushed = push_run(run, dataset, connection, min_submitted=2, progress=False)
+    remember_run(connection.url, connection.workspace, dataset, run)
+    made = add_users(connection, [(name, None) for name in (*team, *others)])
+    apis = {u.username: login(connection.url, u.username, u.password) for u in made}
+    for who, vote in zip(team, ("yes", "no"), strict=True):
+        for record in queue(apis[who], pushed.dataset_id):
+            answer(apis[who], record["id"], {"grammatical": vote, "agreement": "yes"})
+    return connection, pushed, apis

@@ -13,13 +13,9 @@ import pytest
 
 from biasforge.annotation.adjudication import is_adjudication_of
 from biasforge.annotation.api import iter_records
-from biasforge.annotation.connection import find_server
 from biasforge.annotation.pull import pull
-from biasforge.annotation.push import push_run
-from biasforge.annotation.registry import remember_run
-from biasforge.annotation.users import add_users
 from tests.annotation.conftest import subset_run
-from tests.annotation.helpers import answer, login, queue, visible_datasets
+from tests.annotation.helpers import answer, disagreeing_team, queue, visible_datasets
 
 DATASET = "becpro-routes"
 TEAM = ("rt-ann1", "rt-ann2")
@@ -30,17 +26,8 @@ JUDGES = ("rt-judge", "rt-judge2")
 def setup(server, becpro_run, tmp_path_factory):
     base = tmp_path_factory.mktemp("routes")
     run = subset_run(becpro_run, base / "run", 3)
-    connection = find_server(server.data_dir)
-    pushed = push_run(run, DATASET, connection, min_submitted=2, progress=False)
-    remember_run(connection.url, connection.workspace, DATASET, run)
-    users = {
-        u.username: u.password for u in add_users(connection, [(n, None) for n in (*TEAM, *JUDGES)])
-    }
-    apis = {name: login(connection.url, name, users[name]) for name in users}
+    connection, pushed, apis = disagreeing_team(server, run, DATASET, TEAM, JUDGES)
     rows = pd.read_parquet(run / "candidates.parquet")
-    for who, vote in zip(TEAM, ("yes", "no"), strict=True):  # they disagree on every record
-        for record in queue(apis[who], pushed.dataset_id):
-            answer(apis[who], record["id"], {"grammatical": vote, "agreement": "yes"})
     return {"connection": connection, "apis": apis, "rows": rows, "base": base,
             "dataset_id": pushed.dataset_id}  # fmt: skip
 

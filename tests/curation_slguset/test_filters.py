@@ -39,6 +39,7 @@ def test_genuine_keyword_kept_with_span_gender_and_counterpart(resources, tmp_pa
     assert (row.gender, row.counterpart) == ("female", "男")
     assert row.source_id == "t.txt:1#0"
     assert [c["rule"] for c in row.checks] == [
+        "sentence_length",
         "preprocess",
         "non_gender_word",
         "collective_form",
@@ -67,6 +68,7 @@ def test_sentence_with_a_person_name_is_rejected(resources, tmp_path):
     assert reason.startswith("person_name:") and "张敬涛" in reason
     checks = rejected.iloc[0]["checks"]
     assert [c["rule"] for c in checks] == [
+        "sentence_length",
         "preprocess",
         "non_gender_word",
         "collective_form",
@@ -152,7 +154,7 @@ def test_lac_second_stage_rejects_a_name_the_model_let_through(tmp_path):
         ("person_name", True),
         ("person_name_lac", False),
     ]
-    assert kept.iloc[0]["checks"][4]["detail"] == "LAC: no person name"
+    assert kept.iloc[0]["checks"][5]["detail"] == "LAC: no person name"
     stage = steps["person_name_lac"]
     assert stage["total"].total == 2 and stage["dropped"].total == 1
     assert stage["chars"].total == len(NAMED_BUT_MISSED) + len(clean)

@@ -40,7 +40,8 @@ def test_candidates_have_the_contract_columns_and_right_spans(sample_run, lexico
 def test_rejected_rows_say_why(sample_run):
     rejected = sample_run.rejected
     assert len(rejected) > 0
-    rules = {"preprocess", "non_gender_word", "collective_form", "person_name", "person_name_lac"}
+    rules = {"sentence_length", "preprocess", "non_gender_word", "collective_form"}
+    rules |= {"person_name", "person_name_lac"}
     for reasons in rejected["reasons"]:
         assert len(reasons) >= 1 and reasons[0].split(":")[0] in rules
 

@@ -27,6 +27,7 @@ AGREEMENT = {  # as `annotate pull` writes it
             "fleiss_kappa": 0.6891,
             "fleiss_items": 4000,
             "percent_unanimous": 81.25,
+            "rated_items": 4000,
             "per_annotator": {"alice": {"items": 4000, "pairwise_agreement": 0.9}},
         }
     },
@@ -145,7 +146,8 @@ def test_card_yaml_parses_and_states_the_facts(first_release, stereoset_candidat
             rows = [r for r in want if r["split"] == split and r["bias_type"] == domain]
             cells += [len({r["target"] for r in rows}), len(rows)]
         assert f"| {domain} | {' | '.join(map(str, cells))} |" in card.text
-    assert "| valid | 4000 | 3 | 0.712 | 0.689 | 81.2 |" in card.text  # agreement figures
+    # agreement figures, each with the items it used
+    assert "| valid | 4000 | 3 | 0.712 (4000) | 0.689 (4000) | 81.2 (4000) |" in card.text
     assert "Decision policy: majority, at least 3 answers per record." in card.text
     assert "alice" not in card.text  # per-annotator figures stay private
     assert "| one_blank | reject | exactly one BLANK | 4229 | 2 removed |" in card.text
