@@ -21,6 +21,7 @@ from biasforge.annotation.api import check, http, users
 from biasforge.annotation.connection import Connection
 from biasforge.annotation.workspaces import ensure_workspace, members
 from biasforge.errors import BiasforgeError, InputError
+from biasforge.textfiles import check_quotes
 
 ROLES = ("annotator", "admin", "owner")
 USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -57,12 +58,6 @@ def username_problem(name: str) -> str | None:
     )
 
 
-def _check_quotes(path: Path, text: str) -> None:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.count('"') % 2:
-            raise InputError(path, "unbalanced double quote", line=number)
-
-
 def read_users_csv(path: Path) -> list[tuple[str, str | None]]:
     """(username, role or None) from a CSV with a ``username`` column and an optional ``role``."""
     try:
@@ -70,8 +65,16 @@ def read_users_csv(path: Path) -> list[tuple[str, str | None]]:
     except UnicodeDecodeError as exc:
         line = Path(path).read_bytes()[: exc.start].count(b"\n") + 1
         raise InputError(path, "not UTF-8 text", line=line) from exc
-    _check_quotes(path, text)
+    check_quotes(path, enumerate(text.splitlines(), start=1))
     reader = csv.DictReader(io.StringIO(text), strict=True)
+    try:
+        return _users_rows(path, reader)
+    except csv.Error as exc:  # quotes balanced on each line yet misplaced ('\x00","')
+        raise InputError(path, f"not a valid CSV row ({exc})", line=reader.line_num) from None
+
+
+def _users_rows(path: Path, reader: csv.DictReader) -> list[tuple[str, str | None]]:
+    """The rows of a users CSV whose quotes are balanced (see :func:`read_users_csv`)."""
     columns = [c.strip() for c in reader.fieldnames or []]
     if "username" not in columns:
         raise InputError(
