@@ -9,6 +9,8 @@ why it cannot run here:
     <!-- docs-test: skip REASON -->      not run; REASON is one of SKIP_REASONS
     <!-- docs-test: free-port -->        run, with ``--port 0`` added to ``biasforge annotate
                                          serve`` (the default 6900 may be taken on a test machine)
+    <!-- docs-test: also-in PAGE -->     not run here: every command of it is a command of a run
+                                         block of PAGE (a short form, e.g. the README's examples)
 
 Skipped blocks are still read: every option of every ``biasforge`` command in them must exist
 (``test_options.py``). Output shown to the reader goes in ``text`` blocks, which are not run.
@@ -36,7 +38,9 @@ SKIP_REASONS = {
     "address": "needs this machine's network address, a certificate or root",
     "plugin": "needs the tutorial's family installed as a package (tests/toy_family runs it)",
 }
-MARKER = re.compile(r"<!--\s*docs-test:\s*(skip\s+(?P<reason>\S+)|(?P<free>free-port))\s*-->")
+MARKER = re.compile(
+    r"<!--\s*docs-test:\s*(skip\s+(?P<reason>\S+)|(?P<free>free-port)|also-in\s+(?P<page>\S+))\s*-->"
+)
 SNIPPET = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$', re.MULTILINE)
 
 
@@ -47,6 +51,7 @@ class Block:
     code: str
     skip: str | None = None  # a key of SKIP_REASONS
     free_port: bool = False
+    also_in: str | None = None  # a page whose run blocks hold every command of this one
 
     @property
     def id(self) -> str:
@@ -80,7 +85,8 @@ def blocks_of(page: str) -> tuple[Block, ...]:
         if reason is not None and reason not in SKIP_REASONS:
             raise ValueError(f"{page}:{start}: unknown docs-test reason {reason!r}")
         free = bool(marker and marker.group("free"))
-        found.append(Block(page, start + 1, token.content, reason, free))
+        also = marker.group("page") if marker else None
+        found.append(Block(page, start + 1, token.content, reason, free, also))
     return tuple(found)
 
 
@@ -95,3 +101,10 @@ def indented_shell_fences(page: str) -> list[int]:
     text = (REPO / page).read_text("utf-8").splitlines()
     pattern = re.compile(r"^\s+```\s*(bash|sh)\s*$")
     return [n for n, line in enumerate(text, 1) if pattern.match(line) and n not in collected]
+
+
+def commands(code: str) -> list[str]:
+    """A block's command lines (continuations joined, comments and blank lines dropped,
+    whitespace collapsed), to compare a short form with the page that runs it."""
+    lines = (re.sub(r"\s+#.*$", "", line) for line in code.replace("\\\n", " ").splitlines())
+    return [" ".join(line.split()) for line in lines if line.strip() and not line.startswith("#")]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.blocks import REPO, SKIP_REASONS, Block, all_blocks, blocks_of, pages
+from tests.docs.blocks import REPO, SKIP_REASONS, Block, all_blocks, blocks_of, commands, pages
 
 BLOCKS = all_blocks()
 SERVE = re.compile(r"^(\s*biasforge annotate serve\b.*?)(\s*#.*)?$", re.MULTILINE)
@@ -95,13 +95,18 @@ def run_block(block: Block, state: Page) -> None:
 def test_block_runs(block: Block, page_folders):
     if block.skip:
         pytest.skip(f"{block.id}: {SKIP_REASONS[block.skip]}")
+    if block.also_in:
+        run_there = {c for b in blocks_of(block.also_in) if not b.skip for c in commands(b.code)}
+        missing = [c for c in commands(block.code) if c not in run_there]
+        assert not missing, f"{block.id}: not run by {block.also_in}: {missing}"
+        return
     state = page_folders(block.page)
     for earlier in blocks_of(block.page):
         if earlier.line >= block.line:
             break
         if state.failed is not None:
             pytest.fail(f"{block.page}:{state.failed}, an earlier block, failed", pytrace=False)
-        if not earlier.skip and earlier.line not in state.done:
+        if not (earlier.skip or earlier.also_in) and earlier.line not in state.done:
             run_block(earlier, state)
     run_block(block, state)
 
