@@ -4,6 +4,7 @@ signed-in browser page for the tests that use the UI itself."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import httpx
 
@@ -143,3 +144,17 @@ def disagreeing_team(server, run, dataset: str, team: tuple[str, str], others=()
         for record in queue(apis[who], pushed.dataset_id):
             answer(apis[who], record["id"], {"grammatical": vote, "agreement": "yes"})
     return connection, pushed, apis
+
+
+DOCS_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def screenshot(page, artifacts: Path, name: str, *, docs: str | None = None) -> None:
+    """Keep what the browser shows now: the whole page as ``artifacts/NAME.png`` (the test's
+    record), and with ``docs`` also the visible part as ``docs/screenshots/DOCS.png``, a picture
+    the annotators' guide shows. Every run of the browser tests refreshes those pictures from the
+    running server, so the guide shows the review pages as they are, not as drawn."""
+    page.screenshot(path=artifacts / f"{name}.png", full_page=True)
+    if docs:
+        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=DOCS_SCREENSHOTS / f"{docs}.png")

@@ -18,7 +18,7 @@ from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
 from biasforge.exports.release import make_release
 from biasforge.families.stereoset import LABELS, option_order
-from tests.annotation.helpers import login, question, sign_in
+from tests.annotation.helpers import login, question, screenshot, sign_in
 from tests.annotation.test_blind_labels import flagged_row
 from tests.annotation.test_browser_review import open_dataset, people, submitted
 from tests.annotation.test_families import make_run
@@ -66,7 +66,7 @@ def test_an_annotator_labels_shuffled_options_blind_and_pull_maps_them_back(
 
     page = sign_in(browser, connection.url, "blind-ann", team["blind-ann"])
     open_dataset(page, connection.url, pushed.dataset_id, "label_A")
-    page.screenshot(path=artifacts / "stereoset-blind.png", full_page=True)
+    screenshot(page, artifacts, "stereoset-blind", docs="annotator-stereoset-blind")
     body = page.inner_text("body")
     buttons = "".join(
         question(page, f"label_{name}").inner_text() for name in ("A", "B", "C")

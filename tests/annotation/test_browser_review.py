@@ -25,6 +25,7 @@ from tests.annotation.helpers import (
     login,
     question,
     queue,
+    screenshot,
     sign_in,
     visible_datasets,
     wait_for_status,
@@ -87,7 +88,9 @@ def test_three_annotators_fix_a_becpro_misprint_and_the_release_holds_it(
         question(page, "agreement").get_by_text("Yes", exact=True).click()
         box = question(page, "correction").locator("[contenteditable=true]")
         box.fill(FIXED + " " * index)  # a stray space must not split the votes
-        page.screenshot(path=artifacts / f"becpro-misprint-{username}.png", full_page=True)
+        screenshot(page, artifacts, f"becpro-misprint-{username}")
+        if index == 0:
+            screenshot(page, artifacts, "becpro-misprint", docs="annotator-correction")
         page.get_by_role("button", name="Submit").click()
         submitted(page, 1)
         page.context.close()
@@ -121,7 +124,7 @@ def test_a_discard_is_decided_or_routed_and_the_report_says_which(
     shown = next(s for s in ids if page.get_by_text(s, exact=True).count())
     note = "I cannot judge this profession's wording"
     question(page, "note").locator("[contenteditable=true]").fill(note)
-    page.screenshot(path=artifacts / "becpro-discard.png", full_page=True)
+    screenshot(page, artifacts, "becpro-discard", docs="annotator-discard")
     page.get_by_role("button", name="Discard").click()
     first = login(connection.url, "disc-ann1", team["disc-ann1"])
     (gone,) = wait_for_status(first, pushed.dataset_id, "discarded", 1)
@@ -193,11 +196,11 @@ def test_an_annotator_who_answered_cannot_see_that_records_adjudication(
     page.get_by_text(str(second[1]), exact=True).first.wait_for(timeout=60_000)
     assert page.get_by_text(str(first[1]), exact=True).count() == 0
     assert page.locator("table").first.get_by_text("fair-ann3").count() == 1  # answers table
-    page.screenshot(path=artifacts / "adjudication-offered-to-fair-both.png", full_page=True)
+    screenshot(page, artifacts, "adjudication-offered-to-fair-both", docs="adjudicator-panel")
     page.goto(f"{connection.url}/dataset/{other}/annotation-mode")  # the other panel, by URL
     page.get_by_text(f"Can't get dataset info for dataset_id: {other}").wait_for(timeout=60_000)
     assert page.get_by_text(str(first[1]), exact=True).count() == 0
-    page.screenshot(path=artifacts / "adjudication-refused-to-fair-both.png", full_page=True)
+    screenshot(page, artifacts, "adjudication-refused-to-fair-both")
     page.context.close()
 
     page = sign_in(browser, connection.url, "fair-ann2", team["fair-ann2"])
@@ -219,7 +222,7 @@ def test_stereoset_labels_start_empty_and_target_and_slot_are_marked(
     page = sign_in(browser, connection.url, "ss-ann", team["ss-ann"])
     checked = '[aria-label^="Question: "] input[type=checkbox]:checked'
     open_dataset(page, connection.url, plain.dataset_id, "label_A")
-    page.screenshot(path=artifacts / "stereoset-empty.png", full_page=True)
+    screenshot(page, artifacts, "stereoset-empty")
     assert page.locator(checked).count() == 0
     assert mark_texts(page, "target") == ["mère"] * 5  # heading, context, three options
     slots = mark_texts(page, "slot")
@@ -248,7 +251,7 @@ def test_slguset_marks_the_nth_keyword(connection, browser, artifacts, tmp_path)
     team = people(connection, "sl-ann")
     page = sign_in(browser, connection.url, "sl-ann", team["sl-ann"])
     open_dataset(page, connection.url, pushed.dataset_id, "swappable")
-    page.screenshot(path=artifacts / "slguset-keyword.png", full_page=True)
+    screenshot(page, artifacts, "slguset-keyword", docs="annotator-slguset")
     before = page.locator('mark[data-role="keyword"]').first.evaluate(
         """m => { const r = document.createRange(); r.setStart(m.parentElement, 0);
                   r.setEndBefore(m); return r.toString(); }"""

@@ -11,11 +11,14 @@ from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
 from biasforge.annotation.users import add_users
 from tests.annotation.conftest import subset_run
+from tests.annotation.helpers import screenshot
 
 DATASET = "becpro-browser"
 
 
-def test_annotator_answers_in_the_ui_and_pull_sees_it(server, becpro_run, browser, tmp_path):
+def test_annotator_answers_in_the_ui_and_pull_sees_it(
+    server, becpro_run, browser, artifacts, tmp_path
+):
     run = subset_run(becpro_run, tmp_path / "run", 3)
     connection = find_server(server.data_dir)
     pushed = push_run(run, DATASET, connection, min_submitted=1, progress=False)
@@ -29,10 +32,14 @@ def test_annotator_answers_in_the_ui_and_pull_sees_it(server, becpro_run, browse
     page.goto(f"{connection.url}/sign-in")
     page.get_by_label("Username").fill(person.username)
     page.get_by_label("Password").fill(person.password)
+    screenshot(page, artifacts, "sign-in", docs="annotator-sign-in")
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(lambda url: "sign-in" not in url, timeout=30_000)
+    page.get_by_text(DATASET, exact=True).first.wait_for(timeout=60_000)
+    screenshot(page, artifacts, "home", docs="annotator-home")
     page.goto(f"{connection.url}/dataset/{pushed.dataset_id}/annotation-mode")
     page.get_by_text("Is the sentence grammatical and natural?").wait_for(timeout=60_000)
+    screenshot(page, artifacts, "becpro-review", docs="annotator-becpro")
     shown = next(s for s in sentences if page.get_by_text(s, exact=True).count())
     page.get_by_text("Yes", exact=True).nth(0).click()  # grammatical: yes
     page.get_by_text("No", exact=True).nth(1).click()  # agreement: no
