@@ -153,8 +153,11 @@ def screenshot(page, artifacts: Path, name: str, *, docs: str | None = None) -> 
     """Keep what the browser shows now: the whole page as ``artifacts/NAME.png`` (the test's
     record), and with ``docs`` also the visible part as ``docs/screenshots/DOCS.png``, a picture
     the annotators' guide shows. Every run of the browser tests refreshes those pictures from the
-    running server, so the guide shows the review pages as they are, not as drawn."""
+    running server, so the guide shows the review pages as they are, not as drawn (the folder is
+    not committed: ``./dev test`` builds the site after the tests, from that run's pictures)."""
     page.screenshot(path=artifacts / f"{name}.png", full_page=True)
     if docs:
         DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=DOCS_SCREENSHOTS / f"{docs}.png")
+        picture = DOCS_SCREENSHOTS / f"{docs}.png"
+        page.screenshot(path=picture)
+        assert picture.stat().st_size > 10_000, f"{picture.name}: an empty page?"

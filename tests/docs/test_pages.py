@@ -31,5 +31,5 @@ def test_the_annotators_guide_shows_pictures_the_browser_tests_take():
     assert shown, "the guide shows screenshots"
     assert shown <= taken, f"pictures no browser test takes: {sorted(shown - taken)}"
     assert taken <= shown, f"pictures taken for the guide but not shown: {sorted(taken - shown)}"
-    for name in shown:
-        assert (REPO / "docs" / "screenshots" / f"{name}.png").stat().st_size > 10_000
+    # each picture's size is checked where the browser test takes it (helpers.screenshot), and
+    # ./dev test builds the site strictly after the tests, so a picture not taken fails there
