@@ -194,7 +194,13 @@ def push(
     from biasforge.annotation.registry import remember_run, run_identity
     from biasforge.contract.rundir import read_run
 
-    checked = read_run(run)  # a bad run is reported before looking for a server
+    checked = read_run(run)  # a bad run (or controls file) is reported before looking for a server
+    if controls is not None or control_share is not None:
+        from biasforge.annotation.controls import check_options
+        from biasforge.families import family_of
+
+        family = family_of(checked.candidates["family"].unique(), str(run))
+        check_options(family, controls, control_share)
     connection = find_server(data_dir, workspace)
     with server_errors(connection.url):
         result = push_run(

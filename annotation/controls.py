@@ -114,9 +114,11 @@ def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(path, f"not a JSON object: {exc.msg}", line=number) from None
+            raise InputError(
+                path, f"--controls: not a JSON object: {exc.msg}", line=number
+            ) from None
         if not isinstance(row, dict):
-            raise InputError(path, "not a JSON object", line=number)
+            raise InputError(path, "--controls: not a JSON object", line=number)
         rows.append((number, row))
     return rows
 
@@ -173,18 +175,26 @@ def draw_controls(
     family: Family, rows: list[dict[str, Any]], share: float, seed: str
 ) -> list[Control]:
     """``share`` of the run's size as controls made by the family's ``make_controls`` hook."""
-    if not 0 < share < 1:
-        raise BiasforgeError(f"--control-share {share}: give a fraction between 0 and 1")
-    if family.review.make_controls is None:
-        raise BiasforgeError(
-            f"--control-share: {family.name} items cannot be turned into controls with a known "
-            "answer; give validated items with --controls FILE"
-        )
+    check_options(family, None, share)
     wanted = max(1, round(share * len(rows)))
     made = family.review.make_controls(rows, wanted, random.Random(seed))
     if not made:
         raise BiasforgeError(f"--control-share: no {family.name} item of the run can be a control")
     return made
+
+
+def check_options(family: Family, from_file: str | Path | None, share: float | None) -> None:
+    """Refuse bad ``--controls``/``--control-share`` before any server is contacted."""
+    if from_file is not None:
+        read_controls_file(from_file, family)
+    if share is not None:
+        if not 0 < share < 1:
+            raise BiasforgeError(f"--control-share {share}: give a fraction between 0 and 1")
+        if family.review.make_controls is None:
+            raise BiasforgeError(
+                f"--control-share: {family.name} items cannot be turned into controls with a "
+                "known answer; give validated items with --controls FILE"
+            )
 
 
 # ----------------------------------------------------------------------------- planning

@@ -425,6 +425,7 @@ def pull(
         min_submitted=min_submitted, annotators=_annotators(connection), schema=candidates.schema,
         estimates=assessed.estimates,
     )  # fmt: skip
+    collected.long = quality.items_only(collected.long, items)  # control answers stay out
     settled = {d["id"] for d in outcome.details if d["adjudicated_by"]}
     routed = (
         adjudication.route(
@@ -438,7 +439,7 @@ def pull(
         "dataset": dataset,
         "policy": policy,
         "min_submitted": min_submitted,
-        "questions": _agreement(family, quality.items_only(collected.long, items)),
+        "questions": _agreement(family, collected.long),
         "decisions": dict(outcome.counts),
         "suggestions": collected.suggested,
         "shown": shown_to_annotators(connection, str(target.id), family),

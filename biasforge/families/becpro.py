@@ -293,7 +293,9 @@ def make_controls(rows: list[Row], n: int, rng: Any) -> list[tuple[Row, dict[str
     """Up to ``n`` control items: sentences drawn at random whose profession gets a planted
     misprint (two letters swapped, same length, so every span still fits). A sentence with a
     misprint is not grammatical: the known answer is ``grammatical: no`` (as for the TFG's own
-    "repcionista"). The profession shown beside the sentence carries the same misprint."""
+    "repcionista"). Every column that held the profession or the sentence as is (the
+    profession shown beside it, and for an untranslated item its English source) carries the
+    same misprint, so the item does not contradict itself where an ordinary one would not."""
     controls = []
     for row in rng.sample(rows, len(rows)):
         if len(controls) >= n:
@@ -310,14 +312,10 @@ def make_controls(rows: list[Row], n: int, rng: Any) -> list[tuple[Row, dict[str
         if typo is None:
             continue
         words[longest] = typo
-        profession = " ".join(words)
-        controls.append(
-            (
-                dict(row, sentence=sentence[:start] + profession + sentence[end:],
-                     profession=profession),
-                {"grammatical": "no"},
-            )
-        )  # fmt: skip
+        misprinted = {row["profession"]: " ".join(words)}
+        misprinted[sentence] = sentence[:start] + misprinted[row["profession"]] + sentence[end:]
+        control = {k: misprinted.get(v, v) if isinstance(v, str) else v for k, v in row.items()}
+        controls.append((control, {"grammatical": "no"}))
     return controls
 
 
