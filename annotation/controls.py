@@ -131,9 +131,11 @@ def _folder_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return [(None, row) for row in rows]  # type: ignore[misc]
 
 
-def read_controls_file(path: str | Path, family: Family) -> list[Control]:
-    """The control items of ``path`` and their known answers; one clear error naming the
-    line (JSONL) or record otherwise. Items must be valid ``family`` items."""
+def read_controls_file(path: str | Path, family: Family) -> list[tuple[dict, dict | None]]:
+    """The control items of ``path`` and their known answers when given (None: implied by
+    the item, to be derived once it has its control id, which e.g. StereoSet's option order
+    depends on); one clear error naming the line (JSONL) or record otherwise. Items must be
+    valid ``family`` items."""
     path = Path(path)
     if not path.exists():
         raise InputError(path, "--controls: no such file or folder")
@@ -153,7 +155,8 @@ def read_controls_file(path: str | Path, family: Family) -> list[Control]:
         known = _known(family, row, raw.get(EXPECTED))
         if isinstance(known, str):
             raise InputError(path, f"--controls: {known}", **where)
-        controls.append(({k: row.get(k) for k in family.schema.names}, known))
+        given = known if raw.get(EXPECTED) is not None else None
+        controls.append(({k: row.get(k) for k in family.schema.names}, given))
     return controls
 
 
@@ -231,21 +234,24 @@ def plan(
     path = state_path(url, workspace, dataset)
     known = load(url, workspace, dataset)
     salt = _salt(url, workspace, dataset)
-    wanted: list[Control] = []
+    wanted: list[tuple[str, dict, dict | None]] = []
     if from_file is not None:
-        wanted += read_controls_file(from_file, family)
+        wanted += [("file", row, given) for row, given in read_controls_file(from_file, family)]
     if share is not None:
-        wanted += draw_controls(family, rows, share, salt)
+        wanted += [("drawn", row, known) for row, known in draw_controls(family, rows, share, salt)]
     have = {c.id for c in known}
     candidates = {str(r["id"]) for r in rows}
     new = []
-    for row, expected in wanted:
-        rid = stable_id("control", salt, str(row.get("id")), json.dumps(expected, sort_keys=True))
+    for origin, row, given in wanted:
+        rid = stable_id("control", salt, origin, str(row.get("id")))
         if rid in have or rid in {c.id for c in new}:
             continue
         if rid in candidates:
-            raise BiasforgeError(f"control id {rid} collides with a candidate id; push again")
-        new.append(ControlItem(rid, {**row, "id": rid}, expected))
+            raise BiasforgeError(f"control id {rid} collides with a candidate id")
+        shown = {**row, "id": rid}
+        implied = family.review.known_answers
+        expected = given if given is not None or implied is None else implied(shown)
+        new.append(ControlItem(rid, shown, expected or {}))
     if new and has_records:
         raise BiasforgeError(
             f"dataset {dataset!r} already holds records: controls added now would stand apart "

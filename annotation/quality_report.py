@@ -141,7 +141,7 @@ def preservation_md(preservation: dict[str, Any] | None) -> list[str]:
         "## Label preservation",
         "",
         "Accepted items whose labels, decided blind, equal the source's "
-        f"({preservation['method']}):",
+        f"({preservation['method']}; rejected and undecided items are not counted):",
         "",
         md_table(
             [

@@ -24,8 +24,8 @@ def _share(figures: dict[str, Any]) -> str:
     if not figures.get("items"):
         return "no item"
     return (
-        f"{figures['preserved']} of {figures['items']} ({figures['share']:.1%}; 95% interval "
-        f"{figures['low']:.1%}–{figures['high']:.1%})"
+        f"{figures['preserved']} of {figures['items']} ({figures['share']:.1%}; 95% Wilson "
+        f"interval {figures['low']:.1%}–{figures['high']:.1%})"
     )
 
 
@@ -42,9 +42,7 @@ def annotators_md(agreement: dict[str, Any]) -> list[str]:
         per = (controls.get("per_annotator") or {}).values()
         right = sum(q["right"] for p in per for q in p["questions"].values())
         total = sum(q["answers"] for p in per for q in p["questions"].values())
-        accuracy = (
-            f"; annotators answered {right} of {total} of their questions right" if total else ""
-        )
+        accuracy = f" (annotators' answers on them: {right} of {total} right)" if total else ""
         lines.append(
             f"{controls['items']} control items with known answers were mixed, unmarked, into "
             f"the annotators' queue{accuracy}. They are not part of this release nor of any "
@@ -81,8 +79,8 @@ def preservation_md(agreement: dict[str, Any], excluded: int | None) -> str:
     return "\n".join(
         [
             "Label preservation: annotators gave the labels blind, and the accepted items "
-            f"whose labels equal the source's are {_share(figures['overall'])}, "
-            f"{figures.get('method', 'Wilson score interval')}; {treated}. An item whose "
+            f"whose labels equal the source's are {_share(figures['overall'])}; {treated}. "
+            "Rejected and undecided items are not counted. An item whose "
             "labels changed is a broken translation or a stereotype that does not hold in the "
             "target culture.",
             "",
