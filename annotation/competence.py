@@ -161,14 +161,18 @@ def pooled(estimates: Estimates) -> dict[str, dict[str, Any]]:
 
 def flagged(estimates: Estimates, minimum: float) -> dict[str, list[str]]:
     """Annotators whose competence (MACE θ over all questions) is below ``minimum``, with
-    the questions on which it is: what the report's To-do names."""
+    the questions on which it is: what the report's To-do names. Nobody is flagged on fewer
+    than :data:`FEW_ANSWERS` answers (their estimate says little either way)."""
     out = {}
     for who, figures in pooled(estimates).items():
-        if figures["mace"] is not None and figures["mace"] < minimum:
-            low = [
-                f"{q} {f['annotators'][who]['mace']:.2f}"
-                for q, f in estimates.questions.items()
-                if who in f["annotators"] and (f["annotators"][who]["mace"] or 0) < minimum
-            ]
-            out[who] = low
+        if figures["mace"] is None or figures["mace"] >= minimum:
+            continue
+        if figures["answers"] < FEW_ANSWERS:
+            continue
+        mine = [(q, f["annotators"].get(who) or {}) for q, f in estimates.questions.items()]
+        out[who] = [
+            f"{q} {f['mace']:.2f}"
+            for q, f in mine
+            if f.get("mace") is not None and f["mace"] < minimum
+        ]
     return out

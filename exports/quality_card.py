@@ -20,6 +20,10 @@ MODEL_RULES = {
 }
 
 
+def _items(n: int) -> str:
+    return f"the {n} item" if n == 1 else f"the {n} items"
+
+
 def _share(figures: dict[str, Any]) -> str:
     if not figures.get("items"):
         return "no item"
@@ -70,11 +74,11 @@ def preservation_md(agreement: dict[str, Any], excluded: int | None) -> str:
     rows = [[d, _share(f)] for d, f in figures["domains"].items()]
     changed = len(figures.get("changed") or [])
     treated = (
-        f"the {excluded} items whose labels changed were **excluded** from this release "
-        "(`export release --exclude-changed`)"
+        f"{_items(excluded)} whose labels changed {'was' if excluded == 1 else 'were'} "
+        "**excluded** from this release (`export release --exclude-changed`)"
         if excluded is not None
-        else f"the {changed} items whose labels changed are **kept with their new labels** "
-        "(column `labels_changed`)"
+        else f"{_items(changed)} whose labels changed {'is' if changed == 1 else 'are'} "
+        "**kept with their new labels** (column `labels_changed`)"
     )
     return "\n".join(
         [

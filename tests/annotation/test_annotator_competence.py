@@ -30,6 +30,7 @@ from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
 from biasforge.annotation.users import add_users
+from biasforge.exports.release import make_release
 from biasforge.families.stereoset import LABELS, known_answers
 from tests.annotation.helpers import login
 from tests.annotation.quality_helpers import (  # noqa: F401 (a fixture)
@@ -79,6 +80,7 @@ def simulation(server, stereoset_fr_run, tmp_path_factory):  # noqa: F811
         by_id = {r["external_id"]: r["id"] for r in records}
         answer_in_bulk(api, [(by_id[rid], values, "submitted") for rid, values in mine.items()])
     majority = pull(DATASET, base / "majority", connection, policy="majority")
+    pull(DATASET, base / "mace", connection, policy="mace")
     run_cli(
         "annotate", "pull", "--dataset", DATASET, "--out", base / "ds", "--policy", "dawid-skene",
         "--data-dir", server.data_dir,
@@ -130,12 +132,17 @@ def test_the_random_annotator_is_flagged_in_the_report(simulation):
     assert (folder / "competence.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_dawid_skene_decides_more_records_right_than_majority(simulation):
-    truth = simulation["truth"]
-    by_model = decided_right(simulation["base"] / "ds", truth)
-    by_majority = decided_right(simulation["base"] / "majority", truth)
+@pytest.mark.parametrize(("policy", "folder"), [("dawid-skene", "ds"), ("mace", "mace")])
+def test_a_model_policy_decides_more_records_right_than_majority(simulation, policy, folder):
+    truth, base = simulation["truth"], simulation["base"]
+    by_model = decided_right(base / folder, truth)
+    by_majority = decided_right(base / "majority", truth)
     assert by_model >= by_majority + 50, (by_model, by_majority)
-    decisions = pd.read_parquet(simulation["base"] / "ds" / "decisions.parquet")
-    assert decisions["reason"].str.startswith("dawid-skene").all()
-    manifest = json.loads((simulation["base"] / "ds" / "manifest.json").read_text())
-    assert manifest["policy"] == "dawid-skene"
+    decisions = pd.read_parquet(base / folder / "decisions.parquet")
+    assert decisions["reason"].str.startswith(f"{policy}: ").all()
+    assert json.loads((base / folder / "manifest.json").read_text())["policy"] == policy
+    release = make_release([base / folder], name=f"ss-{folder}", version="1.0.0", out=base / "rel")
+    card = (release.path / "README.md").read_text()
+    assert f"Decision policy: {policy}, at least 4 answers per record." in card
+    assert "decided as the most probable one under" in card
+    assert "; 2 of 4 annotators fell below 0.5." in card
