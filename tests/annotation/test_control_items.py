@@ -14,10 +14,12 @@ import json
 import re
 import stat
 
+import httpx
 import pandas as pd
 import pytest
 
 from biasforge.annotation import controls
+from biasforge.annotation.api import iter_records
 from biasforge.annotation.connection import find_server
 from biasforge.annotation.pull import pull
 from biasforge.annotation.users import add_users
@@ -87,6 +89,15 @@ def test_push_keeps_the_control_key_in_private_state(review):
     ids = set(review["rows"]["id"])
     assert not ids & {c.id for c in planted}
     assert all(re.fullmatch(r"[0-9a-f]{16}", c.id) for c in planted)  # ids of the same form
+    again = run_cli("annotate", "push", review["run"], "--dataset", DATASET, "--control-share",
+                    "0.1", "--data-dir", review["data_dir"]).stdout  # fmt: skip
+    assert "0 records created, 40 already there" in again and "(0 created now)" in again
+    assert controls.load(connection.url, connection.workspace, DATASET) == planted
+    # created among the items, not after them (an annotator sees when a record was created)
+    owner = httpx.Client(base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key})
+    created = [r["external_id"] for r in iter_records(owner, review["dataset_id"])]
+    places = sorted(created.index(c.id) for c in planted)
+    assert len(created) == 44 and places != list(range(40, 44)), places
 
 
 def test_a_control_and_its_item_look_alike_through_the_annotators_api(review):
