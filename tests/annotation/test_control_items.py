@@ -115,6 +115,12 @@ def test_a_control_and_its_item_look_alike_through_the_annotators_api(review):
         assert typo != profession and typo in text
         mended = json.loads(text.replace(typo, profession))
         assert mended == without_ids(ordinary)  # only the item's own text differs
+        # the record endpoint an annotator may call answers the same way for both
+        one, other = (api.get(f"/api/v1/records/{r['id']}") for r in (seen, ordinary))
+        assert one.status_code == other.status_code
+        if one.status_code == 200:
+            text = json.dumps(without_ids(one.json()), ensure_ascii=False)
+            assert json.loads(text.replace(typo, profession)) == without_ids(other.json())
 
 
 def test_a_control_and_its_item_look_alike_in_the_browser(review, browser, artifacts):
