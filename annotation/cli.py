@@ -50,6 +50,8 @@ class Policy(StrEnum):
 
     unanimous = "unanimous"
     majority = "majority"
+    dawid_skene = "dawid-skene"
+    mace = "mace"
 
 
 @app.callback()
@@ -251,6 +253,23 @@ def push(
             "they anchor annotators; the release card then says so)",
         ),
     ] = False,
+    controls: Annotated[
+        Path | None,
+        typer.Option(
+            "--controls",
+            help="control items with known answers, mixed into the queue unmarked: a release, "
+            "reviewed records or run of validated items of the same family, or a JSONL file "
+            "of items each with an 'expected' object (question -> answer)",
+        ),
+    ] = None,
+    control_share: Annotated[
+        float | None,
+        typer.Option(
+            "--control-share",
+            help="add this fraction of the run's size as control items made from its items "
+            "by the family (BEC-Pro: a planted misprint), e.g. 0.05",
+        ),
+    ] = None,
     workspace: Workspace = None,
     data_dir: DataDir = None,
 ) -> None:
@@ -260,12 +279,19 @@ def push(
     from biasforge.annotation.push import push_run, read_pushable_run
     from biasforge.annotation.registry import remember_run, run_identity
 
-    checked = read_pushable_run(run)  # a bad run is reported before looking for a server
+    checked = read_pushable_run(run)  # a bad run (or controls file) is reported before looking for a server
+    if controls is not None or control_share is not None:
+        from biasforge.annotation.controls import check_options
+        from biasforge.families import family_of
+
+        family = family_of(checked.candidates["family"].unique(), str(run))
+        check_options(family, controls, control_share)
     connection = find_server(data_dir, workspace)
     with server_errors(connection.url):
         result = push_run(
-            run, dataset, connection, min_submitted=min_submitted, suggest=suggest_labels
-        )
+            run, dataset, connection, min_submitted=min_submitted, suggest=suggest_labels,
+            controls=controls, control_share=control_share,
+        )  # fmt: skip
         remember_run(
             connection.url, connection.workspace, dataset, run, result.family,
             run_identity(checked.manifest),
@@ -274,13 +300,35 @@ def push(
             f"{dataset}: {result.created} records created, {result.already_present} already there "
             f"({result.total} candidates) -> {connection.url}/dataset/{result.dataset_id}/annotation-mode"
         )
+        if result.controls:
+            typer.echo(
+                f"{dataset}: {result.controls} control items ({result.controls_created} created "
+                "now), known only to this machine's biasforge state; `annotate pull` reports "
+                "each annotator's accuracy on them"
+            )
 
 
 @app.command()
 def pull(
     dataset: DatasetName,
     out: Annotated[Path, typer.Option("--out", help="reviewed-records folder to write")],
-    policy: Annotated[Policy, typer.Option(help="how answers combine")] = Policy.unanimous,
+    policy: Annotated[
+        Policy,
+        typer.Option(
+            help="how answers combine: unanimous, majority, or the most probable answer under "
+            "an annotator model fitted on every answer (dawid-skene, mace)"
+        ),
+    ] = Policy.unanimous,
+    min_competence: Annotated[
+        float,
+        typer.Option(
+            "--min-competence",
+            min=0.0,
+            max=1.0,
+            help="name in the report's To-do each annotator whose competence (MACE θ: share "
+            "of answers given knowingly rather than guessed) is below this",
+        ),
+    ] = 0.5,
     run: Annotated[
         Path | None, typer.Option("--run", help="run the dataset was pushed from")
     ] = None,
@@ -320,7 +368,7 @@ def pull(
         named = [n.strip() for n in (adjudicators or "").split(",") if n.strip()]
         manifest = run_pull(
             dataset, out, connection, policy=policy.value, run_dir=run, adjudicators=named,
-            dry_run=dry_run, overwrite=overwrite,
+            dry_run=dry_run, overwrite=overwrite, min_competence=min_competence,
         )  # fmt: skip
         counts = ", ".join(f"{k}: {v}" for k, v in sorted(manifest["decisions"].items()))
         adjudication = manifest["adjudication"]
@@ -345,6 +393,7 @@ def agreement(
 
     from biasforge.annotation.agreement import agreement_report
     from biasforge.annotation.connection import find_server
+    from biasforge.annotation.controls import control_ids
     from biasforge.annotation.errors import server_errors
     from biasforge.annotation.pull import _dataset, collect
     from biasforge.errors import BiasforgeError
@@ -355,6 +404,8 @@ def agreement(
         if target is None:
             raise BiasforgeError(f"no dataset {dataset!r} in workspace {connection.workspace!r}")
         long = collect(connection, str(target.id)).long
+        # control items are no agreement item (their answers are known; see annotate push)
+        long = long[~long["id"].isin(control_ids(connection.url, connection.workspace, dataset))]
         answers = long[long["status"] == "submitted"].rename(columns={"id": "item"})
         questions = [q.name for q in target.settings.questions if isinstance(q, rg.LabelQuestion)]
 

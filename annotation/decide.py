@@ -3,7 +3,11 @@
 One record's answers (submitted and discarded) are combined under a policy:
 
 * ``unanimous`` (SlguSet's rule): every annotator who answered gave the same value;
-* ``majority``: more than half of those who answered did.
+* ``majority``: more than half of those who answered did;
+* ``dawid-skene`` and ``mace``: the answer the annotator model (crowd-kit, fitted on every
+  answer of the dataset by :mod:`biasforge.annotation.competence`) finds most probable, so a
+  competent annotator outweighs careless ones. Corrections (free text, which the models do not
+  read) are voted on by majority under these rules.
 
 A *discard* is a vote "cannot judge": it counts among those who answered, so under
 ``unanimous`` it always sends the record to adjudication, and under ``majority`` the others
@@ -31,7 +35,8 @@ from typing import Any
 from biasforge.families import Family
 from biasforge.families.base import NOTE_QUESTION, Row, normalise
 
-POLICIES = ("unanimous", "majority")
+POLICIES = ("unanimous", "majority", "dawid-skene", "mace")
+MODEL_POLICIES = ("dawid-skene", "mace")  # decided by an annotator model's estimate
 ORIGINAL = "\x00original"  # an answer's vote for the original text
 CHOICE = "text_choice"  # adjudication: which text is right
 LETTERS = "ABCDE"  # proposed corrections shown to adjudicators (more: "own" + copy)
@@ -88,14 +93,19 @@ class Decision:
     sent_back: bool = False  # an adjudication that could not be used, asked again
 
 
-def combine(values: list[str], policy: str, total: int | None = None) -> str | None:
+def combine(
+    values: list[str], policy: str, total: int | None = None, estimate: str | None = None
+) -> str | None:
     """The decided value of one question, or None when the policy is not met.
 
     ``total`` counts everyone who answered the record, discards included (default: the
-    values given), so a discard is a vote for no value.
+    values given), so a discard is a vote for no value. Under a model policy the decided value
+    is the model's ``estimate`` for the record.
     """
     if not values:
         return None
+    if policy in MODEL_POLICIES:
+        return estimate
     total = len(values) if total is None else total
     value, count = Counter(values).most_common(1)[0]
     if policy == "unanimous":
@@ -137,6 +147,7 @@ def _text_vote(
     proposals = proposals_of(family, row, submitted)
     if not proposals:
         return None, None
+    policy = "majority" if policy in MODEL_POLICIES else policy  # the models read no text
     votes = [ORIGINAL] * (len(submitted) - sum(len(p.by) for p in proposals))
     for proposal in proposals:
         votes += [proposal.text] * len(proposal.by)
@@ -170,13 +181,18 @@ def _contradictions(
 
 
 def _criteria_vote(
-    family: Family, submitted: list[Answer], responded: int, policy: str, settled: set[str]
+    family: Family,
+    submitted: list[Answer],
+    responded: int,
+    policy: str,
+    settled: set[str],
+    estimated: dict[str, str],
 ) -> tuple[dict[str, str], list[str]]:
     """Decided value per question, and a description of each undecided one."""
     decided, undecided = {}, []
     for question in family.review.criteria:
         values = [str(a.values[question]) for a in submitted if a.values.get(question) is not None]
-        value = combine(values, policy, responded)
+        value = combine(values, policy, responded, estimated.get(question))
         if value is not None:
             decided[question] = value
         elif question not in settled:
@@ -220,8 +236,10 @@ def decide(
     min_submitted: int,
     can_answer: int = 0,
     adjudicated: Adjudicated | None = None,
+    estimated: dict[str, str] | None = None,
 ) -> Decision:
-    """Decide one record; see the module docstring for the rules."""
+    """Decide one record; see the module docstring for the rules. ``estimated``: the
+    annotator model's answer per question (model policies only)."""
     submitted = [a for a in answers if a.status == "submitted"]
     discarded = [a for a in answers if a.status == "discarded"]
     discards = tuple((a.user, a.note) for a in discarded)
@@ -241,7 +259,7 @@ def decide(
         return waiting
     if not submitted:
         return Decision("pending", f"all {_discards_text(discards)}", adjudicate=True, **counts)
-    return _decide_votes(family, row, submitted, discards, policy)
+    return _decide_votes(family, row, submitted, discards, policy, estimated or {})
 
 
 def _decide_votes(
@@ -250,6 +268,7 @@ def _decide_votes(
     submitted: list[Answer],
     discards: tuple[tuple[str, str], ...],
     policy: str,
+    estimated: dict[str, str],
 ) -> Decision:
     """A complete record's decision from its votes (corrections first, then the criteria)."""
     counts = dict(submitted=len(submitted), discarded=len(discards), discards=discards)
@@ -257,7 +276,7 @@ def _decide_votes(
     responded = len(submitted) + len(discards)
     winner, split = _text_vote(family, row, submitted, responded, policy)
     settled = set(family.review.settled_by_correction) if winner else set()
-    decided, undecided = _criteria_vote(family, submitted, responded, policy, settled)
+    decided, undecided = _criteria_vote(family, submitted, responded, policy, settled, estimated)
     problems = [f"no {policy} answer on " + ", ".join(undecided)] if undecided else []
     problems += [split] if split else []
     if problems:

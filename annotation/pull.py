@@ -27,13 +27,16 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from biasforge.annotation import adjudication
+from biasforge.annotation import adjudication, annotators, quality
 from biasforge.annotation.adjudication import adjudication_name
 from biasforge.annotation.agreement import agreement_report
 from biasforge.annotation.api import check, http, iter_records, questions, users
+from biasforge.annotation.competence import Estimates
 from biasforge.annotation.connection import Connection, client
+from biasforge.annotation.controls import load as control_items
 from biasforge.annotation.decide import POLICIES, Answer, Decision, decide, proposals_of
 from biasforge.annotation.names import check_dataset_name
+from biasforge.annotation.preservation import labels_changed
 from biasforge.annotation.push import foreign_dataset
 from biasforge.annotation.registry import pushed_from, run_identity, run_of
 from biasforge.annotation.report import review_report
@@ -45,11 +48,14 @@ from biasforge.contract.reviewed import write_reviewed
 from biasforge.contract.rundir import Run, read_run
 from biasforge.errors import BiasforgeError, OutputExistsError
 from biasforge.families import Family, family_of
-from biasforge.families.base import REVIEW_COLUMNS
+from biasforge.families.base import LABELS_CHANGED
 from biasforge.files import replaceable_problem, staged_directory
 from biasforge.translation_memory import TranslationMemory
 
 __all__ = ["POLICIES", "adjudication_name", "collect", "pull"]
+
+
+TIME_COLUMNS = ["id", "annotator", "status", "at"]
 
 
 @dataclass
@@ -60,6 +66,8 @@ class Collected:
     long: pd.DataFrame
     suggested: dict[str, int]  # judged question -> records that carried a suggestion for it
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)  # per external id
+    # when each response was last saved (columns id, annotator, status, at): annotators' pace
+    times: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=TIME_COLUMNS))
 
 
 def _answer(response: dict, names: dict[str, str]) -> Answer:
@@ -92,10 +100,13 @@ def collect(connection: Connection, dataset_id: str, judged: list[str] | None = 
         rows: list[dict[str, Any]] = []
         suggested: Counter[str] = Counter()
         metadata: dict[str, dict[str, Any]] = {}
+        times: list[tuple] = []
         for record in iter_records(api, dataset_id, include="responses,suggestions"):
             external = str(record.get("external_id"))
             metadata[external] = record.get("metadata") or {}
             answers = [_answer(r, names) for r in record.get("responses") or []]
+            times += [(external, a.user, a.status, r.get("updated_at"))
+                      for a, r in zip(answers, record.get("responses") or [], strict=True)]  # fmt: skip
             per_record[external] = answers
             for answer in answers:
                 rows += _long_rows(external, answer)
@@ -104,7 +115,9 @@ def collect(connection: Connection, dataset_id: str, judged: list[str] | None = 
                 if judged is None or name in judged:
                     suggested[name] += 1
     long = pd.DataFrame(rows, columns=["id", "annotator", "status", "question", "value"])
-    return Collected(per_record, long, dict(suggested), metadata)
+    return Collected(
+        per_record, long, dict(suggested), metadata, pd.DataFrame(times, columns=TIME_COLUMNS)
+    )
 
 
 def shown_to_annotators(connection: Connection, dataset_id: str, family: Family) -> dict:
@@ -225,16 +238,19 @@ def decide_all(
     min_submitted: int,
     annotators: set[str],
     schema: pa.Schema,
+    estimates: Estimates | None = None,
 ) -> Outcome:
-    """Decide every candidate of the run from its answers (and adjudication)."""
+    """Decide every candidate of the run from its answers (and adjudication); under a model
+    policy, ``estimates`` holds each record's most probable answers."""
     outcome = Outcome()
     for row in candidates:
         rid = str(row["id"])
         answers = collected.answers.get(rid, [])
         can_answer = len(annotators - {a.user for a in answers})
+        estimated = estimates.answers_for(policy, rid) if estimates else None
         decision = decide(
             family, row, answers, policy=policy, min_submitted=min_submitted,
-            can_answer=can_answer, adjudicated=merged.answers.get(rid),
+            can_answer=can_answer, adjudicated=merged.answers.get(rid), estimated=estimated,
         )  # fmt: skip
         stale = shown_differently(family, row, collected.metadata.get(rid, {}))
         if stale and answers:
@@ -256,10 +272,18 @@ def decide_all(
                 "corrected_by": list(decision.corrected_by) if corrected else None,
                 "adjudicated_by": decision.adjudicated_by,
                 "decision": decision.decision,
+                **_labels_changed(family, row, new, decision.decision),
             }
         )
         outcome.details.append(_detail(rid, decision, corrected, decision.adjudicate))
     return outcome
+
+
+def _labels_changed(family: Family, before: dict, after: dict, decision: str) -> dict:
+    """The ``labels_changed`` column, for a family whose source carries labels."""
+    if family.review.source_labels is None:
+        return {}
+    return {LABELS_CHANGED[0]: labels_changed(family, before, after, decision)}
 
 
 def write_back_corrections(
@@ -361,10 +385,12 @@ def pull(
     adjudicators: list[str] | None = None,
     dry_run: bool = False,
     overwrite: bool = False,
+    min_competence: float = quality.DEFAULT_MIN_COMPETENCE,
 ) -> dict[str, Any]:
     """Pull, decide and write the reviewed records; see the module docstring. ``dry_run``
     writes the folder but changes nothing on the server nor in the translation memory;
-    ``overwrite`` lets it replace an earlier pull of the same dataset (nothing else)."""
+    ``overwrite`` lets it replace an earlier pull of the same dataset (nothing else);
+    annotators whose competence is below ``min_competence`` are named in the report's To-do."""
     if policy not in POLICIES:
         raise BiasforgeError(f"--policy must be one of {', '.join(POLICIES)}")
     check_dataset_name(dataset)  # callers of the API too, not only the command line
@@ -390,10 +416,18 @@ def pull(
     answered = {rid: {a.user for a in answers} for rid, answers in collected.answers.items()}
     merged = adjudication.read(connection, dataset, answered)
     candidates = run.table
-    outcome = decide_all(
-        family, candidates.to_pylist(), collected, merged, policy=policy,
-        min_submitted=min_submitted, annotators=_annotators(connection), schema=candidates.schema,
+    rows = candidates.to_pylist()
+    items = {str(row["id"]) for row in rows}
+    assessed = quality.assess(
+        family, collected.long, items, control_items(connection.url, connection.workspace, dataset),
+        policy=policy, min_competence=min_competence,
     )  # fmt: skip
+    outcome = decide_all(
+        family, rows, collected, merged, policy=policy,
+        min_submitted=min_submitted, annotators=_annotators(connection), schema=candidates.schema,
+        estimates=assessed.estimates,
+    )  # fmt: skip
+    collected.long = quality.items_only(collected.long, items)  # control answers stay out
     settled = {d["id"] for d in outcome.details if d["adjudicated_by"]}
     routed = (
         adjudication.route(
@@ -417,6 +451,11 @@ def pull(
         "corrected": sum(d["corrected"] for d in outcome.details),
         "discarded_answers": sum(d["discarded"] for d in outcome.details),
     }
+    summary.update(
+        quality.summarise(
+            assessed, family, collected, summary["questions"], _accepted(rows, outcome)
+        )
+    )
     provenance = {
         "dataset": dataset,
         "workspace": connection.workspace,
@@ -452,6 +491,15 @@ def pull(
     )
 
 
+def _accepted(candidates: list[dict], outcome: Outcome) -> list[tuple[dict, dict]]:
+    """(candidate row, reviewed row) of every accepted record."""
+    return [
+        (row, reviewed)
+        for row, reviewed in zip(candidates, outcome.reviewed, strict=True)
+        if reviewed["decision"] == "accept"
+    ]
+
+
 def _write_reviewed(
     out: Path,
     schema: pa.Schema,
@@ -463,9 +511,12 @@ def _write_reviewed(
     origin: str,
 ) -> dict[str, Any]:
     """Write the reviewed-records folder atomically; corrections go to the translation memory."""
-    for name, kind in (*REVIEW_COLUMNS, ("decision", pa.string())):
+    for name, kind in (*family.review.review_columns, ("decision", pa.string())):
         schema = schema.append(pa.field(name, kind))
     with staged_directory(out, overwrite=True, kind=REVIEWED_KIND, family=family.name) as stage:
+        people, minimum = summary.get("annotators") or {}, summary["min_competence"]
+        if annotators.plot(people, minimum, stage / annotators.PLOT):
+            summary["plot"] = annotators.PLOT
         tm = write_back_corrections(family, outcome.corrected, origin=origin)
         return write_reviewed(
             stage,

@@ -63,6 +63,8 @@ class PushResult:
     created: int
     already_present: int
     family: str
+    controls: int = 0  # control items of the dataset (see biasforge.annotation.controls)
+    controls_created: int = 0
 
 
 def ensure_workspace(rg_client, name: str) -> dict[str, Any]:
@@ -188,8 +190,12 @@ def push_candidates(
     batch_size: int = BATCH,
     progress: bool = True,
     suggest: bool = False,
+    controls: list[dict[str, Any]] | None = None,
+    seed: str = "",
 ) -> PushResult:
-    """Create the candidates missing from the dataset; see the module docstring."""
+    """Create the candidates missing from the dataset; see the module docstring. ``controls``
+    (items with their control ids, see :mod:`biasforge.annotation.controls`) are created with
+    them, at places drawn with ``seed``."""
     import httpx
     import tenacity
 
@@ -207,7 +213,8 @@ def push_candidates(
     )
     return retrying(
         _push_once, candidates, family, dataset_name, connection, min_submitted=min_submitted,
-        batch_size=batch_size, progress=progress, suggest=suggest,
+        batch_size=batch_size, progress=progress, suggest=suggest, controls=controls or [],
+        seed=seed,
     )  # fmt: skip
 
 
@@ -221,6 +228,8 @@ def _push_once(
     batch_size: int,
     progress: bool,
     suggest: bool,
+    controls: list[dict[str, Any]],
+    seed: str,
 ) -> PushResult:
     """One pass of the push: list what the dataset holds, create the rest."""
     from biasforge.progress import progress_bar
@@ -231,6 +240,10 @@ def _push_once(
     missing = candidates[~candidates["id"].astype(str).isin(present)]
     # through Arrow, so a null stays None (pandas would give NaN for a missing string)
     rows = pa.Table.from_pandas(missing, preserve_index=False).to_pylist()
+    if controls:
+        from biasforge.annotation.controls import interleave
+
+        rows = interleave(rows, [c for c in controls if str(c["id"]) not in present], seed)
     with http(connection) as api:
         question_ids = {q["name"]: q["id"] for q in questions(api, dataset_id)}
         bar = progress_bar(
@@ -242,9 +255,12 @@ def _push_once(
             _create(api, dataset_name, dataset_id, items)
             bar.update(len(batch))
         bar.close()
+    control_ids = {str(c["id"]) for c in controls}
+    made = sum(1 for r in rows if str(r["id"]) in control_ids)
+    created = len(rows) - made
     return PushResult(
-        dataset_name, dataset_id, len(candidates), len(rows), len(candidates) - len(rows),
-        family.name,
+        dataset_name, dataset_id, len(candidates), created, len(candidates) - created,
+        family.name, controls=len(controls), controls_created=made,
     )  # fmt: skip
 
 
@@ -263,11 +279,32 @@ def _create(api, dataset_name: str, dataset_id: str, items: list[dict]) -> None:
 
 
 def push_run(
-    run_dir: str | Path, dataset_name: str, connection: Connection, **kwargs
+    run_dir: str | Path,
+    dataset_name: str,
+    connection: Connection,
+    *,
+    controls: str | Path | None = None,
+    control_share: float | None = None,
+    **kwargs,
 ) -> PushResult:
-    """Push the candidates of a run directory (read and checksum-verified against its manifest)."""
+    """Push the candidates of a run directory (read and checksum-verified against its
+    manifest), with control items from ``controls`` (a file) or a ``control_share`` drawn
+    from the run, and any planned by an earlier push (see :mod:`biasforge.annotation.controls`)."""
+    from biasforge.annotation import controls as control_items
     run = read_pushable_run(run_dir)
-    return push_candidates(run.candidates, dataset_name, connection, **kwargs)
+    family = family_of(run.candidates["family"].unique(), str(run_dir))
+    with http(connection) as api:
+        found = workspaces.dataset_named(api, connection.workspace, dataset_name)
+    has_records = bool(found) and bool(existing_ids(connection, str(found["id"])))
+    planned = control_items.plan(
+        connection.url, connection.workspace, dataset_name, family, from_file=controls,
+        share=control_share, rows=run.table.to_pylist(), has_records=has_records,
+    )  # fmt: skip
+    seed = control_items.state_seed(connection.url, connection.workspace, dataset_name)
+    return push_candidates(
+        run.candidates, dataset_name, connection, controls=[c.row for c in planned], seed=seed,
+        **kwargs,
+    )  # fmt: skip
 
 
 def read_pushable_run(run_dir: str | Path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from biasforge.annotation.quality_report import quality_md
 from biasforge.contract.markdown import excerpt, md_table
 
 DIGITS = 3
@@ -242,5 +243,6 @@ def review_report(
         "",
     ]
     lines += adjudication_md(adjudication, summary)
-    lines += ["", *agreement_md(summary["questions"]), ""]
+    lines += ["", *agreement_md(summary["questions"])]
+    lines += [*quality_md(summary), ""]
     return "\n".join(lines)

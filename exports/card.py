@@ -18,6 +18,7 @@ import pyarrow as pa
 from biasforge.contract.markdown import md_table
 from biasforge.exports.configs import SPLIT
 from biasforge.exports.inputs import ReleaseInput
+from biasforge.exports.quality_card import quality_parts
 from biasforge.families import Family
 
 
@@ -302,6 +303,7 @@ def annotation_md(inputs: list[ReleaseInput]) -> str:
                 + (summary + "\n\n" if summary else "")
                 + agreement_md(item.agreement)
             )
+            parts += quality_parts(item.agreement, item.excluded_changed)
         else:
             parts.append(f"`{item.path.name}`: no agreement.json was provided.")
     return "\n\n".join(parts)

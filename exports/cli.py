@@ -56,6 +56,14 @@ def release(
         typer.Option("--license", help="override the family's licence id (e.g. cc-by-sa-4.0)"),
     ] = None,
     private: Annotated[bool, typer.Option(help="create the Hub repo as private")] = False,
+    exclude_changed: Annotated[
+        bool,
+        typer.Option(
+            "--exclude-changed",
+            help="leave out items whose labels, given blind in review, differ from the "
+            "source's (column labels_changed; the card says how many)",
+        ),
+    ] = False,
     exist_ok: Annotated[
         bool,
         typer.Option(
@@ -78,6 +86,7 @@ def release(
         license=license,
         exist_ok=exist_ok,
         hub_repo=push_to_hub,
+        exclude_changed=exclude_changed,
     )
     configs = ", ".join(f"{c}: {n}" for c, n in result.configs.items())
     changes = ", ".join(f"{k} {v}" for k, v in result.changes.items())

@@ -39,6 +39,7 @@ class ReleaseInput:
     decisions: dict[str, int] = field(default_factory=dict)  # reviewed: accept/reject/pending
     source_sha256: str = ""
     run_manifest: dict[str, Any] = field(default_factory=dict)  # reviewed: the run behind them
+    excluded_changed: int | None = None  # items left out by --exclude-changed (None: kept)
 
     def curation_manifest(self) -> dict[str, Any]:
         """The manifest of the curation run these rows come from, if known."""
@@ -54,6 +55,11 @@ class ReleaseInput:
             "data_sha256": self.source_sha256,
             "manifest": self.manifest,
             "run_manifest": self.run_manifest or None,
+            **(
+                {"excluded_changed": self.excluded_changed}
+                if self.excluded_changed is not None
+                else {}
+            ),
         }
 
 
@@ -93,6 +99,24 @@ def read_candidates(path: Path) -> ReleaseInput:
         agreement=_read_json(path / AGREEMENT),
         source_sha256=run.manifest["files"][CANDIDATES],
     )
+
+
+def exclude_changed(item: ReleaseInput) -> ReleaseInput:
+    """Leave out the items whose labels review changed from the source's (``--exclude-changed``);
+    the card says how many."""
+    from biasforge.families.base import LABELS_CHANGED
+
+    name = LABELS_CHANGED[0]
+    if name not in item.table.column_names:
+        raise InputError(
+            item.path,
+            f"--exclude-changed: no {name!r} column (its family's source carries no labels, "
+            "or it was pulled by a biasforge that did not compare them)",
+        )
+    keep = pc.invert(pc.fill_null(item.table.column(name), False))
+    item.excluded_changed = item.table.num_rows - pc.sum(keep.cast("int64")).as_py()
+    item.table = item.table.filter(keep)
+    return item
 
 
 def read_input(path: str | Path, *, unreviewed: bool = False) -> ReleaseInput:

@@ -25,6 +25,7 @@ from biasforge.exports.changelog import changelog_md, diff_records, release_reco
 from biasforge.exports.configs import family_of_table, split_configs
 from biasforge.exports.inputs import ReleaseInput, read_input
 from biasforge.exports.licence import check_licence
+from biasforge.exports.inputs import exclude_changed as without_changed
 from biasforge.exports.validate import Violation, validate_table
 from biasforge.exports.versions import existing_versions, parse_version, previous_version
 from biasforge.families import Family
@@ -142,11 +143,15 @@ class Plan:
         return diff_records(self.old, self.new)
 
 
-def _read_inputs(sources: list[str | Path], unreviewed: bool) -> list[ReleaseInput]:
+def _read_inputs(
+    sources: list[str | Path], unreviewed: bool, exclude_changed: bool = False
+) -> list[ReleaseInput]:
     if not sources:
         raise BiasforgeError("give at least one input folder (reviewed records or a run)")
     with progress_bar(sources, desc="reading inputs", leave=False) as bar:  # closed before an error
         inputs = [read_input(s, unreviewed=unreviewed) for s in bar]
+    if exclude_changed:
+        inputs = [without_changed(item) for item in inputs]
     if all(item.table.num_rows == 0 for item in inputs):
         raise BiasforgeError(
             "nothing to release: the inputs hold no accepted records "
@@ -222,8 +227,10 @@ def make_release(
     license: str | None = None,
     exist_ok: bool = False,
     hub_repo: str | None = None,
+    exclude_changed: bool = False,
 ) -> ReleaseResult:
     """Validate the inputs and write ``out/name/version`` atomically; return what was done.
+    ``exclude_changed`` leaves out items whose labels review changed from the source's.
 
     An existing release is never overwritten. With ``exist_ok`` (for scripts that re-run, like
     the demo) it is accepted when it already holds exactly the records these inputs give,
@@ -241,7 +248,7 @@ def make_release(
             f"release {name} {version} already exists at {final}; releases are immutable: "
             "choose a new version (e.g. bump PATCH for corrections)"
         )
-    inputs = _read_inputs(sources, unreviewed)
+    inputs = _read_inputs(sources, unreviewed, exclude_changed)
     plan = _plan(inputs, final.parent, parsed, skip_invalid, license=license, hub_repo=hub_repo)
     if final.exists():  # only reached with exist_ok
         return _same_as_existing(final, name, version, plan.configs, plan.new)

@@ -261,6 +261,12 @@ REVIEW_COLUMNS = (
     ("corrected_by", pa.list_(pa.string())),  # who proposed the applied correction
     ("adjudicated_by", pa.string()),  # who settled the record in adjudication (None: votes)
 )
+# For a family whose source carries labels (``Review.source_labels``): whether the labels
+# decided blind differ from the source's (None: not accepted, so no labels were decided).
+LABELS_CHANGED = ("labels_changed", pa.bool_())
+
+#: a control item made from a run's rows: (the item as shown, the known answers)
+Control = tuple[Row, dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -301,10 +307,27 @@ class Review:
     # Answers that say "the text needs no change" (a correction typed with them is a slip the
     # decision's reason points out).
     as_is: dict[str, str] = field(default_factory=dict)
+    # Knowing the annotators (issue 38). ``known_answers``: the answers to judged questions
+    # that an item's own content implies when it is known to be right (StereoSet: each shown
+    # option's label), so validated items can serve as control items. ``make_controls``:
+    # control items drawn from a run's rows, ``(rows, n, rng) -> [(item, known answers)]``
+    # (BEC-Pro: a sentence with a planted misprint is not grammatical).
+    known_answers: Callable[[Row], dict[str, str]] | None = None
+    make_controls: Callable[[list[Row], int, Any], list[Control]] | None = None
+    # ``source_labels``: the labels an item carries from its source, which review decides
+    # again blind (StereoSet: each sentence's label by sentence id); compared before and after
+    # review, they measure what the adaptation preserved, per ``label_domain`` column.
+    source_labels: Callable[[Row], dict[str, str]] | None = None
+    label_domain: str | None = None
 
     @property
     def label_questions(self) -> list[str]:
         return list(self.criteria)
+
+    @property
+    def review_columns(self) -> tuple[tuple[str, pa.DataType], ...]:
+        """The columns ``annotate pull`` adds to this family's reviewed records."""
+        return (*REVIEW_COLUMNS, *((LABELS_CHANGED,) if self.source_labels else ()))
 
     @property
     def all_fields(self) -> list[tuple[str, str, bool]]:

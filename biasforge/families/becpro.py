@@ -279,6 +279,46 @@ def recheck(before: Row, after: Row) -> Row:
     return {**row, **review_state(checks)}
 
 
+def _misprint(word: str) -> str | None:
+    """``word`` with two different neighbouring inner letters swapped, the last letter kept
+    ("mecánico" → "mecáncio"), None when it has no such pair (a short word)."""
+    for i in range(len(word) - 3, 0, -1):
+        a, b = word[i], word[i + 1]
+        if a.isalpha() and b.isalpha() and a != b:
+            return word[:i] + b + a + word[i + 2 :]
+    return None
+
+
+def make_controls(rows: list[Row], n: int, rng: Any) -> list[tuple[Row, dict[str, str]]]:
+    """Up to ``n`` control items: sentences drawn at random whose profession gets a planted
+    misprint (two letters swapped, same length, so every span still fits). A sentence with a
+    misprint is not grammatical: the known answer is ``grammatical: no`` (as for the TFG's own
+    "repcionista"). Every column that held the profession or the sentence as is (the
+    profession shown beside it, and for an untranslated item its English source) carries the
+    same misprint, so the item does not contradict itself where an ordinary one would not."""
+    controls = []
+    for row in rng.sample(rows, len(rows)):
+        if len(controls) >= n:
+            break
+        span = _span(row, "profession_span")
+        if span is None:
+            continue
+        sentence, (start, end) = str(row["sentence"]), span
+        if sentence[start:end] != row.get("profession"):  # spans and column must stay equal
+            continue
+        words = sentence[start:end].split(" ")
+        longest = max(range(len(words)), key=lambda i: len(words[i]))
+        typo = _misprint(words[longest])
+        if typo is None:
+            continue
+        words[longest] = typo
+        misprinted = {row["profession"]: " ".join(words)}
+        misprinted[sentence] = sentence[:start] + misprinted[row["profession"]] + sentence[end:]
+        control = {k: misprinted.get(v, v) if isinstance(v, str) else v for k, v in row.items()}
+        controls.append((control, {"grammatical": "no"}))
+    return controls
+
+
 REVIEW = Review(
     guidelines=data_text("becpro_guidelines.md"),
     fields=[
@@ -313,6 +353,7 @@ REVIEW = Review(
     as_is={"grammatical": "yes", "agreement": "yes"},
     correction_help="Pre-filled with the sentence. If an answer is No, edit it so it becomes "
     "correct, keeping the person word; leave it unchanged otherwise.",
+    make_controls=make_controls,
 )
 
 

@@ -349,6 +349,18 @@ def recheck(before: Row, after: Row) -> Row:
     return {**row, **review_state(checks)}
 
 
+def known_answers(row: Row) -> dict[str, str]:
+    """The label questions' answers that a validated item implies: each shown option's label
+    (through the record's shuffled order), so a validated item can be a control item."""
+    return {f"label_{name}": str(item.get("label")) for name, _, item in shown_options(row)}
+
+
+def source_labels(row: Row) -> dict[str, str]:
+    """Each sentence's label by sentence id: the source's before review (a translation keeps
+    the English labels), the blind decision after."""
+    return {str(s.get("id")): str(s.get("label")) for s in as_list(row.get("sentences"))}
+
+
 REVIEW = Review(
     guidelines=data_text("stereoset_guidelines.md"),
     fields=[
@@ -391,6 +403,9 @@ REVIEW = Review(
     "box, rule flags and filters included): annotators assigned the labels blind.",
     recheck=recheck,
     as_is={"validity": "valid"},
+    known_answers=known_answers,
+    source_labels=source_labels,
+    label_domain="bias_type",
 )
 
 

@@ -1,0 +1,178 @@
+"""Each annotator's competence, and competence-weighted decisions, from crowd-kit (issue 38).
+
+Pairwise agreement cannot tell a careless annotator from a minority that is right, and with
+three annotators under a majority rule a spammer decides every split record. The
+crowdsourcing literature's answer is a model of each annotator fitted to all answers at once;
+``crowd-kit`` (Toloka's library) implements the standard ones. Per judged question, from every
+submitted answer (items and control items):
+
+* **Dawid–Skene** (``crowdkit.aggregation.DawidSkene``, Dawid & Skene 1979): a confusion
+  matrix per annotator and a prior over the answers, fitted by EM; the answers known for
+  control items are given to the fit as true labels. Reported: the annotator's estimated
+  accuracy, ``Σ_c prior(c) · P(answers c | truth c)``. Its chance level depends on the labels
+  (0.5 for yes/no, a third for three labels).
+* **MACE** (``crowdkit.aggregation.MACE``, Hovy et al. 2013): each answer is either known (the
+  truth) or a guess drawn from the annotator's own habits. Reported: the *competence* θ, the
+  probability that an answer was known rather than guessed — near 0 for a random or a
+  one-button annotator whatever the number of labels, which is why the ``--min-competence``
+  threshold is read on it.
+
+Both models also give each record its most probable answer: the decision rules
+``dawid-skene`` and ``mace`` of :mod:`biasforge.annotation.decide`.
+
+crowd-kit 1.4.2's MACE draws every restart's starting point from the same ``random_state``,
+so its restarts repeat one run: one restart gives the same result in a tenth of the time.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+MODELS = ("dawid-skene", "mace")
+FEW_ANSWERS = 20  # below this many answers to a question, an annotator's estimate is unstable
+DS_ITERATIONS = 100
+
+
+@dataclass
+class Estimates:
+    """Per question: each annotator's figures and notes; per model: each record's answer."""
+
+    questions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    labels: dict[str, dict[str, dict[str, str]]] = field(
+        default_factory=lambda: {m: {} for m in MODELS}
+    )  # model -> record id -> question -> most probable answer
+
+    def answers_for(self, model: str, record: str) -> dict[str, str]:
+        return self.labels.get(model, {}).get(record, {})
+
+
+def _ds_accuracy(model: Any, worker: str) -> float:
+    errors, priors = model.errors_, model.priors_
+    return float(
+        sum(
+            priors[c] * errors.loc[(worker, c), c]
+            for c in priors.index
+            if (worker, c) in errors.index and c in errors.columns
+        )
+    )
+
+
+def _fit(data: pd.DataFrame, golden: pd.Series) -> tuple[Any, Any]:
+    from crowdkit.aggregation import MACE, DawidSkene
+
+    with warnings.catch_warnings():  # crowd-kit 1.4.2 uses pandas keywords pandas 3 deprecates
+        warnings.filterwarnings("ignore", module="crowdkit")
+        ds = DawidSkene(n_iter=DS_ITERATIONS).fit(data, true_labels=golden if len(golden) else None)
+        mace = MACE(n_restarts=1, random_state=0).fit(data)
+    return ds, mace
+
+
+def question_estimates(data: pd.DataFrame, golden: pd.Series) -> tuple[dict, dict, dict]:
+    """Figures per annotator, notes and the models' answers for one question.
+
+    ``data``: columns ``task`` (record id), ``worker`` (annotator), ``label`` (answer);
+    ``golden``: the known answers of control records, by record id.
+    """
+    ds, mace = _fit(data, golden)
+    workers = pd.factorize(data["worker"])[1]
+    spam = np.asarray(mace.spamming_, dtype=float)
+    theta = dict(zip(workers, spam[:, 1] / spam.sum(axis=1), strict=True))
+    counts = data["worker"].value_counts()
+    degenerate = data["label"].nunique() < 2 or data["worker"].nunique() < 2
+    notes = []
+    if data["worker"].nunique() < 2:
+        notes.append("one annotator only: competence needs two or more on shared records")
+    elif data["label"].nunique() < 2:
+        notes.append(f"every answer was {data['label'].iloc[0]!r}: nothing tells annotators apart")
+    figures = {
+        str(w): {
+            "answers": int(counts[w]),
+            "dawid_skene": None if degenerate else _ds_accuracy(ds, w),
+            "mace": None if degenerate else float(theta[w]),
+        }
+        for w in sorted(workers)
+    }
+    few = sorted(w for w, f in figures.items() if f["answers"] < FEW_ANSWERS)
+    if few and not degenerate:
+        notes.append(f"fewer than {FEW_ANSWERS} answers from {', '.join(few)}: unstable")
+    labels = {
+        "dawid-skene": ds.labels_.astype(str).to_dict(),
+        "mace": mace.labels_.astype(str).to_dict(),
+    }
+    return figures, notes, labels
+
+
+def estimate(
+    answers: pd.DataFrame, questions: list[str], golden: dict[str, dict[str, str]]
+) -> Estimates:
+    """Fit both models on each question's submitted answers (``answers``: columns ``id``,
+    ``annotator``, ``status``, ``question``, ``value``, as ``pull`` collects them)."""
+    from biasforge.progress import progress_bar
+
+    out = Estimates()
+    given = answers[(answers["status"] == "submitted") & answers["value"].notna()]
+    asked = [q for q in questions if (given["question"] == q).any()]
+    for question in progress_bar(asked, desc="annotator competence", unit="question"):
+        rows = given[given["question"] == question]
+        data = pd.DataFrame(
+            {
+                "task": rows["id"].astype(str),
+                "worker": rows["annotator"].astype(str),
+                "label": rows["value"].astype(str),
+            }
+        ).drop_duplicates(["task", "worker"])
+        known = {rid: k[question] for rid, k in golden.items() if question in k}
+        gold = pd.Series(known, dtype=object)
+        # a known answer nobody gave is no column of the model's: it cannot anchor the fit
+        gold = gold[gold.index.isin(data["task"]) & gold.isin(set(data["label"]))]
+        figures, notes, labels = question_estimates(data, gold)
+        out.questions[question] = {"annotators": figures, "notes": notes}
+        for model, by_record in labels.items():
+            for rid, label in by_record.items():
+                out.labels[model].setdefault(rid, {})[question] = label
+    return out
+
+
+def pooled(estimates: Estimates) -> dict[str, dict[str, Any]]:
+    """Each annotator's figures over all questions: means weighted by their answers."""
+    sums: dict[str, dict[str, float]] = {}
+    for figures in estimates.questions.values():
+        for who, f in figures["annotators"].items():
+            mine = sums.setdefault(who, {"answers": 0, "ds": 0.0, "mace": 0.0, "weight": 0})
+            mine["answers"] += f["answers"]
+            if f["mace"] is not None:
+                mine["weight"] += f["answers"]
+                mine["ds"] += f["answers"] * f["dawid_skene"]
+                mine["mace"] += f["answers"] * f["mace"]
+    return {
+        who: {
+            "answers": int(s["answers"]),
+            "dawid_skene": s["ds"] / s["weight"] if s["weight"] else None,
+            "mace": s["mace"] / s["weight"] if s["weight"] else None,
+        }
+        for who, s in sorted(sums.items())
+    }
+
+
+def flagged(estimates: Estimates, minimum: float) -> dict[str, list[str]]:
+    """Annotators whose competence (MACE θ over all questions) is below ``minimum``, with
+    the questions on which it is: what the report's To-do names. Nobody is flagged on fewer
+    than :data:`FEW_ANSWERS` answers (their estimate says little either way)."""
+    out = {}
+    for who, figures in pooled(estimates).items():
+        if figures["mace"] is None or figures["mace"] >= minimum:
+            continue
+        if figures["answers"] < FEW_ANSWERS:
+            continue
+        mine = [(q, f["annotators"].get(who) or {}) for q, f in estimates.questions.items()]
+        out[who] = [
+            f"{q} {f['mace']:.2f}"
+            for q, f in mine
+            if f.get("mace") is not None and f["mace"] < minimum
+        ]
+    return out

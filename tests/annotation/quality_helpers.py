@@ -1,0 +1,73 @@
+"""What the annotator-quality tests share (issue 38): the bundled StereoSet sample curated to
+French against the local fake DeepL (the one allowed fake: a paid remote API), an
+annotator's whole queue, answers sent in bulk through the annotator's own endpoint (as the
+UI's bulk mode does), and simulated answers of known accuracy."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.annotation.helpers import queue
+
+ROOT = Path(__file__).resolve().parents[2]
+BULK = 100  # Argilla's limit per bulk call
+
+
+@pytest.fixture(scope="module")
+def stereoset_fr_run(tmp_path_factory) -> Path:
+    """``biasforge curate stereoset`` on the bundled 205-item sample (200 kept, 50 per
+    domain), translated by the fake DeepL server."""
+    from biasforge.curation.translation.fake_deepl import FakeDeepL
+
+    out = tmp_path_factory.mktemp("runs") / "stereoset-fr"
+    fake = FakeDeepL().start()
+    try:
+        env = {**os.environ, "DEEPL_AUTH_KEY": fake.auth_key, "DEEPL_SERVER_URL": fake.url}
+        subprocess.run(
+            [sys.executable, "-m", "biasforge.cli", "curate", "stereoset", "--out", str(out)],
+            check=True, cwd=ROOT, capture_output=True, env=env,
+        )  # fmt: skip
+    finally:
+        fake.stop()
+    return out
+
+
+def whole_queue(api: httpx.Client, dataset_id: str, status: str = "pending") -> list[dict]:
+    """Every record of the user's queue with ``status``, page by page."""
+    records: list[dict] = []
+    while True:
+        page = queue(api, dataset_id, limit=BULK, offset=len(records), status=status)
+        records += page
+        if len(page) < BULK:
+            return records
+
+
+def answer_in_bulk(api: httpx.Client, answers: list[tuple[str, dict, str]]) -> None:
+    """(record id, values, status) answers, sent ``BULK`` at a time to ``/me/responses/bulk``."""
+    for start in range(0, len(answers), BULK):
+        items = [
+            {"record_id": rid, "status": status,
+             "values": {q: {"value": v} for q, v in values.items() if v is not None}}
+            for rid, values, status in answers[start : start + BULK]
+        ]  # fmt: skip
+        result = api.post("/api/v1/me/responses/bulk", json={"items": items})
+        assert result.status_code == 200, result.text
+        errors = [i["error"] for i in result.json()["items"] if i.get("error")]
+        assert not errors, errors
+
+
+def simulated(truth: str, options: list[str], accuracy: float | None, rng: random.Random) -> str:
+    """An answer right with probability ``accuracy`` (else one of the wrong options, evenly);
+    ``accuracy`` None: any option, evenly (an annotator answering at random)."""
+    if accuracy is None:
+        return rng.choice(options)
+    if rng.random() < accuracy:
+        return truth
+    return rng.choice([o for o in options if o != truth])
