@@ -279,7 +279,9 @@ def push(
     from biasforge.annotation.push import push_run, read_pushable_run
     from biasforge.annotation.registry import remember_run, run_identity
 
-    checked = read_pushable_run(run)  # a bad run (or controls file) is reported before looking for a server
+    checked = read_pushable_run(
+        run
+    )  # a bad run (or controls file) is reported before looking for a server
     if controls is not None or control_share is not None:
         from biasforge.annotation.controls import check_options
         from biasforge.families import family_of

@@ -291,6 +291,7 @@ def push_run(
     manifest), with control items from ``controls`` (a file) or a ``control_share`` drawn
     from the run, and any planned by an earlier push (see :mod:`biasforge.annotation.controls`)."""
     from biasforge.annotation import controls as control_items
+
     run = read_pushable_run(run_dir)
     family = family_of(run.candidates["family"].unique(), str(run_dir))
     with http(connection) as api:

@@ -24,8 +24,8 @@ from biasforge.exports.card import build_card
 from biasforge.exports.changelog import changelog_md, diff_records, release_records
 from biasforge.exports.configs import family_of_table, split_configs
 from biasforge.exports.inputs import ReleaseInput, read_input
-from biasforge.exports.licence import check_licence
 from biasforge.exports.inputs import exclude_changed as without_changed
+from biasforge.exports.licence import check_licence
 from biasforge.exports.validate import Violation, validate_table
 from biasforge.exports.versions import existing_versions, parse_version, previous_version
 from biasforge.families import Family
