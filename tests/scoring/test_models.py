@@ -13,11 +13,10 @@ from biasforge.scoring.interface import (
     FilledSentence,
     LanguageModel,
     MaskedRead,
-    MinimalPair,
     Slot,
 )
 from biasforge.scoring.models import KINDS, REGISTRY, ModelOptions, detect_kind, load_model
-from biasforge.scoring.stereoset import score_intrasentence
+from biasforge.scoring.tasks.stereoset import score_intrasentence
 from tests.scoring.conftest import stereoset_items
 
 
@@ -76,21 +75,21 @@ REFUSED = {
         [FilledSentence(Slot.at_marker("a BLANK"), "a b")]
     ),
     Capability.SCORE_CONTINUATION: lambda lm: lm.continuation_logprobs([("a", "b")]),
-    Capability.SCORE_PAIR: lambda lm: lm.pair_logprobs([MinimalPair("a b c", "a d c")]),
+    Capability.READ_PAIRS: lambda lm: lm.pair_features([("a b", "c")]),
     Capability.TRAIN_PAIR_ENCODER: lambda lm: [lm.pair_encoder()],
 }
 ANSWERS = {  # what each kind answers (issue 24: the adapters answer generic questions only)
-    "masked": {Capability.READ_MASKED, Capability.SCORE_PAIR, Capability.TRAIN_PAIR_ENCODER},
+    "masked": {Capability.READ_MASKED, Capability.READ_PAIRS, Capability.TRAIN_PAIR_ENCODER},
     "causal": {
         Capability.SCORE_SENTENCE,
         Capability.SCORE_CONTINUATION,
-        Capability.SCORE_PAIR,
+        Capability.READ_PAIRS,
         Capability.TRAIN_PAIR_ENCODER,
     },
     "seq2seq": {
         Capability.SCORE_SENTENCE,
         Capability.SCORE_CONTINUATION,
-        Capability.SCORE_PAIR,
+        Capability.READ_PAIRS,
         Capability.TRAIN_PAIR_ENCODER,
     },
 }
@@ -192,9 +191,6 @@ class WordTable(LanguageModel):
     def masked_logprobs(self, requests):
         self.seen += requests
         return [tuple(self.table[self.vocab[t]] for _, t in r.reads) for r in requests]
-
-    def pair_features(self, pairs):
-        raise NotImplementedError
 
     def parameter_count(self):
         return 0
