@@ -13,7 +13,7 @@ from biasforge.curation.commands import options as check
 
 def becpro(
     lang: Annotated[str, typer.Option("--lang", help="en, es or eu")],
-    out: Annotated[Path, typer.Option("--out", help="run directory to create")],
+    out: check.Out,
     variant: Annotated[
         str | None,
         typer.Option(help="es: with_articles (default) or without_articles; en/eu: default"),
@@ -24,10 +24,8 @@ def becpro(
             help="folder with professions.tsv, persons.tsv, templates.tsv (default: bundled)"
         ),
     ] = None,
-    encoding: Annotated[
-        str, typer.Option(callback=check.encoding, help=check.ENCODING_HELP + " (--lexicon)")
-    ] = "utf-8",
-    overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
+    encoding: check.encoding_option("--lexicon") = "utf-8",
+    overwrite: check.Overwrite = False,
 ) -> None:
     """Bias Evaluation Corpus with Professions: templates × professions × person phrases."""
     from biasforge.curation.becpro import Options, curate
