@@ -94,8 +94,9 @@ def _model_folder(task: ScoringTask, source: Path, target: Path, name: str):
 
 
 def _aligned(rows, scored: dict[str, Scored], where: Path):
-    """``rows`` in the item order of the models read before; refused if the items differ."""
-    if not scored:
+    """``rows`` in the item order of the models read before (by their ``id``); refused if the
+    items differ."""
+    if not scored or "id" not in rows.columns:
         return rows
     first = next(iter(scored.values())).rows["id"]
     if len(rows) != len(first) or set(rows["id"]) != set(first):

@@ -238,3 +238,26 @@ def test_a_model_folder_without_tokenizer_files_is_refused(tiny_models, tmp_path
     line = one_error_line(result)
     assert "bare-bert" in line and "tokenizer files" in line
     assert not (tmp_path / "out").exists()
+
+
+def test_a_task_with_one_procedure_per_kind_names_every_question_it_could_ask():
+    """CrowS-Pairs reads masked positions or scores continuations: a model answering neither
+    is refused before any work, naming both questions and what answers them."""
+    from biasforge.scoring.tasks.crowspairs import score_pairs
+
+    class Bare(LanguageModel):
+        kind = "bare"
+
+        def parameter_count(self):
+            return 0
+
+        def close(self):
+            pass
+
+    with pytest.raises(
+        BiasforgeError,
+        match="bare is a bare model and cannot read log-probabilities at masked positions or "
+        "score a continuation after a context: CrowS-Pairs needs a masked language model or a "
+        "causal or encoder-decoder language model",
+    ):
+        score_pairs(Bare("bare"), stereoset_items().head(0))

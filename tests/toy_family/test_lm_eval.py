@@ -8,6 +8,7 @@ of all the models writes."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +64,18 @@ def test_toy_release_through_lm_eval_import_and_merge(
     (results,) = (tmp_path / "results").rglob("results_*.json")
     printed = json.loads(results.read_text())["results"]["biasforge_toy_1_0_0_default"]
     assert abs(printed["mean_logprob,none"] - scored["mean_logprob"].mean()) < TOL
+
+    # a document logged without its token counts (no tokenizer where lm-eval ran) is refused
+    bare = tmp_path / "no-tokens"
+    shutil.copytree(tmp_path / "results", bare)
+    (samples,) = bare.rglob("samples_*.jsonl")
+    logged = [json.loads(line) for line in samples.read_text().splitlines()]
+    logged[0]["doc"]["tokens"] = [0]
+    samples.write_text("".join(json.dumps(line) + "\n" for line in logged))
+    args = ("--dataset", release, "--out", tmp_path / "refused")
+    done = run_cli("score", "import-lm-eval", bare, *args, check=False)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "no token counts" in done.stderr and not (tmp_path / "refused").exists()
 
     # the imported folder merges with one scored here: the same model twice, equal figures
     run_cli("score", "merge", imported, tmp_path / "scored", "-o", tmp_path / "mixed")
