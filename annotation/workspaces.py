@@ -63,14 +63,3 @@ def sync_members(api: httpx.Client, workspace_id: str, wanted: set[str]) -> None
         check(api.post(f"/api/v1/workspaces/{workspace_id}/users", json={"user_id": ids[name]}))
     for name in sorted(set(present) - wanted):
         check(api.delete(f"/api/v1/workspaces/{workspace_id}/users/{present[name]}"))
-
-
-def datasets_named(api: httpx.Client, name: str) -> list[tuple[dict, dict]]:
-    """(workspace, dataset) for every dataset called ``name`` the caller sees."""
-    spaces = {w["id"]: w for w in all_workspaces(api)}
-    found = check(api.get("/api/v1/me/datasets"))["items"]
-    return [
-        (spaces[d["workspace_id"]], d)
-        for d in found
-        if d["name"] == name and d["workspace_id"] in spaces
-    ]

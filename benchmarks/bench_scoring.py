@@ -253,7 +253,7 @@ def main() -> None:
 
     from biasforge.scoring.adapters.base import resolve_dtype, torch_dtype
     from biasforge.scoring.models import ModelOptions
-    from biasforge.scoring.stereoset import score_intrasentence
+    from biasforge.scoring.tasks.stereoset import score_intrasentence
     from tests.scoring.official_reference import flat_jsonl_items
 
     dtype = resolve_dtype(args.dtype, args.device)
@@ -339,8 +339,8 @@ def bench_uncertainty(data: str, resamples: int) -> None:
     """Seconds for every figure's interval, and for one paired comparison of two models."""
     import numpy as np
 
-    from biasforge.scoring.stereoset import examples_from
     from biasforge.scoring.stereoset_eval import figures, outcomes
+    from biasforge.scoring.tasks.stereoset import examples_from
     from biasforge.scoring.uncertainty import Resampling, compare, intervals
     from tests.scoring.official_reference import flat_jsonl_items
 

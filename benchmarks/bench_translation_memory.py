@@ -28,8 +28,8 @@ from biasforge.curation.checks import run_checks  # noqa: E402
 from biasforge.curation.stereoset import Options, audit, curate  # noqa: E402
 from biasforge.curation.stereoset.pipeline import item_units, load_items  # noqa: E402
 from biasforge.curation.translation.deepl_backend import DeepLTranslator  # noqa: E402
-from biasforge.curation.translation.fake_deepl import FakeDeepL  # noqa: E402
 from biasforge.translation_memory import TranslationMemory  # noqa: E402
+from tests.fake_deepl import FakeDeepL  # noqa: E402
 
 FULL = REPO.parent / "shared" / "data" / "stereoset" / "stereoset_dev_en.jsonl"
 SAMPLE = REPO / "curation" / "data" / "stereoset" / "sample_dev_en.jsonl"

@@ -35,7 +35,6 @@ scales agree). Intervals are Wilson 95 %.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -100,10 +99,8 @@ def fold_flags(data, train_idx, test_idx, extra, threshold: float, c: float) -> 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("gold", type=Path)
+    parser = train.gold_parser(__doc__)
     parser.add_argument("--pku", type=Path, required=True)
-    parser.add_argument("--thulac-cache", type=Path, default=Path("/tmp/slguset_thulac.json"))
     parser.add_argument("--max-clean-loss", type=float, default=0.05)
     parser.add_argument("--min-raw-chars-per-s", type=float, default=100_000)
     parser.add_argument("--baseline-raw-chars-per-s", type=float, default=500_509)

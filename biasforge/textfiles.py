@@ -32,8 +32,8 @@ def check_encoding(encoding: str, option: str = "--encoding") -> str:
         return codecs.lookup(encoding).name
     except LookupError:
         raise BiasforgeError(
-            f"{option} {encoding!r} is not an encoding Python knows (e.g. utf-8, latin-1, "
-            "cp1252, gb18030)"
+            f"{option}: unknown encoding {encoding!r}, not one Python knows (e.g. utf-8, "
+            "latin-1, cp1252, gb18030)"
         ) from None
 
 
@@ -70,16 +70,21 @@ def decode(
         ) from None
 
 
-def read_text(path: str | Path, encoding: str = DEFAULT, option: str = "--encoding") -> str:
-    """The whole text of ``path`` (the small files users bring: tables, lists, JSON)."""
+def read_bytes(path: str | Path, what: str = "") -> bytes:
+    """The bytes of ``path``; a missing or unreadable file is one error naming it (``what``:
+    the file it should be, for the message)."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(path, "no such file")
+        raise InputError(path, f"{what} not found" if what else "no such file")
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    return decode(data, path, encoding, option)
+        raise InputError(path, f"cannot read {what or 'it'}: {exc.strerror or exc}") from None
+
+
+def read_text(path: str | Path, encoding: str = DEFAULT, option: str = "--encoding") -> str:
+    """The whole text of ``path`` (the small files users bring: tables, lists, JSON)."""
+    return decode(read_bytes(path), path, encoding, option)
 
 
 def open_text(path: str | Path, encoding: str = DEFAULT) -> io.StringIO:

@@ -31,15 +31,15 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from biasforge.errors import InputError
+from biasforge.resources import biasforge_home
 
 #: the key scheme this code writes; older memories are migrated on open
 SCHEMA_VERSION = 1
@@ -70,9 +70,13 @@ CREATE TABLE IF NOT EXISTS preferred (
 """
 
 
-def biasforge_home() -> Path:
-    """Per-user state folder: ``$BIASFORGE_HOME`` or ``~/.biasforge``."""
-    return Path(os.environ.get("BIASFORGE_HOME") or Path.home() / ".biasforge")
+def _chunks(values: Iterable[str], size: int = 500) -> Iterator[tuple[list[str], str]]:
+    """The distinct values in chunks of ``size``, each with its ``?,?,…`` placeholders (SQLite
+    limits the parameters of one statement)."""
+    distinct = list(dict.fromkeys(values))
+    for start in range(0, len(distinct), size):
+        chunk = distinct[start : start + size]
+        yield chunk, ",".join("?" * len(chunk))
 
 
 def default_memory_path() -> Path:
@@ -214,11 +218,8 @@ class TranslationMemory:
 
     def get_many(self, keys: Iterable[str]) -> dict[str, str]:
         """Stored translations for those keys that have one."""
-        keys = list(dict.fromkeys(keys))
         found: dict[str, str] = {}
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(keys):
             rows = self._db.execute(
                 f"SELECT key, text FROM translations WHERE key IN ({marks})", chunk
             )
@@ -297,11 +298,8 @@ class TranslationMemory:
         self, source_texts: Iterable[str], source_lang: str, target_lang: str
     ) -> dict[str, Preferred]:
         """Preferred translations for those of ``source_texts`` that have one."""
-        texts = list(dict.fromkeys(source_texts))
         found: dict[str, Preferred] = {}
-        for start in range(0, len(texts), 500):
-            chunk = texts[start : start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(source_texts):
             rows = self._db.execute(
                 "SELECT source_text, text, origin, updated_at FROM preferred "
                 f"WHERE source_lang=? AND target_lang=? AND source_text IN ({marks})",

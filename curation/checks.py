@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 import pandas as pd
@@ -46,14 +46,8 @@ class CheckStats:
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "rule": self.name,
-            "severity": self.severity,
-            "description": self.description,
-            "seen": self.seen,
-            "failed": self.failed,
-            "seconds": round(self.seconds, 6),
-        }
+        data = asdict(self)
+        return {"rule": data.pop("name"), **data, "seconds": round(self.seconds, 6)}
 
 
 @dataclass

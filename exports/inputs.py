@@ -10,13 +10,11 @@ release keeps the candidates' exact column types.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from biasforge.contract.manifest import read_json_object
 from biasforge.contract.redact import public_path
@@ -71,18 +69,15 @@ def read_reviewed(path: Path) -> ReleaseInput:
     """Accepted rows of a verified reviewed-records folder; the run behind them comes from the
     manifest, which embeds the run's manifest and stats."""
     reviewed = contract_read_reviewed(path)
-    table = reviewed.table
-    decisions = Counter(str(d) for d in table.column("decision").to_pylist())
-    accepted = table.filter(pc.equal(table.column("decision"), "accept")).drop_columns(["decision"])
     stats = _read_json(path / STATS) or reviewed.run_stats
     return ReleaseInput(
         path=path,
         kind="reviewed",
-        table=accepted,
+        table=reviewed.accepted,
         manifest=reviewed.manifest,
         stats=stats,
         agreement=reviewed.agreement or None,
-        decisions=dict(sorted(decisions.items())),
+        decisions=reviewed.decisions,
         source_sha256=reviewed.manifest["files"][REVIEWED],
         run_manifest=reviewed.run_manifest,
     )

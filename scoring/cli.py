@@ -32,25 +32,14 @@ from biasforge.scoring.options import (
     Seed,
     quiet_transformers,
 )
-from biasforge.scoring.tasks import ScoreRequest, ScoringTask, load_task
-
-
-def family_tasks() -> dict[str, ScoringTask]:
-    """Subcommand name -> task, for every scoring task of every registered family."""
-    from biasforge import families
-
-    tasks: dict[str, ScoringTask] = {}
-    for name in families.names():
-        for reference in families.get(name).scoring_tasks:
-            task = load_task(reference)
-            tasks.setdefault(task.name, task)
-    return tasks
+from biasforge.scoring.tasks import ScoringTask, registered_tasks
 
 
 def task_command(task: ScoringTask) -> Any:
-    """The click command of ``task``: leading options, the task's own, the shared ones."""
-    own = list(inspect.signature(task.command).parameters.values())[1:]
-    hints = get_type_hints(task.command, include_extras=True)
+    """The click command of ``task``: leading options, the task's own (the keyword parameters
+    of its ``settings``), the shared ones; running it runs the task through the runner."""
+    own = list(inspect.signature(task.settings).parameters.values())[1:]
+    hints = get_type_hints(task.settings, include_extras=True)
     own = [p.replace(kind=p.KEYWORD_ONLY, annotation=hints[p.name]) for p in own]
     clash = {p.name for p in own} & {p.name for p in (*LEADING, *SHARED)}
     if clash:
@@ -59,12 +48,12 @@ def task_command(task: ScoringTask) -> Any:
 
     def run(**values: Any) -> None:
         from biasforge.scoring.options import run_options
+        from biasforge.scoring.runner import ScoreRequest, run_task
 
-        shared = {p.name: values[p.name] for p in SHARED}
-        request = ScoreRequest(
-            values["dataset"], values["model"], values["out"], run_options(shared)
-        )
-        task.command(request, **{p.name: values[p.name] for p in own})
+        options = run_options({p.name: values[p.name] for p in SHARED})
+        settings = task.settings(options, **{p.name: values[p.name] for p in own})
+        request = ScoreRequest(values["dataset"], values["model"], values["out"], options)
+        run_task(task, request, settings)
         typer.echo(f"wrote {values['out']}/report.md and {values['out']}/report.html")
 
     run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
@@ -79,13 +68,13 @@ class FamilyTasks(TyperGroup):
     """The ``score`` group: its fixed commands plus one per registered family task."""
 
     def list_commands(self, ctx: typer.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *family_tasks()})
+        return sorted({*super().list_commands(ctx), *registered_tasks()})
 
     def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
         fixed = super().get_command(ctx, cmd_name)
         if fixed is not None:
             return fixed
-        task = family_tasks().get(cmd_name)
+        task = registered_tasks().get(cmd_name)
         return task_command(task) if task is not None else None
 
 
@@ -109,7 +98,7 @@ def stereoset_eval(
     """Print the official evaluator's results for a predictions file (as JSON)."""
     import json
 
-    from biasforge.scoring.commands import evaluate_predictions
+    from biasforge.scoring.tasks.stereoset_task import evaluate_predictions
 
     typer.echo(json.dumps(evaluate_predictions(dataset, predictions), indent=2))
 
@@ -161,8 +150,8 @@ def import_lm_eval(
     """Read lm-evaluation-harness results of tasks exported with `export convert --format
     lm-eval` back into a score folder, as `score <family>` writes it (tables, intervals,
     comparisons, plots, report); results of another release are refused."""
-    from biasforge.scoring.commands.common import RunOptions
     from biasforge.scoring.lm_eval_import import import_lm_eval as run_import
+    from biasforge.scoring.runner import RunOptions
     from biasforge.scoring.uncertainty import Resampling
 
     options = RunOptions(resampling=Resampling(bootstrap, seed), overwrite=overwrite)
@@ -170,7 +159,6 @@ def import_lm_eval(
     typer.echo(f"wrote {written}/report.md and {written}/report.html (score {family})")
 
 
-# -- score merge: score folders of one release combined (issue 26) --------------------------
 @app.command("merge")
 def merge(
     folders: Annotated[list[Path], typer.Argument(help="score folders of the same release")],
@@ -182,7 +170,7 @@ def merge(
     """Combine score folders of one release, each scored on its own (here or on another
     machine), into one multi-model folder: the same tables, intervals, paired comparisons,
     plots and report as one run of all the models. Different releases are refused."""
-    from biasforge.scoring.merge import merge as merge_folders
+    from biasforge.scoring.runner import merge as merge_folders
 
     merge_folders(folders, out, overwrite)
     typer.echo(f"wrote {out}/report.md and {out}/report.html")

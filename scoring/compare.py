@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from biasforge.contract.score import ScoreFolder, check_combinable, read_score_folder
 from biasforge.errors import BiasforgeError, InputError
-from biasforge.scoring.folders import ScoreFolder, check_combinable, read_score_folder
 from biasforge.scoring.stats import spearman_permutation
 
 # how each kind of model is scored, when a folder does not record the procedure itself

@@ -15,7 +15,6 @@ Accepted paths:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -80,15 +79,6 @@ def _load_hub(spec: str) -> pd.DataFrame:
         raise InputError(spec, f"not a local path and not loadable from the Hub: {exc}") from exc
     frames = [split.to_pandas() for split in loaded.values()]
     return pd.concat(frames, ignore_index=True)
-
-
-def as_list(value: object) -> list:
-    """Arrow list cells arrive as numpy arrays; give plain lists."""
-    if value is None:
-        return []
-    if isinstance(value, Iterable) and not isinstance(value, str | bytes | dict):
-        return list(value)
-    raise TypeError(f"expected a list, got {type(value).__name__}")
 
 
 def dataset_identity(spec: str) -> dict[str, object]:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from biasforge.scoring.report import md_table
-from biasforge.scoring.uncertainty import with_interval
+from biasforge.contract.markdown import frame_md
+from biasforge.scoring.uncertainty import Resampling, with_interval
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def to_markdown(document: Document) -> str:
         elif isinstance(block, Paragraph):
             parts.append(f"{block.text}\n")
         elif isinstance(block, Table):
-            parts.append(md_table(block.frame, block.digits))
+            parts.append(frame_md(block.frame, block.digits))
         else:
             parts.append(f"![{block.caption}]({block.file})\n\n*{block.caption}*\n")
     return "\n".join(parts)
@@ -96,3 +96,18 @@ def interval_table(
             marks[(position, metric)] = (figure_id(record, metric), float(value))
         shown.append(cells)
     return Table(pd.DataFrame(shown, columns=[*keys, *metrics]), digits, marks)
+
+
+def interval_note(resampling: Resampling, strata: str) -> Paragraph:
+    """What the brackets mean, said once per report."""
+    if not resampling.enabled:
+        return Paragraph("Intervals were turned off (`--bootstrap 0`).")
+    return Paragraph(
+        f"Brackets are {resampling.level:.0%} percentile bootstrap intervals: items resampled "
+        f"with replacement within {strata}, {resampling.n_resamples} resamples "
+        f"(`scipy.stats.bootstrap`, seed {resampling.seed}). Design: conditional on {strata} "
+        "— those are held fixed, not resampled — so an interval says how much a figure would "
+        "move with another draw of items for these same ones; it does not cover another "
+        "choice of them (resampling them too would widen it), nor how far the items are from "
+        "the population of sentences they stand for."
+    )

@@ -14,9 +14,9 @@ import html
 import re
 from pathlib import Path
 
+from biasforge.contract.markdown import fmt
 from biasforge.resources import package_path
 from biasforge.scoring.document import Document, Figure, Heading, Paragraph, Table
-from biasforge.scoring.report import fmt
 
 TEMPLATE = "report.html.j2"
 

@@ -18,13 +18,16 @@ any benchmark. The questions:
   fills a template's slot (causal: the text from the start, the template unseen, as the
   official StereoSet generative code reads it; encoder-decoder: decoder tokens given the
   template with its slot masked — the sequence-to-sequence infilling question).
-- ``native_nsp`` / ``pair_features`` / ``pair_encoder`` — the checkpoint's own
-  next-sentence head, a frozen vector per text pair, and a trainable copy of the model that
-  maps text pairs to vectors (what an NSP head is trained on; the training is a task's).
+
+Next-sentence prediction is an optional capability, not a question every model answers: a
+``PairReader`` (the transformers adapters) also gives the checkpoint's own next-sentence head
+(``native_nsp``), a frozen vector per text pair (``pair_features``) and a trainable copy of the
+model that maps text pairs to vectors (``pair_encoder``); only StereoSet's intersentence task
+asks for it (the training of an NSP head is a task's, ``biasforge.scoring.tasks.nsp``).
 
 Benchmark procedures (StereoSet's official scores, Bartl's BEC-Pro reading, CrowS-Pairs'
-``metric.py``, SlguSet's Bias_c, NSP training) are built from these in the family modules;
-``pair_logprobs`` stays on the model as a convenience that delegates to the CrowS-Pairs one.
+``metric.py``, SlguSet's Bias_c, NSP training) are built from these in the family tasks
+(``biasforge.scoring.tasks``), which this module never imports.
 
 Every model also carries an ``identity`` (``ModelIdentity``): what exactly was scored — name,
 source, revision or weight-file sha256, dtype, quantisation — for every report to print.
@@ -55,9 +58,8 @@ class Capability(enum.Enum):
     READ_MASKED = "read log-probabilities at masked positions"
     SCORE_SENTENCE = "score a sentence"
     SCORE_CONTINUATION = "score a continuation after a context"
+    READ_PAIRS = "represent text pairs as vectors"  # optional: a ``PairReader``
     TRAIN_PAIR_ENCODER = "give a trainable copy of itself that represents text pairs"
-    # derived: answered by a task from the questions above, not by adapters (see _DERIVED)
-    SCORE_PAIR = "score the two sentences of a minimal pair"
 
 
 # what a model must be to answer each question (for the refusal message)
@@ -65,17 +67,15 @@ _NEEDS = {
     Capability.READ_MASKED: "a masked language model",
     Capability.SCORE_SENTENCE: "a causal or encoder-decoder language model",
     Capability.SCORE_CONTINUATION: "a causal or encoder-decoder language model",
+    Capability.READ_PAIRS: "a transformers model",
     Capability.TRAIN_PAIR_ENCODER: "a trainable transformers model",
-    Capability.SCORE_PAIR: "a masked or causal language model",
 }
-# derived capabilities: the task module whose ``answers(lm)`` / ``procedure(lm)`` say whether
-# and how a model answers them (the CrowS-Pairs procedure, kept askable on the model)
-_DERIVED = {Capability.SCORE_PAIR: "biasforge.scoring.tasks.crowspairs"}
-# the request method that answers each capability
+# the request method that answers each capability (the last two: a ``PairReader``'s)
 _ANSWERED_BY = {
     Capability.READ_MASKED: "masked_logprobs",
     Capability.SCORE_SENTENCE: "sentence_logprobs",
     Capability.SCORE_CONTINUATION: "continuation_logprobs",
+    Capability.READ_PAIRS: "pair_features",
     Capability.TRAIN_PAIR_ENCODER: "pair_encoder",
 }
 
@@ -146,7 +146,7 @@ class MaskedRead:
 @dataclass(frozen=True)
 class MinimalPair:
     """Two sentences that differ in a few words (CrowS-Pairs); the answer is one log-score per
-    sentence, comparable between the two (see ``LanguageModel.pair_logprobs``)."""
+    sentence, comparable between the two (``biasforge.scoring.tasks.crowspairs``)."""
 
     first: str
     second: str
@@ -220,13 +220,6 @@ class MaskedModel(Protocol):
         """See ``LanguageModel.masked_logprobs``."""
 
 
-def _derived(capability: Capability):
-    """The task module answering a derived capability (imported when first asked)."""
-    import importlib
-
-    return importlib.import_module(_DERIVED[capability])
-
-
 class PairEncoder(abc.ABC):
     """A trainable model that maps (first, second) text pairs to one vector each."""
 
@@ -244,6 +237,25 @@ class PairEncoder(abc.ABC):
     @abc.abstractmethod
     def train(self, mode: bool = True) -> PairEncoder:
         """Training or evaluation mode, as ``torch.nn.Module.train``."""
+
+
+class PairReader(abc.ABC):
+    """The optional next-sentence capability (``READ_PAIRS``, ``TRAIN_PAIR_ENCODER``): text
+    pairs read by the model, for a next-sentence head; only the task that needs it asks."""
+
+    def native_nsp(self, pairs: Sequence[tuple[str, str]]) -> list[float] | None:
+        """P(second follows first) from the checkpoint's own NSP head, None without one."""
+        return None
+
+    @abc.abstractmethod
+    def pair_features(self, pairs: Sequence[tuple[str, str]]) -> torch.Tensor:
+        """One float vector per (first, second) pair, for a trained NSP head to read."""
+
+    @abc.abstractmethod
+    def pair_encoder(self) -> PairEncoder:
+        """A trainable float32 copy of the model that maps text pairs to vectors (what a
+        next-sentence head is trained on); the model answering the other questions is left as
+        it was."""
 
 
 class LanguageModel(abc.ABC):
@@ -264,7 +276,7 @@ class LanguageModel(abc.ABC):
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         for capability, method in _ANSWERED_BY.items():
-            answers = getattr(cls, method) is not getattr(LanguageModel, method)
+            answers = getattr(cls, method, None) is not getattr(LanguageModel, method, None)
             if answers != (capability in cls.capabilities):
                 raise TypeError(
                     f"{cls.__name__}: declare {capability.name} iff it overrides {method}"
@@ -273,27 +285,31 @@ class LanguageModel(abc.ABC):
     # -- capabilities ------------------------------------------------------------------------
     def supports(self, capability: Capability) -> bool:
         """Whether this model answers requests of ``capability``."""
-        if capability in _DERIVED:
-            return bool(_derived(capability).answers(self))
         return capability in self.capabilities
 
     def how(self, capability: Capability) -> str:
         """One line on how this model answers ``capability`` (for reports)."""
         self.require(capability)
-        if capability in _DERIVED:
-            return str(_derived(capability).procedure(self))
         return self.capabilities[capability]
 
     def require(self, capability: Capability, purpose: str = "this request") -> None:
         """Raise the one clear error early if this model cannot answer ``capability``."""
         if not self.supports(capability):
-            raise self.refusal(capability, purpose)
+            raise self.refusal(capability, purpose=purpose)
 
-    def refusal(self, capability: Capability, purpose: str = "this request") -> BiasforgeError:
+    def require_any(self, capabilities: Sequence[Capability], purpose: str) -> None:
+        """Raise the one clear error early if this model answers none of ``capabilities``
+        (a task with one procedure per kind of model)."""
+        if not any(self.supports(c) for c in capabilities):
+            raise self.refusal(*capabilities, purpose=purpose)
+
+    def refusal(self, *capabilities: Capability, purpose: str = "this request") -> BiasforgeError:
         """The error for a request this model cannot answer."""
+        cannot = " or ".join(c.value for c in capabilities)
+        needs = " or ".join(_NEEDS[c] for c in capabilities)
         return BiasforgeError(
-            f"{self.name} is a {self.kind or 'language'} model and cannot "
-            f"{capability.value}: {purpose} needs {_NEEDS[capability]}"
+            f"{self.name} is a {self.kind or 'language'} model and cannot {cannot}: "
+            f"{purpose} needs {needs}"
         )
 
     # -- requests ----------------------------------------------------------------------------
@@ -308,29 +324,6 @@ class LanguageModel(abc.ABC):
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
         """Per (context, continuation), the log-probabilities of the continuation's tokens."""
         raise self.refusal(Capability.SCORE_CONTINUATION)
-
-    def pair_encoder(self) -> PairEncoder:
-        """A trainable float32 copy of the model that maps text pairs to vectors (what a
-        next-sentence head is trained on); the model answering the other questions is left as
-        it was."""
-        raise self.refusal(Capability.TRAIN_PAIR_ENCODER)
-
-    def pair_logprobs(self, requests: Sequence[MinimalPair]) -> list[tuple[float, float]]:
-        """Per request, (score of ``first``, score of ``second``) by CrowS-Pairs' procedure
-        (``biasforge.scoring.tasks.crowspairs.pair_scores``, built from the questions above); kept
-        on the model for callers of the earlier interface."""
-        from biasforge.scoring.tasks import crowspairs
-
-        self.require(Capability.SCORE_PAIR, "CrowS-Pairs")
-        return crowspairs.pair_scores(self, requests)
-
-    def native_nsp(self, pairs: Sequence[tuple[str, str]]) -> list[float] | None:
-        """P(second follows first) from the checkpoint's own NSP head, None without one."""
-        return None
-
-    @abc.abstractmethod
-    def pair_features(self, pairs: Sequence[tuple[str, str]]) -> torch.Tensor:
-        """One float vector per (first, second) pair, for a trained NSP head to read."""
 
     @abc.abstractmethod
     def parameter_count(self) -> int:

@@ -3,9 +3,11 @@
 folder, the same files ``biasforge score <family>`` writes.
 
 lm-eval logs, per document, each choice's ``loglikelihood`` (sum of token log-probabilities)
-and the document itself (with its token counts, for StereoSet). A :class:`ReplayedLM` answers
-biasforge's generic questions from those values, so every figure, interval, comparison, plot
-and report comes from the family's own scoring code, not a second implementation. The
+and the document itself (with each choice's token count, for a family whose figures need
+them). A :class:`ReplayedLM` answers biasforge's generic questions from those values, and the
+scoring task the family names in its ``lm_eval`` hook runs on it through the one runner, so
+every figure, interval, comparison, plot and report comes from the family's own scoring code,
+not a second implementation. The
 questions it answers are the ones lm-eval asked: a sentence after the model's start token, a
 continuation after its context. For a causal model whose tokenizer starts texts with BOS
 (Gemma, Llama) these equal ``biasforge score``'s reading of every family; for GPT-2-style
@@ -27,9 +29,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from biasforge.errors import BiasforgeError, InputError
-from biasforge.scoring.commands.common import RunOptions, unique_names
+from biasforge.families import Family
 from biasforge.scoring.data import dataset_identity
 from biasforge.scoring.interface import Capability, FilledSentence, LanguageModel, ModelIdentity
+from biasforge.scoring.runner import RunOptions, ScoreRequest, run_task, unique_names
+from biasforge.scoring.tasks import load_task
 
 PROCEDURE = (
     "lm-evaluation-harness loglikelihood (imported): token probabilities after the start token "
@@ -81,9 +85,6 @@ class ReplayedLM(LanguageModel):
 
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
         return [self._answer(context, text) for context, text in pairs]
-
-    def pair_features(self, pairs: Sequence[tuple[str, str]]) -> Any:
-        raise self.refusal(Capability.TRAIN_PAIR_ENCODER, "an NSP head")
 
     def parameter_count(self) -> int:
         return self.identity.parameters
@@ -152,8 +153,9 @@ def _loglikelihoods(sample: dict, where: Path) -> list[float]:
         ) from None
 
 
-def _read_task(run: Run, samples: Path, family: str) -> None:
-    """Add every choice's (log-likelihood, token count) of one task's samples to ``run``."""
+def _read_task(run: Run, samples: Path) -> None:
+    """Add every choice's (log-likelihood, token count) of one task's samples to ``run``; a
+    document that logs token counts (its family's figures need them) must have them all."""
     for number, line in enumerate(samples.read_text(encoding="utf-8").splitlines(), 1):
         try:
             sample = json.loads(line)
@@ -161,15 +163,16 @@ def _read_task(run: Run, samples: Path, family: str) -> None:
         except (ValueError, KeyError):
             raise InputError(samples, "not an lm-eval samples line", line=number) from None
         lls = _loglikelihoods(sample, samples)
-        counts = doc.get("tokens") or [0] * len(lls)
-        if family == "stereoset" and not all(counts):
+        counts = doc.get("tokens")
+        if counts is not None and not all(counts):
             raise InputError(
                 samples,
                 "no token counts in the logged document: the task could not load the model's "
-                "tokenizer (pass --model_args pretrained=… or tokenizer=…), and StereoSet's "
-                "geometric mean needs them",
+                "tokenizer (pass --model_args pretrained=… or tokenizer=…), and its figures "
+                "(a mean over tokens) need them",
                 line=number,
             )
+        counts = counts or [0] * len(lls)
         for choice, ll, count in zip(doc["choices"], lls, counts, strict=True):
             run.values[(doc["context"], choice)] = (ll, int(count))
 
@@ -202,7 +205,7 @@ def read_runs(folders: Sequence[Path], source: dict, family: str) -> list[Run]:
             if meta.get("biasforge_family") != family:
                 continue  # another task of the same lm-eval run
             _check_release(meta, source, results, task)
-            _read_task(run, _samples(results, task), family)
+            _read_task(run, _samples(results, task))
             run.tasks.append(task)
         if run.tasks:
             runs.append(run)
@@ -214,25 +217,28 @@ def read_runs(folders: Sequence[Path], source: dict, family: str) -> list[Run]:
     return runs
 
 
-def _family(dataset: str) -> str:
+def _family(dataset: str) -> Family:
     from biasforge import families
     from biasforge.contract.folders import read_items
 
     frame = read_items(dataset).frame
     if "family" not in frame.columns:
         raise InputError(dataset, "no 'family' column: these are not biasforge items")
-    return families.family_of(frame["family"].unique(), dataset).name
+    return families.family_of(frame["family"].unique(), dataset)
 
 
 def import_lm_eval(
     folders: Sequence[Path], dataset: str, out: Path, options: RunOptions
 ) -> tuple[str, Path]:
     """Write the score folder of ``dataset``'s family from lm-eval results; the family."""
-    from biasforge.scoring.commands import run_slguset, run_stereoset
-    from biasforge.scoring.commands.crowspairs import run_crowspairs
-
-    source, family = dataset_identity(dataset), _family(dataset)
-    runs = read_runs(folders, source, family)
+    family = _family(dataset)
+    hook = family.lm_eval
+    reference = hook and (hook.score or next(iter(family.scoring_tasks), None))
+    if not reference:
+        raise BiasforgeError(f"{family.name}: no lm-eval import for this family")
+    task = load_task(reference)
+    source = dataset_identity(dataset)
+    runs = read_runs(folders, source, family.name)
     names = unique_names([_public(run.spec) for run in runs])
     replayed = dict(zip(names, runs, strict=True))
 
@@ -240,9 +246,6 @@ def import_lm_eval(
         for name in models:
             yield name, ReplayedLM(name, replayed[name])
 
-    runners = {"stereoset": run_stereoset, "crowspairs": run_crowspairs, "slguset": run_slguset}
-    runner = runners.get(family)
-    if runner is None:
-        raise BiasforgeError(f"{family}: no lm-eval import for this family")
-    runner(dataset, names, out, options, models_from=models_from)
-    return family, out
+    request = ScoreRequest(dataset, names, out, options)
+    run_task(task, request, task.settings(options), models_from=models_from)
+    return family.name, out

@@ -94,8 +94,8 @@ def run_options(values: dict[str, Any]):
     """``RunOptions`` from the ``SHARED`` values, the device and dtype checked before any
     model is loaded."""
     from biasforge.scoring.adapters.base import DTYPES, parse_max_memory
-    from biasforge.scoring.commands.common import RunOptions
     from biasforge.scoring.models import ModelOptions
+    from biasforge.scoring.runner import RunOptions
     from biasforge.scoring.uncertainty import Resampling
 
     quiet_transformers()

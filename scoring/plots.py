@@ -42,6 +42,14 @@ def _cjk_fallback() -> None:
         rcParams["font.family"] = ["DejaVu Sans", *dict.fromkeys(families)]
 
 
+def _save(fig, path: Path, dpi: int) -> None:
+    """Lay the figure out, write it as PNG and free it."""
+    plt = _plt()
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+
+
 def bias_distribution(frame: pd.DataFrame, path: Path, xlabel: str, title: str) -> None:
     """One histogram outline per model column of per-item bias values."""
     plt = _plt()
@@ -59,9 +67,7 @@ def bias_distribution(frame: pd.DataFrame, path: Path, xlabel: str, title: str) 
     ax.set_ylabel("items")
     ax.set_title(title)
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(fig, path, 120)
 
 
 def correlation_heatmap(rho: pd.DataFrame, path: Path, title: str) -> None:
@@ -79,9 +85,7 @@ def correlation_heatmap(rho: pd.DataFrame, path: Path, title: str) -> None:
             ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=9, color=colour)
     fig.colorbar(image, ax=ax, label="Spearman ρ")
     ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(fig, path, 120)
 
 
 def _bar_errors(rows: pd.DataFrame) -> np.ndarray:
@@ -118,9 +122,7 @@ def interval_bars(
         ax.axis("off")
     axes.flat[0].legend(fontsize="small")
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path, 110)
 
 
 def ss_lms_scatter(frame: pd.DataFrame, path: Path, title: str) -> None:
@@ -147,9 +149,7 @@ def ss_lms_scatter(frame: pd.DataFrame, path: Path, title: str) -> None:
     ax.set_ylabel("LMS (100 = ideal language model)")
     ax.set_title(title)
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path, 110)
 
 
 def value_heatmap(matrix: pd.DataFrame, path: Path, title: str, label: str) -> None:
@@ -169,9 +169,7 @@ def value_heatmap(matrix: pd.DataFrame, path: Path, title: str, label: str) -> N
                 ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=8)
     fig.colorbar(image, ax=ax, label=label)
     ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path, 110)
 
 
 def grouped_distributions(frame: pd.DataFrame, path: Path, title: str, ylabel: str) -> None:
@@ -194,6 +192,4 @@ def grouped_distributions(frame: pd.DataFrame, path: Path, title: str, ylabel: s
         ax.set_title(str(model), fontsize="medium")
         ax.set_ylabel(ylabel)
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path, 110)

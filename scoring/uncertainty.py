@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from biasforge.scoring.crossed import CrossedDesign, crossed_interval
 
@@ -80,6 +81,21 @@ def intervals(
     if not resampling.enabled:
         return np.full((len(figures.names), 2), np.nan)
     return _resample(figures, x, figures.compute, resampling, design)
+
+
+def interval_frame(
+    figures: Figures, x: np.ndarray, resampling: Resampling, design: CrossedDesign | None = None
+) -> pd.DataFrame:
+    """One row per figure: its value and bootstrap interval (two-way when ``design``)."""
+    bounds = intervals(figures, x, resampling, design)
+    return pd.DataFrame(
+        {
+            "figure": figures.names,
+            "value": figures.compute(x),
+            "low": bounds[:, 0],
+            "high": bounds[:, 1],
+        }
+    )
 
 
 def compare(

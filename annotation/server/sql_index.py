@@ -147,12 +147,6 @@ def text_of(value: Any) -> str:
     return str(value)
 
 
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return value if isinstance(value, list) else [value]
-
-
 def _range_number(value: Any) -> float | None:
     if value is None or isinstance(value, bool):
         return None

@@ -5,7 +5,8 @@ Data flows one way, curation → annotation → exports → scoring, through fol
 - a *run directory* (:mod:`biasforge.contract.rundir`), written by curation;
 - *reviewed records* (:mod:`biasforge.contract.reviewed`), written by ``annotate pull``;
 - a *release* (:mod:`biasforge.contract.release`), written by ``export release``;
-- a *score report*, written by ``score``.
+- a *score folder* (:mod:`biasforge.contract.score`), written by ``score``, ``score merge`` and
+  ``score import-lm-eval``.
 
 Each ends with a ``manifest.json`` written and verified by :mod:`biasforge.contract.manifest`
 (kind, family, checksums, no path outside the folder); each module above names its files once

@@ -15,7 +15,6 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from biasforge.contract.manifest import read_manifest
 from biasforge.contract.release import KIND as RELEASE
@@ -109,10 +108,7 @@ def read_items(path: str | Path, family: str | None = None) -> Items:
         return Items(tables, kind, root, manifest)
     if kind == REVIEWED:
         reviewed = read_reviewed(root, family)
-        table = reviewed.table
-        accepted = table.filter(pc.equal(table.column("decision"), "accept"))
-        rows = {REVIEWED_FILE: accepted.drop_columns(["decision"])}
-        return Items(rows, kind, root, reviewed.manifest)
+        return Items({REVIEWED_FILE: reviewed.accepted}, kind, root, reviewed.manifest)
     if kind == "run":
         run = read_run(root, family)
         return Items({CANDIDATES: run.table}, kind, root, run.manifest)

@@ -17,7 +17,7 @@ import datetime as dt
 import importlib.metadata
 import json
 import platform
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,16 @@ from biasforge.files import MANIFEST, sha256_file, write_json_atomic
 # Files whose bytes are data: each one present in a folder must be covered by the manifest.
 DATA_SUFFIXES = (".parquet", ".json", ".jsonl", ".tsv", ".csv")
 CORE_PACKAGES = ("biasforge", "pandas", "pyarrow")
+# The registered family names a manifest's ``family`` is checked against. The registry
+# (``biasforge.families``) builds on the contract, so it hands its lookup down when imported
+# (``use_family_registry``), as every stage does; the contract never imports it.
+_family_names: Callable[[], Iterable[str]] | None = None
+
+
+def use_family_registry(names: Callable[[], Iterable[str]]) -> None:
+    """Check manifests' ``family`` against ``names()`` (the family registry's)."""
+    global _family_names
+    _family_names = names
 
 
 def package_versions(names: Iterable[str] = CORE_PACKAGES) -> dict[str, str]:
@@ -115,11 +125,9 @@ def _check_identity(path: Path, manifest: dict[str, Any], kind: str | None, fami
     named = manifest.get("family")
     if named is None:
         return
-    from biasforge import families  # the registry builds on this module, not the other way
-
-    if not isinstance(named, str) or named not in families.names():
-        known = ", ".join(families.names())
-        raise InputError(path, f"unknown family {named!r}; known: {known}")
+    known = sorted(_family_names()) if _family_names is not None else None
+    if not isinstance(named, str) or (known is not None and named not in known):
+        raise InputError(path, f"unknown family {named!r}; known: {', '.join(known or [])}")
     if family is not None and named != family:
         raise InputError(path, f"holds {named} records, not {family}")
 

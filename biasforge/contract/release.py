@@ -33,12 +33,6 @@ def config_file(config: str) -> str:
     return f"{config}/{SPLIT}.parquet"
 
 
-def is_release(path: str | Path) -> bool:
-    """Whether ``path`` looks like a release folder (its manifest and card are there)."""
-    path = Path(path)
-    return (path / MANIFEST).is_file() and (path / CARD).is_file()
-
-
 def write_release(
     stage: Path,
     configs: dict[str, pa.Table],

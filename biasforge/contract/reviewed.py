@@ -9,12 +9,14 @@ read here; a reader verifies the folder against its manifest first.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from biasforge.contract.manifest import (
@@ -71,6 +73,19 @@ class Reviewed:
     table: pa.Table  # every record with its ``decision``
     manifest: dict[str, Any]
     agreement: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def accepted(self) -> pa.Table:
+        """The rows a release keeps and scoring reads: ``decision == "accept"``, without the
+        ``decision`` column (computed here only)."""
+        keep = pc.equal(self.table.column("decision"), "accept")
+        return self.table.filter(keep).drop_columns(["decision"])
+
+    @property
+    def decisions(self) -> dict[str, int]:
+        """How many records got each decision (accept, reject, pending)."""
+        counts = Counter(str(d) for d in self.table.column("decision").to_pylist())
+        return dict(sorted(counts.items()))
 
     @property
     def run_manifest(self) -> dict[str, Any]:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import importlib.metadata
 from collections.abc import Iterable
 
+from biasforge.contract.manifest import use_family_registry
 from biasforge.errors import BiasforgeError
-from biasforge.families.base import Card, ExportFormat, Family, Review
+from biasforge.families.base import Card, ExportFormat, Family, LmEval, Review
 
 _REGISTRY: dict[str, Family] = {}
 _LOADED_ENTRY_POINTS = False
@@ -86,11 +87,13 @@ def _register_builtins() -> None:
 
 
 _register_builtins()
+use_family_registry(names)  # manifests name registered families only
 
 __all__ = [
     "Card",
     "ExportFormat",
     "Family",
+    "LmEval",
     "Review",
     "discover",
     "family_of",

@@ -40,11 +40,12 @@ def citation(key: str) -> str:
 
 
 def as_list(value: Any) -> list:
-    """Arrow list cells arrive as numpy arrays or lists; give a plain list."""
+    """Arrow list cells arrive as numpy arrays or lists; give a plain list (a lone string or
+    mapping is a list of one, never its characters or keys)."""
     if value is None:
         return []
-    if isinstance(value, list | tuple):
-        return list(value)
+    if isinstance(value, str | bytes | dict):
+        return [value]
     try:
         return list(value)
     except TypeError:
@@ -488,6 +489,12 @@ class Family:
     # curate function); imported only when the curate CLI is built, so no stage is loaded here.
     curation: str | None = None
     formats: tuple[ExportFormat, ...] = ()  # what ``export convert --format`` offers for it
+    # lm-evaluation-harness: the export (added to ``formats`` as ``lm-eval``) and the import
+    lm_eval: LmEval | None = None
+
+    def __post_init__(self) -> None:
+        if self.lm_eval is not None and all(f.name != LM_EVAL for f in self.formats):
+            object.__setattr__(self, "formats", (*self.formats, self.lm_eval.format))
 
     def format(self, name: str) -> ExportFormat:
         """The export format ``name`` of this family; one clear error naming those it has."""
@@ -533,3 +540,25 @@ class ExportFormat:
 
     def write(self, items: Any, out: Any, **options: Any) -> str:
         return str(load_object(self.writer)(items, out, **options))
+
+
+LM_EVAL = "lm-eval"
+
+
+@dataclass(frozen=True)
+class LmEval:
+    """How a family's releases run in lm-evaluation-harness and come back, by import string
+    (no stage is imported here): ``tasks``, the module copied as ``family.py`` into the task
+    folder ``export convert --format lm-eval`` writes (plain Python that imports nothing of
+    biasforge: ``to_doc``, ``process_results``, ``METRICS``, optionally ``COUNTS_TOKENS`` and
+    ``target_delimiter``; see ``biasforge.exports.lm_eval``); ``help``, what ``--format
+    lm-eval`` says for this family; ``score``, the ``ScoringTask`` that ``score import-lm-eval``
+    runs on the logged log-likelihoods (the family's first scoring task unless named)."""
+
+    tasks: str
+    help: str = "an lm-evaluation-harness task folder"
+    score: str | None = None  # default: the family's first scoring task
+
+    @property
+    def format(self) -> ExportFormat:
+        return ExportFormat(LM_EVAL, "biasforge.exports.lm_eval:write_tasks", self.help)

@@ -422,5 +422,5 @@ FAMILY = Family(
             "the published BEC-Pro TSV (Bartl et al. 2020), masks rendered as [MASK]",
         ),
     ),
-    scoring_tasks=("biasforge.scoring.tasks.becpro:TASK",),
+    scoring_tasks=("biasforge.scoring.tasks.becpro_task:TASK",),
 )

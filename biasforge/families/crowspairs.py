@@ -24,6 +24,7 @@ from biasforge.families.base import (
     Card,
     ExportFormat,
     Family,
+    LmEval,
     Review,
     Row,
     as_list,
@@ -269,11 +270,10 @@ FAMILY = Family(
             "biasforge.exports.crows_csv:write_crowspairs",
             "the CrowS-Pairs CSV that its metric.py reads",
         ),
-        ExportFormat(
-            "lm-eval",
-            "biasforge.exports.lm_eval:write_crowspairs",
-            "an lm-evaluation-harness task folder (as its crows_pairs tasks)",
-        ),
     ),
-    scoring_tasks=("biasforge.scoring.tasks.crowspairs:TASK",),
+    scoring_tasks=("biasforge.scoring.tasks.crowspairs_task:TASK",),
+    lm_eval=LmEval(
+        "biasforge.exports.lm_eval.crowspairs",
+        "an lm-evaluation-harness task folder (as its crows_pairs tasks)",
+    ),
 )

@@ -15,8 +15,8 @@ from biasforge.contract.schema import GENDERS, Column, FamilySchema, span_proble
 from biasforge.families.base import (
     YES_NO,
     Card,
-    ExportFormat,
     Family,
+    LmEval,
     Review,
     Row,
     citation,
@@ -182,12 +182,9 @@ FAMILY = Family(
     review=REVIEW,
     card=CARD,
     curation="biasforge.curation.commands.slguset:slguset",
-    formats=(
-        ExportFormat(
-            "lm-eval",
-            "biasforge.exports.lm_eval:write_slguset",
-            "an lm-evaluation-harness task folder (Bias_c from both filled sentences, causal)",
-        ),
+    scoring_tasks=("biasforge.scoring.tasks.slguset_task:TASK",),
+    lm_eval=LmEval(
+        "biasforge.exports.lm_eval.slguset",
+        "an lm-evaluation-harness task folder (Bias_c from both filled sentences, causal)",
     ),
-    scoring_tasks=("biasforge.scoring.tasks.slguset:TASK",),
 )

@@ -23,6 +23,7 @@ from biasforge.families.base import (
     Card,
     ExportFormat,
     Family,
+    LmEval,
     Review,
     Row,
     as_list,
@@ -503,11 +504,10 @@ FAMILY = Family(
             "biasforge.exports.crows_csv:write_stereoset_pairs",
             "intrasentence items as CrowS-Pairs minimal pairs",
         ),
-        ExportFormat(
-            "lm-eval",
-            "biasforge.exports.lm_eval:write_stereoset",
-            "an lm-evaluation-harness task folder (one task per split; causal, after the start token)",
-        ),
     ),
-    scoring_tasks=("biasforge.scoring.tasks.stereoset:TASK",),
+    scoring_tasks=("biasforge.scoring.tasks.stereoset_task:TASK",),
+    lm_eval=LmEval(
+        "biasforge.exports.lm_eval.stereoset",
+        "an lm-evaluation-harness task folder (one task per split; causal, after the start token)",
+    ),
 )

@@ -20,7 +20,7 @@ def becpro(
             "language folder (./it); see docs/becpro-languages.md",
         ),
     ],
-    out: Annotated[Path, typer.Option("--out", help="run directory to create")],
+    out: check.Out,
     variant: Annotated[
         str | None,
         typer.Option(
@@ -35,13 +35,8 @@ def becpro(
             "bundled curation/data/becpro (default: bundled)"
         ),
     ] = None,
-    encoding: Annotated[
-        str,
-        typer.Option(
-            callback=check.encoding, help=check.ENCODING_HELP + " (--lexicon, a --lang folder)"
-        ),
-    ] = "utf-8",
-    overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
+    encoding: check.encoding_option("--lexicon, a --lang folder") = "utf-8",
+    overwrite: check.Overwrite = False,
 ) -> None:
     """Bias Evaluation Corpus with Professions: templates × professions × person phrases."""
     from biasforge.curation.becpro import Options, curate

@@ -12,49 +12,23 @@ from biasforge.curation.commands import options as check
 
 
 def crowspairs(
-    out: Annotated[Path, typer.Option("--out", help="run directory to create")],
-    lang: Annotated[
-        str,
-        typer.Option(
-            "--lang",
-            callback=check.language,
-            help="target language (a DeepL code); the source's own: no translation",
-        ),
-    ] = "fr",
-    source_lang: Annotated[
-        str, typer.Option(callback=check.language, help="language of the source pairs")
-    ] = "en",
+    out: check.Out,
+    lang: check.Lang = "fr",
+    source_lang: check.SourceLang = "en",
     source: Annotated[
         Path | None,
         typer.Option(help="CrowS-Pairs CSV/TSV, original or revised layout (default: sample)"),
     ] = None,
-    limit: Annotated[
-        int | None, typer.Option(callback=check.limit, help="only the first N pairs (N >= 1)")
-    ] = None,
-    encoding: Annotated[
-        str,
-        typer.Option(
-            callback=check.encoding,
-            help=check.ENCODING_HELP + " (--source, --group-words, --glossary)",
-        ),
-    ] = "utf-8",
+    limit: check.Limit = None,
+    encoding: check.encoding_option("--source, --group-words, --glossary") = "utf-8",
     group_words: Annotated[
         Path | None, typer.Option(help="TSV 'bias_type<TAB>words' (default: bundled)")
     ] = None,
-    server_url: Annotated[
-        str | None,
-        typer.Option("--server-url", envvar="DEEPL_SERVER_URL", help="DeepL API server"),
-    ] = None,
-    formality: Annotated[
-        str | None,
-        typer.Option(
-            callback=check.formality,
-            help="DeepL formality: default, more, less, prefer_more, prefer_less",
-        ),
-    ] = None,
-    glossary: Annotated[Path | None, typer.Option(help="TSV 'source<TAB>target'")] = None,
-    memory: Annotated[Path | None, typer.Option(help="translation memory file")] = None,
-    overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
+    server_url: check.ServerUrl = None,
+    formality: check.Formality = None,
+    glossary: check.Glossary = None,
+    memory: check.Memory = None,
+    overwrite: check.Overwrite = False,
 ) -> None:
     """CrowS-Pairs minimal pairs: audit (Blodgett et al. 2021 as flags), DeepL + memory with
     the differing words tagged, minimal-pair checks. --lang en: the English baseline."""

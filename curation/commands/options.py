@@ -1,4 +1,5 @@
-"""Option checks the ``curate`` commands share, run by the option itself (typer callbacks).
+"""Options the ``curate`` commands share, declared once (as ``scoring/options.py`` does for
+``score``), and their checks, run by the option itself (typer callbacks).
 
 A bad value is refused before anything is read or written, with one line naming the option
 and what it accepts (a :class:`~biasforge.errors.BiasforgeError`, which ``biasforge`` prints as
@@ -7,6 +8,9 @@ codecs Python knows, DeepL's own language and formality lists, Slurm's partition
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -80,3 +84,46 @@ def slurm_partition(value: str | None) -> str | None:
     from biasforge.curation.slguset.slurm_values import check_partition
 
     return check_partition(value)
+
+
+# -- the options several curate commands take, declared once ---------------------------------
+Out = Annotated[Path, typer.Option("--out", help="run directory to create")]
+Overwrite = Annotated[bool, typer.Option(help="replace an existing run directory")]
+Lang = Annotated[
+    str,
+    typer.Option(
+        "--lang",
+        callback=language,
+        help="target language (a DeepL code, e.g. fr); the source's own: no translation",
+    ),
+]
+SourceLang = Annotated[str, typer.Option(callback=language, help="language of the source")]
+Limit = Annotated[
+    int | None, typer.Option(callback=limit, help="only the first N source items (N >= 1)")
+]
+ServerUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--server-url",
+        envvar="DEEPL_SERVER_URL",
+        help="DeepL API server (default: chosen by the client from DEEPL_AUTH_KEY)",
+    ),
+]
+Formality = Annotated[
+    str | None,
+    typer.Option(
+        callback=formality, help="DeepL formality: default, more, less, prefer_more, prefer_less"
+    ),
+]
+Glossary = Annotated[
+    Path | None, typer.Option(help="TSV 'source<TAB>target' of fixed term translations")
+]
+Memory = Annotated[
+    Path | None,
+    typer.Option(help="translation memory (default $BIASFORGE_HOME/translation-memory.sqlite)"),
+]
+
+
+def encoding_option(files: str):
+    """``--encoding`` of the files a command reads (named in its help), checked."""
+    return Annotated[str, typer.Option(callback=encoding, help=f"{ENCODING_HELP} ({files})")]

@@ -20,9 +20,7 @@ def slguset(
             "repeatable (default: the bundled People's Daily sample)",
         ),
     ] = None,
-    out: Annotated[Path, typer.Option("--out", help="run directory to create")] = Path(
-        "runs/slguset"
-    ),
+    out: check.Out = Path("runs/slguset"),
     num_proc: Annotated[int, typer.Option("--num-proc", help="parallel datatrove tasks")] = 1,
     encoding: Annotated[
         str, typer.Option(help="encoding of text/JSONL files, e.g. gb18030 or gbk")
@@ -63,7 +61,7 @@ def slguset(
             "(他们/她们, 他俩/她俩: collective_forms.tsv), each flagged for review with the reason"
         ),
     ] = False,
-    overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
+    overwrite: check.Overwrite = False,
     verbose: Annotated[bool, typer.Option(help="show datatrove's per-task logs")] = False,
     executor: Annotated[
         str,

@@ -12,17 +12,8 @@ from biasforge.curation.commands import options as check
 
 
 def stereoset(
-    lang: Annotated[
-        str,
-        typer.Option(
-            "--lang",
-            callback=check.language,
-            help="target language (a DeepL code, e.g. fr); the source's own: no translation",
-        ),
-    ] = "fr",
-    source_lang: Annotated[
-        str, typer.Option(callback=check.language, help="language of the source StereoSet")
-    ] = "en",
+    lang: check.Lang = "fr",
+    source_lang: check.SourceLang = "en",
     out: Annotated[
         Path | None,
         typer.Option("--out", help="run directory to create (not needed with --dry-run)"),
@@ -36,28 +27,10 @@ def stereoset(
         ),
     ] = "",
     translator: Annotated[str, typer.Option("--translator", help="translation backend")] = "deepl",
-    server_url: Annotated[
-        str | None,
-        typer.Option(
-            "--server-url",
-            envvar="DEEPL_SERVER_URL",
-            help="DeepL API server (default: chosen by the client from DEEPL_AUTH_KEY)",
-        ),
-    ] = None,
-    formality: Annotated[
-        str | None,
-        typer.Option(
-            callback=check.formality,
-            help="DeepL formality: default, more, less, prefer_more, prefer_less",
-        ),
-    ] = None,
-    glossary: Annotated[
-        Path | None, typer.Option(help="TSV 'source<TAB>target' of fixed term translations")
-    ] = None,
-    memory: Annotated[
-        Path | None,
-        typer.Option(help="translation memory (default $BIASFORGE_HOME/translation-memory.sqlite)"),
-    ] = None,
+    server_url: check.ServerUrl = None,
+    formality: check.Formality = None,
+    glossary: check.Glossary = None,
+    memory: check.Memory = None,
     synonyms: Annotated[
         Path | None,
         typer.Option(help="TSV 'attribute<TAB>synonym[<TAB>target]': add synonym variants"),
@@ -78,18 +51,9 @@ def stereoset(
     ] = 5,
     retry_delay: Annotated[float, typer.Option(min=0, help="first backoff pause in seconds")] = 1.0,
     hf_split: Annotated[str, typer.Option(help="split when --source is a hub id")] = "validation",
-    limit: Annotated[
-        int | None,
-        typer.Option(callback=check.limit, help="only the first N source items (N >= 1)"),
-    ] = None,
-    encoding: Annotated[
-        str,
-        typer.Option(
-            callback=check.encoding,
-            help=check.ENCODING_HELP + " (--source, --glossary, --synonyms, --lexicon)",
-        ),
-    ] = "utf-8",
-    overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
+    limit: check.Limit = None,
+    encoding: check.encoding_option("--source, --glossary, --synonyms, --lexicon") = "utf-8",
+    overwrite: check.Overwrite = False,
 ) -> None:
     """StereoSet in another language (StereoSet-fr): audit, DeepL + memory, structure, flags.
     With --lang equal to --source-lang: the same checks on the source, nothing translated."""

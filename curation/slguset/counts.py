@@ -14,33 +14,23 @@ from typing import Any
 from datatrove.utils.stats import MetricStats, PipelineStats, Stats
 
 from biasforge.curation.checks import CheckStats
-from biasforge.curation.slguset.filters import (
-    CollectiveFormFilter,
-    DuplicateFilter,
-    LacNameFilter,
-    NonGenderWordFilter,
-    PersonNameFilter,
-    PreprocessFilter,
-    SentenceLengthFilter,
-    ThulacNameFilter,
-)
-from biasforge.curation.slguset.flags import (
-    BiologicalSexFlag,
-    CollectiveKeywordFlag,
-    CounterpartSenseFlag,
-    OtherGenderTermFlag,
-)
+from biasforge.curation.slguset import filters, flags
 
 REJECT_RULES = (
-    SentenceLengthFilter,
-    PreprocessFilter,
-    NonGenderWordFilter,
-    CollectiveFormFilter,
-    PersonNameFilter,
+    filters.SentenceLengthFilter,
+    filters.PreprocessFilter,
+    filters.NonGenderWordFilter,
+    filters.CollectiveFormFilter,
+    filters.PersonNameFilter,
 )
-SECOND_STAGE = {"thulac": ThulacNameFilter}  # rules only some taggers run
-NAME_CHECK = {"lac": LacNameFilter}  # the last reject rule, unless the run turned it off
-REVIEW_RULES = (OtherGenderTermFlag, BiologicalSexFlag, CounterpartSenseFlag, CollectiveKeywordFlag)
+SECOND_STAGE = {"thulac": filters.ThulacNameFilter}  # rules only some taggers run
+NAME_CHECK = {"lac": filters.LacNameFilter}  # the last reject rule, unless the run turned it off
+REVIEW_RULES = (
+    flags.OtherGenderTermFlag,
+    flags.BiologicalSexFlag,
+    flags.CounterpartSenseFlag,
+    flags.CollectiveKeywordFlag,
+)
 KEYWORD_STEPS = ("keyword_prefilter (document)", "keyword_prefilter (sentence)")
 
 
@@ -87,12 +77,12 @@ def mined_counts(logging_dir: str | Path, tagger: str, name_check: str = "lac") 
         "documents_without_keyword": _count(documents, "dropped"),
         "sentences_seen": _count(splitter, "sentences"),
         "sentences_without_keyword": _count(sentences, "dropped"),
-        "duplicates": _count(steps.get(DuplicateFilter.name), "dropped"),
+        "duplicates": _count(steps.get(filters.DuplicateFilter.name), "dropped"),
         "quote_repairs": _count(steps.get("quote repair"), "quote_repairs"),
-        "thulac_chars": _count(steps.get(ThulacNameFilter.rule), "chars"),
-        "lac_chars": _count(steps.get(LacNameFilter.rule), "chars"),
+        "thulac_chars": _count(steps.get(filters.ThulacNameFilter.rule), "chars"),
+        "lac_chars": _count(steps.get(filters.LacNameFilter.rule), "chars"),
         "lac_cpu_seconds": {  # tagging, and loading the model once per task
-            key: round(_value(steps.get(LacNameFilter.rule), key), 3)
+            key: round(_value(steps.get(filters.LacNameFilter.rule), key), 3)
             for key in ("cpu_seconds", "load_cpu_seconds")
         },
         "rules": [r.as_dict() for r in _rules(steps, tagger, name_check)],
@@ -117,7 +107,9 @@ def _rules(steps: dict[str, Stats], tagger: str, name_check: str) -> list[CheckS
     )
     for rule in (*REJECT_RULES, *extra):
         step = steps.get(rule.rule)
-        description = rule.describe(tagger) if rule is PersonNameFilter else rule.description
+        description = (
+            rule.describe(tagger) if rule is filters.PersonNameFilter else rule.description
+        )
         out.append(
             CheckStats(
                 rule.rule,

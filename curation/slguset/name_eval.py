@@ -15,11 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from biasforge.errors import InputError
+from biasforge.textfiles import read_bytes
 
 PARTS = 5
 HELDOUT_PART = 0
@@ -59,12 +60,7 @@ class GoldSentence:
 def read_gold(path: str | Path) -> list[GoldSentence]:
     """Read a gold JSONL file; a broken line is an InputError naming file and line."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(path, "gold file for the name-filter evaluation not found")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read the gold file: {exc.strerror or exc}") from None
+    data = read_bytes(path, "gold file for the name-filter evaluation")
     out = []
     for lineno, raw in enumerate(data.split(b"\n"), 1):
         try:
@@ -103,10 +99,7 @@ class PR:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "sentences": self.sentences,
-            "positives": self.positives,
-            "flagged": self.flagged,
-            "true_positives": self.true_positives,
+            **asdict(self),
             "precision": round(self.precision, 4),
             "precision_ci95": [round(v, 4) for v in wilson(self.true_positives, self.flagged)],
             "recall": round(self.recall, 4),

@@ -56,7 +56,7 @@ from biasforge.curation.slguset.output import Tally, write_streamed_run
 from biasforge.curation.slguset.ray_head import check_reachable, ray_cluster
 from biasforge.curation.slguset.readers import (
     CorpusReader,
-    check_encoding,
+    check_line_encoding,
     expand_corpus,
     kind_of,
     plan_units,
@@ -131,7 +131,7 @@ class Options:
             from biasforge.curation.slguset.name_eval import read_gold
 
             read_gold(self.name_eval)  # a bad gold file is refused now, not after the mining
-        check_encoding(self.encoding)
+        check_line_encoding(self.encoding)
         return load_lexicon(self.lexicon_dir, textfiles.check_encoding(self.lexicon_encoding))
 
     def _check_slurm_values(self) -> None:
@@ -174,7 +174,7 @@ def build_pipeline(
 ) -> tuple[list, int]:
     """The datatrove steps for ``tasks`` tasks (default ``options.num_proc``), and the number
     of tasks worth running; rows and errors go to ``parts_dir`` (shared storage on a cluster)."""
-    check_encoding(options.encoding)  # before any process starts
+    check_line_encoding(options.encoding)  # before any process starts
     tasks = tasks or options.num_proc
     units, sources = corpus_sources(options, tasks)
     lexicon_dir = str(options.lexicon_dir) if options.lexicon_dir else None

@@ -26,6 +26,7 @@ from datatrove.pipeline.readers.base import BaseReader
 from tqdm import tqdm
 
 from biasforge.errors import BiasforgeError, InputError
+from biasforge.textfiles import check_encoding
 
 CHUNK_BYTES = 32 << 20
 MAX_LINE_BYTES = 1 << 20
@@ -124,13 +125,10 @@ def units_for_rank(units: list[Unit], rank: int, world_size: int) -> list[Unit]:
     return units[rank::world_size]
 
 
-def check_encoding(encoding: str) -> None:
-    """Refuse unknown encodings and ones where a newline is not the byte 0x0A (UTF-16/32):
-    lines and byte-range shards are found by that byte."""
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise BiasforgeError(f"unknown encoding {encoding!r}") from None
+def check_line_encoding(encoding: str) -> None:
+    """Refuse unknown encodings (``textfiles.check_encoding``) and ones where a newline is not
+    the byte 0x0A (UTF-16/32): lines and byte-range shards are found by that byte."""
+    check_encoding(encoding)
     if "\n".encode(encoding) != b"\n" or "他".encode(encoding).count(b"\n"):
         raise BiasforgeError(
             f"encoding {encoding!r} is not ASCII-compatible; convert the corpus to UTF-8 or "
@@ -227,7 +225,7 @@ def read_unit(
     if unit.kind == "hf":
         yield from _read_hf(unit, text_field, stats)
         return
-    check_encoding(encoding)
+    check_line_encoding(encoding)
     decoder = codecs.getincrementaldecoder(encoding)()
     buffer: list[str] = []
     piece = 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from biasforge.curation.translation.base import TranslationError, Translator
@@ -98,17 +98,7 @@ class RunStats:
     fatal: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "units": self.units,
-            "cache_hits": self.cache_hits,
-            "requests": self.requests,
-            "retries": self.retries,
-            "characters_total": self.characters_total,
-            "characters_sent": self.characters_sent,
-            "failed": self.failed,
-            "errors": self.errors[:20],
-            "fatal": self.fatal,
-        }
+        return {**asdict(self), "errors": self.errors[:20]}
 
 
 def _options(translator_options: dict[str, Any], unit: Unit) -> dict[str, Any]:

@@ -4,65 +4,34 @@ servers with log-probabilities) and its results come back with ``score import-lm
 
 The folder is portable: the release's parquet files are copied into ``data/`` and read by
 ``utils.load_docs`` relative to ``utils.py`` (lm-eval's ``custom_dataset``), so nothing is
-downloaded and no path of this machine is written. One task per config, named after the
-release (``biasforge_<name>_<version>_<config>``), and a group task of the same prefix runs
-the whole release. Each task's ``metadata`` carries the release's name, version, sha256 (as
-``biasforge score`` records it), family, config and split; lm-eval copies task configs into
-its ``results_*.json``, which is how the import checks that results came from this release.
+downloaded and no path of this machine is written. ``utils.py`` is this package's
+``task_utils.py``; ``family.py`` is the module the release's family names in its
+``Family.lm_eval`` hook (its documents, ``process_results`` and metrics, as plain data and
+functions, so any family — one from a plugin too — exports the same way). One task per config,
+named after the release (``biasforge_<name>_<version>_<config>``), and a group task of the
+same prefix runs the whole release. Each task's ``metadata`` carries the release's name,
+version, sha256 (as ``biasforge score`` records it), family, config and split; lm-eval copies
+task configs into its ``results_*.json``, which is how the import checks that results came
+from this release.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pandas as pd
 
+from biasforge import families
 from biasforge.contract.folders import combined_sha256, read_items
 from biasforge.contract.release import KIND as RELEASE
 from biasforge.errors import BiasforgeError, InputError
 
 UTILS = Path(__file__).with_name("task_utils.py")
-
-
-@dataclass(frozen=True)
-class Layout:
-    """How one family's documents are asked and scored in lm-eval."""
-
-    family: str
-    process_results: str
-    metrics: tuple[tuple[str, str, bool], ...]  # (metric, aggregation, higher is better)
-
-
-COUNT = "!function utils.count"
-LAYOUTS = {
-    "stereoset": Layout(
-        "stereoset",
-        "stereoset_results",
-        (
-            ("lms", "!function utils.stereoset_lms", True),
-            ("ss", "!function utils.stereoset_ss", False),
-            ("icat", "!function utils.stereoset_icat", True),
-        ),
-    ),
-    "crowspairs": Layout(
-        "crowspairs",
-        "crowspairs_results",
-        (("likelihood_diff", "mean", False), ("pct_stereotype", "mean", False)),
-    ),
-    "slguset": Layout(
-        "slguset",
-        "slguset_results",
-        (
-            ("mean_bias", "mean", False),
-            ("clear_male", COUNT, False),
-            ("clear_female", COUNT, False),
-        ),
-    ),
-}
 
 
 def release_identity(source: Path) -> dict:
@@ -87,38 +56,53 @@ def task_prefix(name: str, version: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", f"biasforge_{name}_{version}")
 
 
-def _task_yaml(task: str, data_file: str, layout: Layout, meta: dict, inter: bool) -> str:
+def family_module(family: families.Family) -> ModuleType:
+    """The module a family's ``lm_eval`` hook names; one clear error without one."""
+    if family.lm_eval is None:
+        raise BiasforgeError(f"{family.name} items do not run in lm-eval (no lm_eval hook)")
+    try:
+        return importlib.import_module(family.lm_eval.tasks)
+    except ImportError as exc:
+        raise BiasforgeError(f"{family.name}: lm-eval tasks cannot be loaded: {exc}") from None
+
+
+def _task_yaml(task: str, data_file: str, module: ModuleType, meta: dict, config: str) -> str:
     metrics = "".join(
         f"  - metric: {m}\n    aggregation: {agg}\n    higher_is_better: {str(hi).lower()}\n"
-        for m, agg, hi in layout.metrics
+        for m, agg, hi in module.METRICS
     )
+    delimiter = getattr(module, "target_delimiter", lambda _: "")(config)
     return (
         f"task: {task}\n"
         "custom_dataset: !function utils.load_docs\n"
-        f"dataset_kwargs:\n  data_file: {data_file}\n  family: {layout.family}\n"
+        f"dataset_kwargs:\n  data_file: {data_file}\n"
         "test_split: test\n"
         "output_type: multiple_choice\n"
         'doc_to_text: "{{context}}"\n'
         "doc_to_target: 0\n"
         "doc_to_choice: !function utils.doc_to_choice\n"
-        f'target_delimiter: "{" " if inter else ""}"\n'
-        f"process_results: !function utils.{layout.process_results}\n"
+        f'target_delimiter: "{delimiter}"\n'
+        "process_results: !function family.process_results\n"
         f"metric_list:\n{metrics}"
         "metadata:\n" + "".join(f"  {key}: {json.dumps(value)}\n" for key, value in meta.items())
     )
 
 
-def write_folder(items: pd.DataFrame, out: Path, source: Path, layout: Layout) -> str:
-    """Write the task folder (see the module docstring); the summary line."""
+def write_tasks(items: pd.DataFrame, out: Path, *, source: Path, **_: object) -> str:
+    """Write the task folder of the release at ``source`` (see the module docstring); the
+    summary line. The family comes from the items, its layout from its ``lm_eval`` hook."""
     out = Path(out)
     if out.exists():
         raise BiasforgeError(f"--out {out}: already exists; give a new folder for the tasks")
+    family = families.family_of(items["family"].unique(), str(source))
+    module = family_module(family)
     release = release_identity(Path(source))
     prefix = task_prefix(release["name"], release["version"])
     stage = out.with_name(f".{out.name}.partial")
     shutil.rmtree(stage, ignore_errors=True)
     (stage / "data").mkdir(parents=True)
     shutil.copyfile(UTILS, stage / "utils.py")
+    shutil.copyfile(str(module.__file__), stage / "family.py")
     tasks = []
     for config, entry in release["configs"].items():
         task = f"{prefix}_{re.sub(r'[^A-Za-z0-9_]', '_', config)}"
@@ -129,12 +113,11 @@ def write_folder(items: pd.DataFrame, out: Path, source: Path, layout: Layout) -
             "biasforge_release": release["name"],
             "biasforge_release_version": release["version"],
             "biasforge_release_sha256": release["sha256"],
-            "biasforge_family": layout.family,
+            "biasforge_family": family.name,
             "biasforge_config": config,
             "biasforge_split": str(entry.get("split", "test")),
         }
-        inter = layout.family == "stereoset" and config == "intersentence"
-        text = _task_yaml(task, data_file, layout, meta, inter)
+        text = _task_yaml(task, data_file, module, meta, config)
         (stage / f"{task}.yaml").write_text(text, encoding="utf-8")
         tasks.append(task)
     group = "".join(f"  - {t}\n" for t in tasks)
@@ -147,16 +130,3 @@ def write_folder(items: pd.DataFrame, out: Path, source: Path, layout: Layout) -
         f"--model hf --model_args pretrained=MODEL --include_path {out} --tasks {prefix} "
         "--log_samples --output_path RESULTS"
     )
-
-
-def _writer(family: str):
-    def write(items: pd.DataFrame, out: Path, *, source: Path, **_: object) -> str:
-        return write_folder(items, out, source, LAYOUTS[family])
-
-    write.__doc__ = f"``export convert --format lm-eval`` for {family} releases."
-    return write
-
-
-write_stereoset = _writer("stereoset")
-write_crowspairs = _writer("crowspairs")
-write_slguset = _writer("slguset")

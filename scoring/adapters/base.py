@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from biasforge.errors import BiasforgeError
-from biasforge.scoring.interface import Capability, LanguageModel, PairEncoder
+from biasforge.scoring.interface import Capability, LanguageModel, PairEncoder, PairReader
 
 if TYPE_CHECKING:
     import torch
@@ -170,12 +170,17 @@ def input_device(model: Any, options: ModelOptions) -> torch.device:
 
 
 PAIR_ENCODER = "a float32 copy of the model, each pair read as ``pair_features`` reads it"
+PAIR_FEATURES = "the final hidden states of the encoded pair (first token, or their mean)"
 
 
-class TransformersLM(LanguageModel):
-    """A ``transformers`` model and tokenizer on a device, with the shared batching helpers."""
+class TransformersLM(LanguageModel, PairReader):
+    """A ``transformers`` model and tokenizer on a device, with the shared batching helpers;
+    it reads text pairs too (the optional next-sentence capability)."""
 
-    capabilities: ClassVar[Mapping[Capability, str]] = {Capability.TRAIN_PAIR_ENCODER: PAIR_ENCODER}
+    capabilities: ClassVar[Mapping[Capability, str]] = {
+        Capability.READ_PAIRS: PAIR_FEATURES,
+        Capability.TRAIN_PAIR_ENCODER: PAIR_ENCODER,
+    }
 
     def __init__(
         self, name: str, model: Any, tokenizer: Any, options: ModelOptions, path: str = ""

@@ -26,16 +26,13 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from typing import Annotated
 
 import numpy as np
 import pandas as pd
-import typer
 
 from biasforge.errors import BiasforgeError, InputError
-from biasforge.scoring.data import as_list
+from biasforge.families.base import as_list
 from biasforge.scoring.interface import Capability, LanguageModel, MaskedModel, MaskedRead, Slot
-from biasforge.scoring.tasks import ScoreRequest, ScoringTask
 from biasforge.scoring.tasks.masking import joint_logprobs
 from biasforge.scoring.uncertainty import Figures
 
@@ -236,26 +233,3 @@ def figures(scored: pd.DataFrame) -> tuple[Figures, pd.DataFrame]:
 
     names = (*[f"{g}/{s}/mean" for g, s in keys], *[f"{g}/P(f)-P(m)" for *_, g in diffs])
     return Figures(names, tuple(int(n) for _, n in cells), compute), ordered
-
-
-# -- the score command ----------------------------------------------------------------------
-def command(
-    request: ScoreRequest,
-    procedure: Annotated[
-        str,
-        typer.Option(
-            help="spans: exactly the stored spans, one mask per sub-token (default); bartl: "
-            "Bartl et al.'s published code, choice for choice (see scoring/README.md)."
-        ),
-    ] = "spans",
-) -> None:
-    """Association log(P_target/P_prior) per item; TFG tables by profession group × gender,
-    with bootstrap intervals and paired comparisons of models."""
-    from biasforge.scoring.commands import run_becpro
-
-    if procedure not in PROCEDURES:
-        raise typer.BadParameter(f"--procedure must be one of {', '.join(PROCEDURES)}")
-    run_becpro(request.dataset, request.models, request.out, request.options, procedure)
-
-
-TASK = ScoringTask("becpro", command.__doc__ or "", command)

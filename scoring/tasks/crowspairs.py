@@ -23,7 +23,6 @@ from biasforge.scoring.interface import (
     MaskedRead,
     MinimalPair,
 )
-from biasforge.scoring.tasks import ScoreRequest, ScoringTask
 from biasforge.scoring.uncertainty import Figures, Resampling, intervals
 
 OVERALL = "overall"
@@ -92,7 +91,7 @@ def _shared_positions(a: Sequence[int], b: Sequence[int]) -> list[tuple[int, int
 
 def score_pairs(lm: LanguageModel, items: pd.DataFrame) -> pd.DataFrame:
     """Per pair: both sentences' scores and whether the more-stereotypical one wins."""
-    lm.require(Capability.SCORE_PAIR, "CrowS-Pairs")
+    lm.require_any((Capability.READ_MASKED, Capability.SCORE_CONTINUATION), "CrowS-Pairs")
     scores = pair_scores(
         lm,
         [MinimalPair(m, n) for m, n in zip(items["sent_more"], items["sent_less"], strict=True)],
@@ -148,16 +147,3 @@ def results(scored: pd.DataFrame, resampling: Resampling) -> pd.DataFrame:
             "distance_from_50": np.abs(values - 50),
         }
     )
-
-
-# -- the score command ----------------------------------------------------------------------
-def command(request: ScoreRequest) -> None:
-    """Percent of pairs where the model prefers the more-stereotypical sentence, per bias type
-    with bootstrap intervals (masked LMs: metric.py's shared-token pseudo-log-likelihood;
-    causal LMs: sentence log-likelihood)."""
-    from biasforge.scoring.commands.crowspairs import run_crowspairs
-
-    run_crowspairs(request.dataset, request.models, request.out, request.options)
-
-
-TASK = ScoringTask("crowspairs", command.__doc__ or "", command)

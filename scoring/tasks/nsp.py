@@ -4,9 +4,12 @@
   the model is fine-tuned together with a new NSP head (three linear layers) on pairs from the
   corpus, with StereoSet's optimiser settings (``biasforge.scoring.interface.NSPTraining``);
   the model's other scores are untouched. The model only gives a trainable copy that reads
-  text pairs (``LanguageModel.pair_encoder``); the head, the optimiser and the loop are here.
+  text pairs (``PairReader.pair_encoder``); the head, the optimiser and the loop are here.
 - ``head`` (cheap, CPU-friendly): the model stays frozen and only a linear layer over its pair
-  representation (``LanguageModel.pair_features``) is trained.
+  representation (``PairReader.pair_features``) is trained.
+
+Both ask the model for the optional next-sentence capability (``biasforge.scoring.interface.
+PairReader``); a model without it is refused with the interface's one error.
 
 Both read the pair as French paper footnote 7 says: the first token's final hidden state for
 encoders, the mean of the final hidden states for decoders and encoder-decoders. Pairs are half
@@ -28,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from biasforge.errors import InputError
-from biasforge.scoring.interface import LanguageModel, NSPTraining, PairEncoder
+from biasforge.scoring.interface import Capability, LanguageModel, NSPTraining, PairEncoder
 
 MODES = ("head", "finetune")
 Scorer = Callable[[Sequence[tuple[str, str]]], list[float]]
@@ -85,6 +88,7 @@ class NSPHead:
     ) -> list[float]:
         import torch
 
+        lm.require(Capability.READ_PAIRS, "an NSP head")
         scores = []
         for i in range(0, len(pairs), batch_size):
             features = lm.pair_features(pairs[i : i + batch_size])
@@ -140,6 +144,7 @@ def train_head(
     """Fit the head on features of a frozen model (features computed once, then full-batch Adam)."""
     import torch
 
+    lm.require(Capability.READ_PAIRS, "an NSP head")
     data = make_pairs(read_corpus(corpus), pairs, seed)
     feats = []
     chunks = range(0, len(data), 64)
@@ -187,6 +192,7 @@ def finetune_pairs(
     schedule with warm-up, gradients clipped at 1.0, one pass over ``pairs`` in batches."""
     import torch
 
+    lm.require(Capability.TRAIN_PAIR_ENCODER, "NSP fine-tuning")
     torch.manual_seed(training.seed)
     encoder = lm.pair_encoder()
     head = stereoset_head(encoder.width, training.seed).to(encoder.device)

@@ -14,15 +14,12 @@ topic words of clearly biased sentences by TF-IDF and TextRank (``jieba.analyse`
 from __future__ import annotations
 
 import itertools
-from typing import Annotated
 
 import numpy as np
 import pandas as pd
-import typer
 
 from biasforge.errors import InputError
 from biasforge.scoring.interface import Capability, FilledSentence, LanguageModel, Slot
-from biasforge.scoring.tasks import ScoreRequest, ScoringTask
 from biasforge.scoring.tasks.masking import joint_logprobs
 from biasforge.scoring.uncertainty import Figures
 
@@ -185,18 +182,3 @@ def figures(scored: pd.DataFrame, per_pair: bool = True) -> tuple[Figures, pd.Da
     groups = ["all", *sizes.index] if per_pair else ["all"]
     names = tuple(f"{group}/{f}" for group in groups for f in FIGURES)
     return Figures(names, tuple(int(n) for n in sizes), compute), ordered
-
-
-# -- the score command ----------------------------------------------------------------------
-def command(
-    request: ScoreRequest,
-    top_k: Annotated[int, typer.Option(min=1, help="Topic words per group.")] = 5,
-) -> None:
-    """Bias_c = log(p_male/p_female) per sentence, degrees, clear-bias counts, topic words,
-    with bootstrap intervals and paired comparisons of models."""
-    from biasforge.scoring.commands import run_slguset
-
-    run_slguset(request.dataset, request.models, request.out, request.options, top_k)
-
-
-TASK = ScoringTask("slguset", command.__doc__ or "", command)

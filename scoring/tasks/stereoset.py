@@ -29,15 +29,12 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Annotated
 
 import numpy as np
 import pandas as pd
-import typer
 
 from biasforge.errors import BiasforgeError, InputError
-from biasforge.scoring.data import as_list
+from biasforge.families.base import as_list
 from biasforge.scoring.interface import (
     Capability,
     FilledSentence,
@@ -46,7 +43,6 @@ from biasforge.scoring.interface import (
     Slot,
 )
 from biasforge.scoring.stereoset_eval import Example
-from biasforge.scoring.tasks import ScoreRequest, ScoringTask
 from biasforge.scoring.tasks.masking import reads
 
 OFFICIAL_MLM = "official MLM: mean P(sub-token) with preceding sub-tokens inserted"
@@ -242,7 +238,7 @@ def score_intersentence(
         pairs.append((row.context, sentence["sentence"]))
     if nsp is not None:
         return dict(zip(ids, nsp(pairs), strict=True)), nsp_method
-    native = lm.native_nsp(pairs)
+    native = lm.native_nsp(pairs) if lm.supports(Capability.READ_PAIRS) else None
     if native is not None:
         return dict(zip(ids, native, strict=True)), "pre-trained NSP head"
     if not lm.supports(Capability.SCORE_CONTINUATION):
@@ -271,76 +267,3 @@ def item_bias(examples: list[Example], scores: dict[str, float]) -> dict[str, fl
             pro, anti = scores[ex.stereotype], scores[ex.anti_stereotype]
             out[ex.id] = float(np.log(max(pro, 1e-300)) - np.log(max(anti, 1e-300)))
     return out
-
-
-# -- the score command ----------------------------------------------------------------------
-SPLITS = ("intrasentence", "intersentence", "all")
-
-
-def command(
-    request: ScoreRequest,
-    split: Annotated[str, typer.Option(help="intrasentence | intersentence | all")] = "all",
-    nsp_corpus: Annotated[
-        Path | None,
-        typer.Option(
-            help="Corpus for intersentence NSP: UTF-8, one sentence per line, a blank line "
-            "between documents (the paper used French Wikipedia)."
-        ),
-    ] = None,
-    nsp_train: Annotated[
-        str,
-        typer.Option(
-            help="finetune: fine-tune a copy of the model with an NSP head on --nsp-corpus "
-            "(the paper's procedure); head: train only a linear head on the frozen model."
-        ),
-    ] = "head",
-    nsp_steps: Annotated[int, typer.Option(min=1, help="NSP optimiser steps.")] = 200,
-    nsp_batch: Annotated[int, typer.Option(min=1, help="NSP fine-tuning batch size.")] = 16,
-    nsp_lr: Annotated[
-        float, typer.Option(help="NSP fine-tuning learning rate of the model.")
-    ] = 5e-6,
-    nsp_head_lr: Annotated[
-        float, typer.Option(help="NSP fine-tuning learning rate of the head.")
-    ] = 1e-3,
-    nsp_head: Annotated[
-        Path | None,
-        typer.Option(help="Reuse an NSP head saved by an earlier run (<out>/<model>/nsp_head.pt)."),
-    ] = None,
-    procedure: Annotated[
-        str,
-        typer.Option(
-            help="Masked LMs' intrasentence attribute. official (default): the sentence's word "
-            "at the BLANK word's position, punctuation stripped, as StereoSet's dataloader.py "
-            "(glued words included: 'sometimes.BLANK' reads 'sometimespriest'); filler: the "
-            "stored filler in the BLANK's place."
-        ),
-    ] = "official",
-) -> None:
-    """LMS, SS and ICAT (official StereoSet procedure and evaluator) per domain and split,
-    with bootstrap intervals and paired comparisons of models."""
-    from biasforge.scoring.commands import NSPOptions, run_stereoset
-    from biasforge.scoring.interface import NSPTraining
-
-    if split not in SPLITS:
-        raise typer.BadParameter("split must be intrasentence, intersentence or all")
-    if procedure not in PROCEDURES:
-        raise typer.BadParameter(f"--procedure must be {' or '.join(PROCEDURES)}")
-    if nsp_train not in ("head", "finetune"):
-        raise typer.BadParameter("--nsp-train must be finetune or head")
-    if nsp_train == "finetune" and (nsp_corpus is None or nsp_head is not None):
-        raise typer.BadParameter("--nsp-train finetune needs --nsp-corpus (and no --nsp-head)")
-    options = request.options
-    training = NSPTraining(
-        steps=nsp_steps,
-        batch_size=nsp_batch,
-        core_lr=nsp_lr,
-        head_lr=nsp_head_lr,
-        seed=options.resampling.seed,
-    )
-    nsp = NSPOptions(nsp_train, nsp_corpus, nsp_head, training, options.model.progress)
-    run_stereoset(
-        request.dataset, request.models, request.out, options, split, nsp, procedure=procedure
-    )
-
-
-TASK = ScoringTask("stereoset", command.__doc__ or "", command)

@@ -9,9 +9,9 @@ import pytest
 from biasforge.curation.crowspairs import Options, curate
 from biasforge.curation.crowspairs.align import align_pair, tagged
 from biasforge.curation.crowspairs.source import read_pairs
-from biasforge.curation.translation.fake_deepl import FakeDeepL
 from biasforge.errors import InputError
 from tests.conftest import SHARED, run_cli
+from tests.fake_deepl import FakeDeepL
 
 FULL = SHARED / "data" / "crows_pairs" / "crows_pairs_anonymized.csv"
 

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
-from biasforge.scoring.crowspairs import results, score_pairs
-from biasforge.scoring.interface import Capability, MinimalPair
+from biasforge.scoring.interface import MinimalPair
 from biasforge.scoring.models import ModelOptions, load_model
+from biasforge.scoring.tasks.crowspairs import pair_scores, procedure, results, score_pairs
 from biasforge.scoring.uncertainty import Resampling
 from tests.conftest import run_cli
 from tests.crowspairs.metric_reference import mask_unigram
@@ -25,7 +25,7 @@ PAIRS = [MinimalPair(m, n) for m, n in SAMPLE[["sent_more", "sent_less"]].itertu
 def test_masked_equals_metric_py(tiny_models):  # noqa: F811
     lm = load_model(tiny_models["masked"], ModelOptions(progress=False, batch_tokens=300))
     pairs = PAIRS
-    fast = lm.pair_logprobs(pairs)
+    fast = pair_scores(lm, pairs)
     for pair, got in zip(pairs, fast, strict=True):
         want = mask_unigram(lm.model, lm.tokenizer, pair.first, pair.second, uncased=True)
         # sums of log-probabilities near -505: metric.py's float32 log-softmax rounds each
@@ -34,7 +34,7 @@ def test_masked_equals_metric_py(tiny_models):  # noqa: F811
         # the two differ by up to 2.1e-8 relative here, under float32 precision (1.2e-7)
         assert got[0] == pytest.approx(want[0], rel=1e-7, abs=1e-6)
         assert got[1] == pytest.approx(want[1], rel=1e-7, abs=1e-6)
-    assert "metric.py" in lm.how(Capability.SCORE_PAIR)
+    assert "metric.py" in procedure(lm)
 
 
 def test_causal_is_the_sum_of_token_logprobs(tiny_models):  # noqa: F811
@@ -52,7 +52,7 @@ def test_causal_is_the_sum_of_token_logprobs(tiny_models):  # noqa: F811
         return float(sum(logp[i, t] for i, t in enumerate(tokens)))
 
     pairs = PAIRS
-    for pair, got in zip(pairs, lm.pair_logprobs(pairs), strict=True):
+    for pair, got in zip(pairs, pair_scores(lm, pairs), strict=True):
         assert abs(got[0] - plain(pair.first)) < 1e-4 and abs(got[1] - plain(pair.second)) < 1e-4
 
 

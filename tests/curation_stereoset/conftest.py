@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from biasforge.curation.translation.fake_deepl import FakeDeepL
 from tests.conftest import SHARED
+from tests.fake_deepl import FakeDeepL
 
 FULL_SOURCE = SHARED / "data" / "stereoset" / "stereoset_dev_en.jsonl"
 SAMPLE = (

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from biasforge.contract.rundir import read_run
-from biasforge.curation.translation.fake_deepl import FakeDeepL
 from tests.conftest import run_cli
 from tests.curation_stereoset.conftest import intra, write_jsonl
+from tests.fake_deepl import FakeDeepL
 
 
 def _rules(reasons) -> set[str]:

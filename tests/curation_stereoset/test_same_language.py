@@ -11,7 +11,7 @@ import pandas as pd
 
 from biasforge.curation.stereoset import Options, curate, dry_run
 from biasforge.curation.stereoset.source import BUNDLED_SAMPLE, load_source
-from biasforge.scoring.data import as_list
+from biasforge.families.base import as_list
 from tests.conftest import run_cli
 from tests.scoring.conftest import tiny_models  # noqa: F401  (fixture)
 from tests.scoring.official_reference import official_intrasentence_mlm, official_template_word

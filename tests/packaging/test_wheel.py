@@ -103,6 +103,12 @@ def test_the_wheel_holds_every_folder_with_an_init(installed):
     assert installed_packages == expected, sorted(installed_packages ^ expected)
 
 
+def test_the_wheel_ships_no_test_fake(installed):
+    """The offline DeepL stand-in serves the demo and the tests from the checkout (tests/),
+    never from an installed biasforge."""
+    assert not list((installed.site / "biasforge").rglob("*fake*"))
+
+
 def test_sdist_and_wheel_build_and_pass_twine(installed):
     names = sorted(p.name for p in installed.dist.iterdir())
     assert sorted(n.rsplit(".", 1)[-1] for n in names) == ["gz", "whl"], names

@@ -9,9 +9,9 @@ import re
 import pytest
 
 from biasforge.contract.markdown import EXCERPT, excerpt
-from biasforge.curation.translation.fake_deepl import FakeDeepL
 from tests.conftest import one_error_line, run_cli
 from tests.curation_stereoset.conftest import inter, intra, write_jsonl
+from tests.fake_deepl import FakeDeepL
 
 PASSWORD = "Sup3r-s3cret-9931"
 

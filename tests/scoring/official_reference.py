@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from biasforge.scoring.data import as_list
+from biasforge.families.base import as_list
 
 
 def official_intrasentence_mlm(model, tokenizer, items: pd.DataFrame, max_seq_length: int = 128):

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from biasforge.errors import BiasforgeError
-from biasforge.scoring import becpro
 from biasforge.scoring.models import ModelOptions, load_model
+from biasforge.scoring.tasks import becpro
 from tests.scoring.bartl_reference import model_evaluation
 
 

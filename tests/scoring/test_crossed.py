@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from biasforge.scoring import becpro
 from biasforge.scoring.cli import app
-from biasforge.scoring.commands.becpro import crossed_design
 from biasforge.scoring.crossed import CrossedDesign
+from biasforge.scoring.tasks import becpro
+from biasforge.scoring.tasks.becpro_task import crossed_design
 from biasforge.scoring.uncertainty import Resampling, compare, intervals
 from tests.scoring.test_slguset_becpro import becpro_items
 

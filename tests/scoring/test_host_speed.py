@@ -17,7 +17,7 @@ from biasforge.scoring.adapters.base import (
     resolve_dtype,
 )
 from biasforge.scoring.models import ModelOptions, load_model, placement
-from biasforge.scoring.stereoset import score_intrasentence
+from biasforge.scoring.tasks.stereoset import score_intrasentence
 from tests.scoring.conftest import stereoset_items
 
 
@@ -153,16 +153,16 @@ def test_device_map_and_max_memory_reach_from_pretrained(tiny_models, monkeypatc
 def test_cli_passes_device_map_and_dtype(tiny_models, tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    from biasforge.scoring import commands
+    from biasforge.scoring import runner
     from biasforge.scoring.cli import app
     from tests.scoring.conftest import write_release
 
     captured = {}
 
-    def fake_run(dataset, models, out, options, *rest, **named):
-        captured["options"] = options.model
+    def fake_run(task, request, *rest, **named):
+        captured["options"] = request.options.model
 
-    monkeypatch.setattr(commands, "run_stereoset", fake_run)
+    monkeypatch.setattr(runner, "run_task", fake_run)
     release = write_release(stereoset_items(), tmp_path / "release")
     args = ["stereoset", "-d", str(release), "-m", tiny_models["masked"], "-o", str(tmp_path / "o")]
     extra = ["--device-map", "auto", "--max-memory", "cpu=2GiB", "--no-progress"]

@@ -189,12 +189,20 @@ def test_what_does_not_combine_is_refused(tiny_models, second_bert, tmp_path):
         read_side([tmp_path / "c", tmp_path / "c"], "score crowspairs")
 
 
-def test_a_command_without_merger_is_named(tiny_models, tmp_path, monkeypatch):
-    from biasforge.scoring import merge
+def test_folders_of_a_task_no_registered_family_declares_are_named(tiny_models, tmp_path):
+    """The runner merges the folders of any task a registered family declares; a folder whose
+    command no family declares any more is refused with one line naming those that merge."""
+    from dataclasses import replace
+
+    from biasforge import families
 
     data = release(crows_pairs(), tmp_path, "crows-test", "0.1.0")
     for name in ("a", "b"):
         _score("crowspairs", data, [tiny_models["masked"]], tmp_path / name)
-    monkeypatch.delitem(merge.MERGERS, "score crowspairs")  # as a command no merger knows
-    error = _merge_error(tmp_path / "a", tmp_path / "b", tmp_path / "merged")
-    assert "'score crowspairs' folders do not merge yet" in error and "'score becpro'" in error
+    crows = families.get("crowspairs")
+    families.register(replace(crows, scoring_tasks=()), replace=True)
+    try:
+        error = _merge_error(tmp_path / "a", tmp_path / "b", tmp_path / "merged")
+    finally:
+        families.register(crows, replace=True)
+    assert "'score crowspairs' folders do not merge" in error and "'score becpro'" in error

@@ -13,11 +13,10 @@ from biasforge.scoring.interface import (
     FilledSentence,
     LanguageModel,
     MaskedRead,
-    MinimalPair,
     Slot,
 )
 from biasforge.scoring.models import KINDS, REGISTRY, ModelOptions, detect_kind, load_model
-from biasforge.scoring.stereoset import score_intrasentence
+from biasforge.scoring.tasks.stereoset import score_intrasentence
 from tests.scoring.conftest import stereoset_items
 
 
@@ -76,21 +75,21 @@ REFUSED = {
         [FilledSentence(Slot.at_marker("a BLANK"), "a b")]
     ),
     Capability.SCORE_CONTINUATION: lambda lm: lm.continuation_logprobs([("a", "b")]),
-    Capability.SCORE_PAIR: lambda lm: lm.pair_logprobs([MinimalPair("a b c", "a d c")]),
+    Capability.READ_PAIRS: lambda lm: lm.pair_features([("a b", "c")]),
     Capability.TRAIN_PAIR_ENCODER: lambda lm: [lm.pair_encoder()],
 }
 ANSWERS = {  # what each kind answers (issue 24: the adapters answer generic questions only)
-    "masked": {Capability.READ_MASKED, Capability.SCORE_PAIR, Capability.TRAIN_PAIR_ENCODER},
+    "masked": {Capability.READ_MASKED, Capability.READ_PAIRS, Capability.TRAIN_PAIR_ENCODER},
     "causal": {
         Capability.SCORE_SENTENCE,
         Capability.SCORE_CONTINUATION,
-        Capability.SCORE_PAIR,
+        Capability.READ_PAIRS,
         Capability.TRAIN_PAIR_ENCODER,
     },
     "seq2seq": {
         Capability.SCORE_SENTENCE,
         Capability.SCORE_CONTINUATION,
-        Capability.SCORE_PAIR,
+        Capability.READ_PAIRS,
         Capability.TRAIN_PAIR_ENCODER,
     },
 }
@@ -193,9 +192,6 @@ class WordTable(LanguageModel):
         self.seen += requests
         return [tuple(self.table[self.vocab[t]] for _, t in r.reads) for r in requests]
 
-    def pair_features(self, pairs):
-        raise NotImplementedError
-
     def parameter_count(self):
         return 0
 
@@ -242,3 +238,26 @@ def test_a_model_folder_without_tokenizer_files_is_refused(tiny_models, tmp_path
     line = one_error_line(result)
     assert "bare-bert" in line and "tokenizer files" in line
     assert not (tmp_path / "out").exists()
+
+
+def test_a_task_with_one_procedure_per_kind_names_every_question_it_could_ask():
+    """CrowS-Pairs reads masked positions or scores continuations: a model answering neither
+    is refused before any work, naming both questions and what answers them."""
+    from biasforge.scoring.tasks.crowspairs import score_pairs
+
+    class Bare(LanguageModel):
+        kind = "bare"
+
+        def parameter_count(self):
+            return 0
+
+        def close(self):
+            pass
+
+    with pytest.raises(
+        BiasforgeError,
+        match="bare is a bare model and cannot read log-probabilities at masked positions or "
+        "score a continuation after a context: CrowS-Pairs needs a masked language model or a "
+        "causal or encoder-decoder language model",
+    ):
+        score_pairs(Bare("bare"), stereoset_items().head(0))

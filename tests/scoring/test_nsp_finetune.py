@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from biasforge.scoring.cli import app
 from biasforge.scoring.interface import NSPTraining
 from biasforge.scoring.models import ModelOptions, load_model
-from biasforge.scoring.nsp import finetune
+from biasforge.scoring.tasks.nsp import finetune
 
 PEOPLE = ["The nurse", "The doctor", "My mother", "The boy", "The girl", "My professor"]
 PRONOUN = {"The nurse": "She", "The doctor": "He", "My mother": "She", "The boy": "He"}

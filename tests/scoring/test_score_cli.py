@@ -10,8 +10,9 @@ import typer
 from typer.testing import CliRunner
 
 from biasforge import families
-from biasforge.scoring.cli import app, family_tasks
+from biasforge.scoring.cli import app
 from biasforge.scoring.options import NAMES
+from biasforge.scoring.tasks import registered_tasks
 
 FAMILY_COMMANDS = {"becpro", "crowspairs", "slguset", "stereoset"}
 
@@ -59,7 +60,7 @@ def test_help_lists_the_registered_families_and_only_them():
     group = _group()
     listed = set(group.list_commands(typer.Context(group)))
     assert listed >= FAMILY_COMMANDS
-    assert set(family_tasks()) == FAMILY_COMMANDS
+    assert set(registered_tasks()) == FAMILY_COMMANDS
     assert {"stereoset-eval", "prepare-gemma", "compare"} <= listed
     result = CliRunner().invoke(app, ["--help"])
     assert result.exit_code == 0
@@ -73,7 +74,7 @@ def test_a_family_without_tasks_adds_no_command():
     bare = replace(families.get("becpro"), name="bare", scoring_tasks=())
     families.register(bare)
     try:
-        assert set(family_tasks()) == FAMILY_COMMANDS
+        assert set(registered_tasks()) == FAMILY_COMMANDS
     finally:
         families.unregister("bare")
 
@@ -87,7 +88,7 @@ def test_a_task_reference_that_does_not_load_is_one_clear_error():
     families.register(broken)
     try:
         with pytest.raises(BiasforgeError, match=r"'no\.such:TASK' cannot be loaded"):
-            family_tasks()
+            registered_tasks()
     finally:
         families.unregister("broken")
 

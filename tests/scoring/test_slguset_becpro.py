@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from biasforge.scoring import becpro, slguset
 from biasforge.scoring.cli import app
 from biasforge.scoring.models import ModelOptions, load_model
+from biasforge.scoring.tasks import becpro, slguset
 from tests.scoring.conftest import ZH_SENTENCES
 
 

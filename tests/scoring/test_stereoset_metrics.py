@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from biasforge.scoring.models import ModelOptions, load_model
-from biasforge.scoring.stereoset import examples_from, score_intrasentence
 from biasforge.scoring.stereoset_eval import Example, evaluate, official_results
+from biasforge.scoring.tasks.stereoset import examples_from, score_intrasentence
 from tests.scoring.conftest import stereoset_items
 from tests.scoring.official_reference import (
     official_intrasentence_causal,

@@ -20,11 +20,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from biasforge.families.base import as_list
 from biasforge.scoring.cli import app
-from biasforge.scoring.data import as_list
 from biasforge.scoring.models import ModelOptions, load_model
-from biasforge.scoring.stereoset import score_intrasentence
-from biasforge.scoring.tasks.stereoset import readings_differ, template_word
+from biasforge.scoring.tasks.stereoset import readings_differ, score_intrasentence, template_word
 from tests.conftest import SHARED
 from tests.scoring.conftest import write_release
 from tests.scoring.official_reference import official_evaluation, official_intrasentence_mlm

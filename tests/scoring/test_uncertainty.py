@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from biasforge.scoring import becpro, slguset
-from biasforge.scoring.stereoset import examples_from
 from biasforge.scoring.stereoset_eval import figures, outcomes, results_table
+from biasforge.scoring.tasks import becpro, slguset
+from biasforge.scoring.tasks.stereoset import examples_from
 from biasforge.scoring.uncertainty import (
     Figures,
     Resampling,

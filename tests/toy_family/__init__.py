@@ -1,7 +1,7 @@
 """A toy fifth family, written the way a maintainer adds one: this module plus ``items.tsv``.
 
 It describes the family once (schema with value rules, review task, card, its ``curate toy``
-command and its ``toy-tsv`` export format) and is installed through the ``biasforge.families``
+command, its ``toy-tsv`` export format, its scoring task and how it runs in lm-evaluation-harness) and is installed through the ``biasforge.families``
 entry-point group (see ``conftest.py`` here), never by a line elsewhere. One rule (a sentence
 must end with punctuation) rejects items; one question (is it natural?) decides.
 """
@@ -19,7 +19,7 @@ import typer
 from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.contract.schema import Column, FamilySchema
-from biasforge.families import Card, ExportFormat, Family, Review
+from biasforge.families import Card, ExportFormat, Family, LmEval, Review
 from biasforge.families.base import YES_NO
 from biasforge.files import write_text_atomic
 
@@ -68,6 +68,7 @@ FAMILY = Family(
     curation="tests.toy_family:curate_command",
     formats=(ExportFormat("toy-tsv", "tests.toy_family:write_tsv", "id, register, sentence"),),
     scoring_tasks=("tests.toy_family.scoring:TASK",),
+    lm_eval=LmEval("tests.toy_family.lm_eval_tasks"),
 )
 
 

@@ -2,7 +2,7 @@
 
 It exists so that ``./dev demo`` and the tests can run the real ``deepl`` client and the whole
 StereoSet pipeline (memory, batching, retries, quota, glossaries) without a key, a network or a
-bill. Its "French" is a fixed word list substituted word by word: never publish, review or
+bill; it lives with the tests, not in the wheel. Its "French" is a fixed word list substituted word by word: never publish, review or
 score what it produces. For real translations set ``DEEPL_AUTH_KEY`` (see README.md).
 
 It speaks the parts of DeepL's v2 wire protocol that biasforge uses: ``POST /v2/translate``
@@ -38,8 +38,8 @@ The substitution is deterministic and small, so tests can reason about it:
 
 In a test: ``server = FakeDeepL().start()`` (127.0.0.1, a free port), then point the client at
 ``server.url`` with ``server.auth_key``; ``server.stop()`` at the end. Standalone (the demo):
-``python -m biasforge.curation.translation.fake_deepl --port 8765`` prints its URL alone on the first
-line and serves on 127.0.0.1 until killed (key: any non-empty string unless ``--key`` is given).
+``python -m tests.fake_deepl --port 8765`` (from the repository root) prints its URL alone on
+the first line and serves on 127.0.0.1 until killed (key: any non-empty string unless ``--key`` is given).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``score becpro``: associations per item by the chosen procedure, the TFG's tables with
-intervals, paired comparisons, distributions — in ``report.md`` and ``report.html``.
+intervals, paired comparisons, distributions.
 
 Files: ``items.csv``, ``associations.csv`` (group × gender statistics, the mean with
 ``mean_low``/``mean_high``), ``summary.csv`` (P(f) − P(m) per group and model with bounds),
@@ -15,41 +15,19 @@ that dropped items) falls back to resampling sentences, and the report says so.
 
 from __future__ import annotations
 
-import time
-from functools import partial
 from pathlib import Path
+from typing import Annotated
 
 import pandas as pd
+import typer
 
-from biasforge.files import staged_directory
-from biasforge.scoring import plots
-from biasforge.scoring.commands.common import (
-    RunOptions,
-    comparison_blocks,
-    comparisons,
-    cross_model_blocks,
-    each_model,
-    finish,
-    interval_frame,
-    interval_note,
-    merge_with,
-    provenance_blocks,
-    write_reports,
-)
+from biasforge.scoring import document, plots
 from biasforge.scoring.crossed import CrossedDesign
-from biasforge.scoring.data import dataset_identity, load_items
-from biasforge.scoring.document import (
-    Document,
-    Figure,
-    Heading,
-    Paragraph,
-    Table,
-    interval_table,
-)
-from biasforge.scoring.folders import ScoreFolder
-from biasforge.scoring.interface import ModelIdentity
-from biasforge.scoring.tasks import becpro
-from biasforge.scoring.uncertainty import Figures, Resampling
+from biasforge.scoring.document import Figure, Heading, Paragraph, Table
+from biasforge.scoring.interface import LanguageModel
+from biasforge.scoring.tasks import Answers, ItemBias, Results, ScoringTask
+from biasforge.scoring.tasks import becpro as procedures
+from biasforge.scoring.uncertainty import Figures, Resampling, interval_frame
 
 PROCEDURE_NOTES = {
     "spans": "spans: exactly the stored spans hidden, one mask per sub-token, product over the "
@@ -75,70 +53,93 @@ MEANINGS = {
 }
 
 
-def run_becpro(
-    dataset: str, models: list[str], out: Path, options: RunOptions, procedure: str = "spans"
-) -> Path:
-    """Score every model and write the report folder (see the module docstring)."""
-    items = load_items(dataset, "becpro")
-    if options.limit:
-        items = items.head(options.limit).reset_index(drop=True)
-    source = dataset_identity(dataset)
-    started = time.time()
-    with staged_directory(out, overwrite=options.overwrite, kind="score") as stage:
-        scored, identities = {}, []
-        for name, lm in each_model(models, options.model):
-            scored[name] = becpro.score_items(lm, items, procedure)
-            identities.append(lm.identity)
+class BECPro(ScoringTask):
+    """Association log(P_target/P_prior) per item; TFG tables by profession group × gender,
+    with bootstrap intervals and paired comparisons of models."""
+
+    name = family = "becpro"
+    title = "BEC-Pro associations"
+    per_item = "items.csv"
+    digits = 3
+    item_bias = ItemBias(
+        "association", "association log(P_target / P_prior)", "BEC-Pro",
+        "Distribution and correlation across models",
+    )  # fmt: skip
+
+    def settings(
+        self,
+        options: object,
+        procedure: Annotated[
+            str,
+            typer.Option(
+                help="spans: exactly the stored spans, one mask per sub-token (default); bartl: "
+                "Bartl et al.'s published code, choice for choice (see scoring/README.md)."
+            ),
+        ] = "spans",
+    ) -> str:
+        if procedure not in procedures.PROCEDURES:
+            raise typer.BadParameter(
+                f"--procedure must be one of {', '.join(procedures.PROCEDURES)}"
+            )
+        return procedure
+
+    def run_options(self, settings: str, items: pd.DataFrame) -> dict:
         languages = sorted(items["language"].unique()) if "language" in items else []
-        run = {**options.manifest(), "procedure": procedure, "languages": languages}
-        write_becpro(stage, source, models, scored, identities, options.resampling, run, started)
-    return out
+        return {"procedure": settings, "languages": languages}
+
+    def score(self, lm: LanguageModel, items: pd.DataFrame, settings: str, folder: Path):
+        rows = procedures.score_items(lm, items, settings)
+        return Answers(rows, {"procedure": PROCEDURE_NOTES[settings]})
+
+    def tables(self, results: Results) -> dict:
+        table, summary = _tables(results.scored, results.resampling)
+        return {"associations.csv": table, "summary.csv": summary}
+
+    def pairing(self, results: Results, a: str, b: str) -> tuple:
+        """Cell means and P(f) − P(m) and the crossed design; both models scored the same
+        items in the same order."""
+        figures, ordered_a = procedures.figures(results.scored[a].rows)
+        _, ordered_b = procedures.figures(results.scored[b].rows)
+        xa, xb = ordered_a[["association"]].to_numpy().T, ordered_b[["association"]].to_numpy().T
+        return figures, xa, xb, crossed_design(figures, ordered_a)
+
+    def intro(self, results: Results) -> list:
+        languages = ", ".join(results.run.get("languages") or ["?"])
+        n_items = len(next(iter(results.scored.values())).rows)
+        return [
+            Paragraph(
+                f"{n_items} items ({languages}). Association = "
+                "log(P_target / P_prior) of the person word (Kurita et al.); P(f) − P(m) = "
+                "mean association of female persons minus that of male persons. Procedure: "
+                f"**{PROCEDURE_NOTES[results.run['procedure']]}**."
+            )
+        ]
+
+    def shown(self, results: Results, name: str) -> dict:
+        return {"procedure": results.run["procedure"]}
+
+    def body(self, results: Results) -> list:
+        associations, summary = results.tables["associations.csv"], results.tables["summary.csv"]
+        keys = ["model", "profession_group", "gender", "n"]
+        return [
+            Heading("P(f) − P(m) by profession group (TFG Table 4.4)"),
+            *design_note(results.resampling, set(summary["design"])),
+            _side_by_side(summary),
+            Heading("Associations by profession group × person gender (TFG Tables 4.5–4.8)"),
+            document.interval_table(associations, keys, ["mean"], _figure_id, 3),
+            Table(associations.drop(columns=[*_bounds(associations), "P(f)-P(m)"]), 3),
+            *_plots(results.scored, associations, results.stage),
+        ]
 
 
-def merge_becpro(folders: list[ScoreFolder], out: Path, overwrite: bool = False) -> Path:
-    """One multi-model folder from ``score becpro`` folders of the same release, written as
-    a multi-model run would write it (``score merge``)."""
-    return merge_with(folders, out, overwrite, "items.csv", write_becpro)
-
-
-def write_becpro(
-    stage: Path,
-    source: dict,
-    models: list[str],
-    scored: dict[str, pd.DataFrame],
-    identities: list[ModelIdentity],
-    resampling: Resampling,
-    run: dict,
-    started: float | None = None,
-) -> None:
-    """Every file of a ``score becpro`` folder from the models' per-item associations."""
-    pd.concat([s.assign(model=n) for n, s in scored.items()]).to_csv(
-        stage / "items.csv", index=False
-    )
-    table, summary = _tables(scored, resampling)
-    table.to_csv(stage / "associations.csv", index=False)
-    summary.to_csv(stage / "summary.csv", index=False)
-    compared = comparisons(list(scored), partial(_pairing, scored), resampling)
-    compared.to_csv(stage / "comparisons.csv", index=False)
-    tables = {"associations": table, "summary": summary, "compared": compared}
-    write_reports(stage, _document(source, scored, identities, tables, stage, resampling, run))
-    if started is not None:
-        run = {**run, "seconds": time.time() - started}
-    note = {"procedure": PROCEDURE_NOTES[run["procedure"]]}
-    finish(
-        stage, "score becpro", source, models, identities, run, {i.name: note for i in identities}
-    )
-
-
-def _tables(
-    scored: dict[str, pd.DataFrame], resampling: Resampling
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _tables(scored: dict, resampling: Resampling) -> tuple[pd.DataFrame, pd.DataFrame]:
     """TFG Tables 4.5–4.8 with the mean's interval, and P(f) − P(m) per group with its own."""
     tables, summaries = [], []
-    for name, frame in scored.items():
-        figures, ordered = becpro.figures(frame)
+    for name, model in scored.items():
+        frame = model.rows
+        figures, ordered = procedures.figures(frame)
         x, design = ordered[["association"]].to_numpy().T, crossed_design(figures, ordered)
-        table = becpro.association_table(frame).assign(
+        table = procedures.association_table(frame).assign(
             design=TWO_WAY if design is not None else SENTENCES
         )
         for suffix, used in (("", design), ("_sentences", None)):
@@ -166,65 +167,14 @@ def _model_first(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[["model", *frame.columns.drop("model")]]
 
 
-def _pairing(scored: dict[str, pd.DataFrame], a: str, b: str) -> tuple:
-    """Cell means and P(f) − P(m) and the crossed design; both models scored the same items
-    in the same order."""
-    figures, ordered_a = becpro.figures(scored[a])
-    _, ordered_b = becpro.figures(scored[b])
-    xa, xb = ordered_a[["association"]].to_numpy().T, ordered_b[["association"]].to_numpy().T
-    return figures, xa, xb, crossed_design(figures, ordered_a)
-
-
 def _figure_id(row: dict, metric: str) -> str:
     return f"{row['model']}|{row['profession_group']}|{row.get('gender', 'all')}|{metric}"
-
-
-def _document(
-    source: dict,
-    scored: dict[str, pd.DataFrame],
-    identities: list[ModelIdentity],
-    tables: dict,
-    stage: Path,
-    resampling: Resampling,
-    run: dict,
-) -> Document:
-    languages = ", ".join(run.get("languages") or ["?"])
-    procedure = run["procedure"]
-    n_items = len(next(iter(scored.values())))
-    associations, summary = tables["associations"], tables["summary"]
-    procedures = {i.name: {"procedure": procedure} for i in identities}
-    doc = Document("BEC-Pro associations").add(
-        Paragraph(
-            f"{n_items} items ({languages}). Association = "
-            "log(P_target / P_prior) of the person word (Kurita et al.); P(f) − P(m) = mean "
-            "association of female persons minus that of male persons. Procedure: "
-            f"**{PROCEDURE_NOTES[procedure]}**."
-        ),
-        *provenance_blocks(source, identities, procedures),
-        Heading("P(f) − P(m) by profession group (TFG Table 4.4)"),
-        *design_note(resampling, set(summary["design"])),
-        _side_by_side(summary),
-        Heading("Associations by profession group × person gender (TFG Tables 4.5–4.8)"),
-        interval_table(
-            associations, ["model", "profession_group", "gender", "n"], ["mean"], _figure_id, 3
-        ),
-        Table(associations.drop(columns=[*_bounds(associations), "P(f)-P(m)"]), 3),
-        *_plots(scored, associations, stage),
-        Heading("Models compared"),
-        *comparison_blocks(tables["compared"], resampling, 3),
-    )
-    per_item = pd.DataFrame({n: s.set_index("id")["association"] for n, s in scored.items()})
-    per_item.index.name = "id"
-    per_item.to_csv(stage / "item_bias.csv")
-    doc.add(Heading("Distribution and correlation across models"))
-    label = "association log(P_target / P_prior)"
-    return doc.add(*cross_model_blocks(per_item, stage, label, "BEC-Pro"))
 
 
 def design_note(resampling: Resampling, used: set[str]) -> list:
     """What the brackets mean, with the design named, in one sentence per design."""
     if not resampling.enabled:
-        return [interval_note(resampling, "")]
+        return [document.interval_note(resampling, "")]
     design = TWO_WAY if used == {TWO_WAY} else SENTENCES
     level, n, seed = f"{resampling.level:.0%}", resampling.n_resamples, resampling.seed
     text = (
@@ -253,18 +203,22 @@ def _side_by_side(summary: pd.DataFrame) -> Table:
         }
     ).assign(**{"P(f)-P(m) sentences": summary["P(f)-P(m)"]})
     metrics = ["P(f)-P(m)", "P(f)-P(m) sentences"]
-    return interval_table(shown, ["model", "profession_group", "design"], metrics, _figure_id, 3)
+    return document.interval_table(
+        shown, ["model", "profession_group", "design"], metrics, _figure_id, 3
+    )
 
 
 def _bounds(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if c.endswith(("_low", "_high"))]
 
 
-def _plots(scored: dict[str, pd.DataFrame], associations: pd.DataFrame, stage: Path) -> list:
+def _plots(scored: dict, associations: pd.DataFrame, stage: Path) -> list:
     """Association distributions per group × gender, and the means with intervals."""
     frame = pd.concat(
         [
-            s.rename(columns={"profession_group": "group", "association": "value"}).assign(model=n)
+            s.rows.rename(columns={"profession_group": "group", "association": "value"}).assign(
+                model=n
+            )
             for n, s in scored.items()
         ]
     )
@@ -287,3 +241,6 @@ def _plots(scored: dict[str, pd.DataFrame], associations: pd.DataFrame, stage: P
         Figure("association_distributions.png", "Associations per profession group × gender"),
         Figure("association_means.png", "Mean association per group × gender, with intervals"),
     ]
+
+
+TASK = BECPro()

@@ -1,31 +1,65 @@
-"""Score folders read back: for ``score merge`` and ``score compare``, wherever they were made.
+"""The score folder: the output of ``score <task>``, ``score merge`` and ``score
+import-lm-eval``, and the input of ``score merge`` and ``score compare``.
 
-A score folder is verified through the contract (``manifest.json`` of kind ``score``, every
-file's sha256), then read as: the command that wrote it, the release it scored, its run
-options, and its models (``models.json``). Where the release identity lives, for any tool
-that writes score folders (``score import-lm-eval`` included): ``manifest.json`` →
-``release`` = {``path``, ``name``, ``version``, ``kind``, ``sha256``, ``files``}, as
-``scoring.data.dataset_identity`` gives it; folders written before it existed carry the
-sha256 in ``options.dataset_sha256`` and the path in ``dataset``, and are read from there.
-Folders are combined only when they scored the same release (same sha256) with the same
-command and procedure: anything else is refused with one line.
+``report.md`` and ``report.html``, the task's per-item file (one table with a ``model``
+column, or ``<model>/<file>`` with ``<model>/identity.json`` for a task that keeps a folder
+per model), its aggregated tables and figures, ``models.json`` (each model's identity and the
+procedure it was scored with) and ``manifest.json`` (kind ``score``: the command, the release
+scored, the models as given, the run options, every file's sha256). Where the release
+identity lives: ``release`` = {``path``, ``name``, ``version``, ``kind``, ``sha256``,
+``files``}, as ``scoring.data.dataset_identity`` gives it; folders written before it existed
+carry the sha256 in ``options.dataset_sha256`` and the path in ``dataset``, and are read from
+there. Written here, read here: a reader verifies the folder against its manifest first, and
+folders are combined only when they scored the same release with the same command and
+procedure (``check_combinable``); anything else is refused with one line.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from biasforge.contract.manifest import verify_manifest
+from biasforge.contract.manifest import verify_manifest, write_manifest
+from biasforge.contract.redact import public_path
 from biasforge.errors import InputError
 
-# run options that change what a figure means: folders that differ in one are not merged
+KIND = "score"
+MODELS = "models.json"  # every model's identity and procedure, in order
+IDENTITY = "identity.json"  # a per-model folder's identity and procedure
+REPORT = "report.md"
+SCORE_PACKAGES = ("biasforge", "torch", "transformers", "scipy", "pandas")
+# run options that change what a figure means: folders that differ in one are not combined
 SAME_OPTIONS = ("procedure", "limit", "split")
+
+
+def write_score_manifest(
+    stage: Path, command: str, release: dict, models: list[str], options: dict
+) -> dict[str, Any]:
+    """The manifest, written last: what was run (``command``, the ``models`` as given, no
+    path of this machine), on which release, with which options and package versions."""
+    return write_manifest(
+        stage,
+        KIND,
+        packages=SCORE_PACKAGES,
+        command=command,
+        dataset=release["path"],
+        release=release,
+        models=[public_path(m) if Path(m).exists() else m for m in models],
+        options={
+            **options,
+            "dataset_sha256": release.get("sha256", ""),
+            "dataset_files": release["files"],
+        },
+    )
 
 
 @dataclass(frozen=True)
 class ScoreFolder:
+    """A score folder read back and verified."""
+
     path: Path
     command: str
     release: dict
@@ -49,7 +83,7 @@ def read_score_folder(path: str | Path, command: str | None = None) -> ScoreFold
     path = Path(path)
     if not path.is_dir():
         raise InputError(path, "not a folder (expected the --out folder of a score command)")
-    manifest = verify_manifest(path, "score folder", ("models.json",), kind="score")
+    manifest = verify_manifest(path, "score folder", (MODELS,), kind=KIND)
     found = str(manifest.get("command", ""))
     if command is not None and found != command:
         raise InputError(path, f"written by {found!r}, expected a '{command}' folder")
@@ -58,15 +92,13 @@ def read_score_folder(path: str | Path, command: str | None = None) -> ScoreFold
     release.setdefault("sha256", options.get("dataset_sha256", ""))
     release.setdefault("path", manifest.get("dataset", ""))
     release.setdefault("files", options.get("dataset_files", {}))
-    models = read_json_list(path / "models.json")
+    models = _model_list(path / MODELS)
     listed = [str(m) for m in manifest.get("models") or []]
     return ScoreFolder(path, found, release, options, models, listed)
 
 
-def read_json_list(path: Path) -> list[dict]:
+def _model_list(path: Path) -> list[dict]:
     """``models.json``: a list of objects."""
-    import json
-
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
