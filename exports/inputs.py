@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from biasforge.contract.manifest import read_json_object
 from biasforge.contract.redact import public_path
