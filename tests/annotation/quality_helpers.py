@@ -24,7 +24,7 @@ BULK = 100  # Argilla's limit per bulk call
 def stereoset_fr_run(tmp_path_factory) -> Path:
     """``biasforge curate stereoset`` on the bundled 205-item sample (200 kept, 50 per
     domain), translated by the fake DeepL server."""
-    from biasforge.curation.translation.fake_deepl import FakeDeepL
+    from tests.fake_deepl import FakeDeepL
 
     out = tmp_path_factory.mktemp("runs") / "stereoset-fr"
     fake = FakeDeepL().start()
