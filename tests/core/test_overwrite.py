@@ -70,18 +70,8 @@ def test_a_biasforge_folder_of_another_kind_is_not_replaced(tmp_path):
     release = tmp_path / "rel"
     run = tmp_path / "run"
     _curate(run).check_returncode()
-    run_cli(
-        "export",
-        "release",
-        run,
-        "--name",
-        "b",
-        "--version",
-        "1.0.0",
-        "--unreviewed",
-        "--out",
-        release,
-    )
+    run_cli("export", "release", run, "--name", "b", "--version", "1.0.0", "--unreviewed",
+            "--out", release)  # fmt: skip
     line = one_error_line(_curate(release / "b" / "1.0.0", "--overwrite"))
     assert "holds a biasforge release, not a run" in line
 

@@ -16,73 +16,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
 
 from tests.conftest import run_cli
+from tests.helpers import write_release
 from tests.scoring.conftest import (
-    CORPUS,
     stereoset_items,
-    tiny_models,  # noqa: F401  (fixture)
 )
 from tests.scoring.test_slguset_becpro import slguset_items
 
 OWN_CROWS = "crows_pairs_english_local"
-
-
-def _bos_tokenizer():
-    """A byte-level BPE whose post-processor starts every text with <bos>."""
-    from tokenizers import ByteLevelBPETokenizer
-    from tokenizers.processors import TemplateProcessing
-    from transformers import PreTrainedTokenizerFast
-
-    bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(CORPUS, vocab_size=400, special_tokens=["<bos>", "<eos>"])
-    inner = bpe._tokenizer
-    bos = inner.token_to_id("<bos>")
-    inner.post_processor = TemplateProcessing(
-        single="<bos> $A", pair="<bos> $A $B", special_tokens=[("<bos>", bos)]
-    )
-    return PreTrainedTokenizerFast(
-        tokenizer_object=inner, bos_token="<bos>", eos_token="<eos>", pad_token="<eos>"
-    )
-
-
-@pytest.fixture(scope="session")
-def bos_model(tmp_path_factory) -> str:
-    import torch
-    from transformers import GPT2Config, GPT2LMHeadModel
-
-    tok = _bos_tokenizer()
-    assert tok("a")["input_ids"][0] == tok.bos_token_id
-    torch.manual_seed(3)
-    model = GPT2LMHeadModel(
-        GPT2Config(
-            vocab_size=len(tok), n_embd=32, n_layer=2, n_head=2, n_positions=512,
-            bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
-        )
-    )  # fmt: skip
-    path = tmp_path_factory.mktemp("lm") / "tiny-bos-gpt2"
-    model.save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
-
-
-def write_release(frame, root: Path, name: str, version: str, config) -> Path:
-    """``frame`` as release ``root/name/version`` through the contract's writer."""
-    from biasforge.contract.release import write_release as write_release_files
-
-    folder = root / name / version
-    folder.mkdir(parents=True)
-    configs = {
-        key: pa.Table.from_pandas(part.reset_index(drop=True), preserve_index=False)
-        for key, part in frame.groupby(config)
-    }
-    write_release_files(
-        folder, configs, card=f"# {name}\n", changelog="# Changelog\n", name=name,
-        version=version, family=str(frame["family"].iloc[0]),
-    )  # fmt: skip
-    return folder
 
 
 @pytest.fixture(scope="session")
@@ -94,9 +37,9 @@ def releases(tmp_path_factory) -> dict[str, Path]:
         "0.1.0", "--out", root, "--unreviewed",
     )  # fmt: skip
     return {
-        "stereoset": write_release(stereoset_items(), root, "stereoset-demo", "1.0.0", "split"),
+        "stereoset": write_release(stereoset_items(), root, "stereoset-demo", "1.0.0", by="split"),
         "crowspairs": root / "crowspairs-en" / "0.1.0",
-        "slguset": write_release(slguset_items(), root, "slguset-demo", "1.0.0", "language"),
+        "slguset": write_release(slguset_items(), root, "slguset-demo", "1.0.0", by="language"),
     }
 
 
@@ -160,7 +103,7 @@ def run_lm_eval(model: str, include: Path, tasks: list[str], out: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def plain_run(tmp_path_factory, lm_eval_run, tiny_models) -> tuple[str, Path]:  # noqa: F811
+def plain_run(tmp_path_factory, lm_eval_run, tiny_models) -> tuple[str, Path]:
     """The GPT-2 of tests/scoring (its tokenizer adds no BOS) through the StereoSet and
     CrowS-Pairs tasks: (model path, results folder)."""
     out = tmp_path_factory.mktemp("plain") / "results"

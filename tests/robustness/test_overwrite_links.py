@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import one_error_line, run_cli
+from tests.helpers import snapshot
 
 
 def _curate(out: Path, *extra: object):
@@ -57,30 +58,16 @@ CASES: list[tuple[str, Callable[[Path, Path], Path]]] = [
 ]
 
 
-def _snapshot(root: Path) -> dict[str, str]:
-    """Every path under ``root`` (links not followed): what a link points at, a file's bytes."""
-    found = {}
-    for path in sorted(root.rglob("*")):
-        key = path.relative_to(root).as_posix()
-        if path.is_symlink():
-            found[key] = "-> " + str(path.readlink())
-        elif path.is_file():
-            found[key] = path.read_text(errors="replace")
-        else:
-            found[key] = "dir"
-    return found
-
-
 @pytest.mark.parametrize("make", [c[1] for c in CASES], ids=[c[0] for c in CASES])
 def test_a_users_link_inside_a_run_stops_overwrite(tmp_path, make):
     run, mine = tmp_path / "run", tmp_path / "mine"
     mine.mkdir()
     _curate(run).check_returncode()
     made = make(run, mine)
-    before = _snapshot(tmp_path)
+    before = snapshot(tmp_path)
     line = one_error_line(_curate(run, "--overwrite"))
     assert made.relative_to(run).as_posix() in line and "biasforge did not write" in line, line
-    assert _snapshot(tmp_path) == before
+    assert snapshot(tmp_path) == before
 
 
 def test_without_the_link_the_run_is_replaced(tmp_path):

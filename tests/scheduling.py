@@ -1,0 +1,60 @@
+"""How ``./dev test`` spreads the suite over pytest-xdist workers (``-n N --dist loadgroup``).
+
+A test is sent to a worker with the others of its *group*, which run there in file order:
+
+- the blocks of one documentation page (a block may use what an earlier one made);
+- the tests of a module that has a module- or class-scoped fixture (built once, not once per
+  worker) or that uses the shared embedded server (they may build on each other's users and
+  datasets, as in a serial run);
+- any other test is its own group, so cheap independent tests fill the gaps at the end.
+
+Groups named in ``tests/slow_groups.txt`` (the longest, longest first) are handed out first,
+so the run does not end waiting for one long group started last. Without xdist nothing changes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+SLOW_GROUPS = Path(__file__).with_name("slow_groups.txt")
+SERVER_FIXTURES = {"server"}
+
+
+def slow_groups() -> list[str]:
+    lines = SLOW_GROUPS.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def group_of(item: pytest.Item) -> str | None:
+    """The group ``item`` is scheduled with, or None to schedule it alone."""
+    module = item.nodeid.split("::", 1)[0]
+    block = getattr(item, "callspec", None) and item.callspec.params.get("block")
+    if block is not None and hasattr(block, "page"):
+        return f"docs:{block.page}"
+    definitions = item._fixtureinfo.name2fixturedefs  # the fixtures the test uses
+    scopes = {d.scope for defs in definitions.values() for d in defs}
+    if scopes & {"module", "class"} or SERVER_FIXTURES & set(item.fixturenames):
+        return module
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return
+    groups: dict[str, str | None] = {}
+    for item in items:
+        groups[item.nodeid] = group = group_of(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+    # a module with one grouped test goes as a unit: its other tests may rely on it too
+    grouped = {i.nodeid.split("::", 1)[0]: g for i in items if (g := groups[i.nodeid])}
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        if groups[item.nodeid] is None and grouped.get(module) == module:
+            groups[item.nodeid] = module
+            item.add_marker(pytest.mark.xdist_group(module))
+    first = {name: rank for rank, name in enumerate(slow_groups())}
+    items.sort(key=lambda i: first.get(groups[i.nodeid] or "", len(first)))
