@@ -10,17 +10,27 @@ A test is sent to a worker with the others of its *group*, which run there in fi
 
 Groups named in ``tests/slow_groups.txt`` (the longest, longest first) are handed out first,
 so the run does not end waiting for one long group started last. Without xdist nothing changes.
+
+xdist's own ``loadgroup`` reads the groups from ``@group`` suffixes it writes into node ids,
+which pytest 9.2's structured node ids silently ignore (pytest-xdist issue #1386: every test
+becomes its own group). So the groups travel on their own: each worker writes the map of node
+id to group into the run's common temporary folder while collecting, and the scheduler below
+(xdist's scope scheduler, the group as scope) reads it once every worker has collected.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
+from tests.shared import run_root
+
 SLOW_GROUPS = Path(__file__).with_name("slow_groups.txt")
 SERVER_FIXTURES = {"server"}
+GROUPS_FILE = "xdist-groups.json"
 
 
 def slow_groups() -> list[str]:
@@ -41,20 +51,40 @@ def group_of(item: pytest.Item) -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if "PYTEST_XDIST_WORKER" not in os.environ:
         return
-    groups: dict[str, str | None] = {}
-    for item in items:
-        groups[item.nodeid] = group = group_of(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+    groups = {item.nodeid: group_of(item) for item in items}
     # a module with one grouped test goes as a unit: its other tests may rely on it too
     grouped = {i.nodeid.split("::", 1)[0]: g for i in items if (g := groups[i.nodeid])}
     for item in items:
         module = item.nodeid.split("::", 1)[0]
         if groups[item.nodeid] is None and grouped.get(module) == module:
             groups[item.nodeid] = module
-            item.add_marker(pytest.mark.xdist_group(module))
     first = {name: rank for rank, name in enumerate(slow_groups())}
     items.sort(key=lambda i: first.get(groups[i.nodeid] or "", len(first)))
+    # every worker collects the same tests: each writes the same map, atomically
+    folder = run_root(config._tmp_path_factory)
+    scratch = folder / f"{GROUPS_FILE}.{os.environ['PYTEST_XDIST_WORKER']}"
+    scratch.write_text(json.dumps({n: g for n, g in groups.items() if g}), encoding="utf-8")
+    os.replace(scratch, folder / GROUPS_FILE)
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist loadgroup`` with the groups of :func:`group_of` (see the module's docstring)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # first asked once every worker has collected
+                path = config._tmp_path_factory.getbasetemp() / GROUPS_FILE
+                self.groups = json.loads(path.read_text(encoding="utf-8"))
+            return self.groups.get(nodeid, nodeid)
+
+    return GroupScheduling(config, log)
