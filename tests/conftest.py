@@ -108,6 +108,20 @@ def stereoset_fr_run(shared) -> Path:
 
 
 @pytest.fixture(scope="session")
+def crowspairs_en(shared) -> dict[str, Path]:
+    """``biasforge curate crowspairs --lang en`` (the bundled 100-pair sample, untranslated)
+    and its release ``crowspairs-en`` 0.1.0, made by the commands once per test run."""
+
+    def build(root: Path) -> None:
+        run_cli("curate", "crowspairs", "--lang", "en", "--out", root / "run")
+        run_cli("export", "release", root / "run", "--name", "crowspairs-en", "--version",
+                "0.1.0", "--out", root / "releases", "--unreviewed")  # fmt: skip
+
+    root = shared.folder("crowspairs-en", build)
+    return {"run": root / "run", "release": root / "releases" / "crowspairs-en" / "0.1.0"}
+
+
+@pytest.fixture(scope="session")
 def tiny_models(shared) -> dict[str, str]:
     """Paths of a tiny BERT (MLM + NSP head), GPT-2 and BART, saved like hub checkpoints."""
     from tests.models import build_tiny_models
@@ -172,15 +186,17 @@ def becpro_es_run(shared) -> Path:
 
 
 def run_cli(
-    *args: str, check: bool = True, env: dict[str, str] | None = None
+    *args: str, check: bool = True, env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess:
-    """Run the installed ``biasforge`` console script as a user would, in a subprocess."""
+    """Run the installed ``biasforge`` console script as a user would, in a subprocess (from
+    ``cwd``: relative paths in ``args`` are relative to it)."""
     exe = Path(sys.executable).with_name("biasforge")
     result = subprocess.run(
         [str(exe), *map(str, args)],
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
+        cwd=cwd,
         timeout=600,
     )
     if check and result.returncode != 0:
@@ -189,6 +205,11 @@ def run_cli(
             f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
         )
     return result
+
+
+def curate_becpro_en(out: Path, *extra: object) -> subprocess.CompletedProcess:
+    """``biasforge curate becpro --lang en --out OUT EXTRA``, its exit status left to the test."""
+    return run_cli("curate", "becpro", "--lang", "en", "--out", out, *extra, check=False)
 
 
 def write_unchecked_run(out: Path, rows: list[dict], family: str) -> Path:

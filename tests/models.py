@@ -106,9 +106,7 @@ def tiny_bert(model_class, tokenizer, path: Path, seed: int, **config) -> str:
     torch.manual_seed(seed)
     shape = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
     model = model_class(BertConfig(vocab_size=len(tokenizer), **shape, **config))
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return str(path)
+    return str(_saved(model, tokenizer, path))
 
 
 def build_tiny_models(root: Path) -> dict[str, str]:
@@ -130,50 +128,33 @@ def build_tiny_models(root: Path) -> dict[str, str]:
     gpt_tok = _bpe_tokenizer({"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>"})
     gpt = GPT2LMHeadModel(
         GPT2Config(
-            vocab_size=len(gpt_tok),
-            n_embd=32,
-            n_layer=2,
-            n_head=2,
-            n_positions=128,
-            bos_token_id=gpt_tok.bos_token_id,
-            eos_token_id=gpt_tok.eos_token_id,
+            vocab_size=len(gpt_tok), n_embd=32, n_layer=2, n_head=2, n_positions=128,
+            bos_token_id=gpt_tok.bos_token_id, eos_token_id=gpt_tok.eos_token_id,
         )
-    )
-    paths["causal"] = root / "tiny-gpt2"
-    gpt.save_pretrained(paths["causal"])
-    gpt_tok.save_pretrained(paths["causal"])
+    )  # fmt: skip
+    paths["causal"] = _saved(gpt, gpt_tok, root / "tiny-gpt2")
 
-    bart_tok = _bpe_tokenizer(
-        {
-            "bos_token": "<s>",
-            "eos_token": "</s>",
-            "pad_token": "<pad>",
-            "mask_token": "<mask>",
-            "unk_token": "<unk>",
-        }
-    )
+    bart_tok = _bpe_tokenizer(dict(bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                                   mask_token="<mask>", unk_token="<unk>"))  # fmt: skip
+    layers = dict(encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+                  decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64)  # fmt: skip
     bart = BartForConditionalGeneration(
         BartConfig(
-            vocab_size=len(bart_tok),
-            d_model=32,
-            encoder_layers=1,
-            decoder_layers=1,
-            encoder_attention_heads=2,
-            decoder_attention_heads=2,
-            encoder_ffn_dim=64,
-            decoder_ffn_dim=64,
-            max_position_embeddings=128,
-            pad_token_id=bart_tok.pad_token_id,
-            bos_token_id=bart_tok.bos_token_id,
-            eos_token_id=bart_tok.eos_token_id,
-            decoder_start_token_id=bart_tok.eos_token_id,
+            vocab_size=len(bart_tok), d_model=32, **layers, max_position_embeddings=128,
+            pad_token_id=bart_tok.pad_token_id, bos_token_id=bart_tok.bos_token_id,
+            eos_token_id=bart_tok.eos_token_id, decoder_start_token_id=bart_tok.eos_token_id,
             forced_eos_token_id=None,
         )
-    )
-    paths["seq2seq"] = root / "tiny-bart"
-    bart.save_pretrained(paths["seq2seq"])
-    bart_tok.save_pretrained(paths["seq2seq"])
+    )  # fmt: skip
+    paths["seq2seq"] = _saved(bart, bart_tok, root / "tiny-bart")
     return {k: str(v) for k, v in paths.items()}
+
+
+def _saved(model, tokenizer, path: Path) -> Path:
+    """``model`` and ``tokenizer`` saved at ``path`` like a hub checkpoint."""
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
 
 
 def _bos_tokenizer():
@@ -209,7 +190,4 @@ def build_bos_model(root: Path) -> str:
             bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
         )
     )  # fmt: skip
-    path = root / "tiny-bos-gpt2"
-    model.save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
+    return str(_saved(model, tok, root / "tiny-bos-gpt2"))

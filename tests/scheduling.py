@@ -33,6 +33,19 @@ SERVER_FIXTURES = {"server"}
 GROUPS_FILE = "xdist-groups.json"
 
 
+#: the thread pools of torch (OpenMP), numpy (OpenBLAS) and MKL: one thread per process under
+#: xdist. Three workers on two cores, each with a pool of two spinning threads, made a tiny
+#: BERT's forward passes 30 times slower than one thread each (tests/crowspairs/test_scoring.py:
+#: 26 s against 0.7 s). Set before the tests import torch; subprocesses inherit it.
+THREAD_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        for name in THREAD_POOLS:
+            os.environ.setdefault(name, "1")
+
+
 def slow_groups() -> list[str]:
     lines = SLOW_GROUPS.read_text(encoding="utf-8").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
@@ -63,7 +76,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if groups[item.nodeid] is None and grouped.get(module) == module:
             groups[item.nodeid] = module
     first = {name: rank for rank, name in enumerate(slow_groups())}
-    items.sort(key=lambda i: first.get(groups[i.nodeid] or "", len(first)))
+    items.sort(key=lambda i: first.get(groups[i.nodeid] or i.nodeid, len(first)))
     # every worker collects the same tests: each writes the same map, atomically
     folder = run_root(config._tmp_path_factory)
     scratch = folder / f"{GROUPS_FILE}.{os.environ['PYTEST_XDIST_WORKER']}"

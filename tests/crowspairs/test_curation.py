@@ -91,14 +91,9 @@ def test_revised_layout_and_bad_input(tmp_path):
     assert result.returncode == 2 and "bad.csv:2" in result.stderr
 
 
-def test_cli_release_loads_with_datasets(tmp_path):
+def test_cli_release_loads_with_datasets(crowspairs_en, tmp_path):
     from datasets import load_dataset
 
-    run_cli("curate", "crowspairs", "--lang", "en", "--out", tmp_path / "run")
-    run_cli(
-        "export", "release", tmp_path / "run", "--name", "crowspairs-en", "--version", "0.1.0",
-        "--out", tmp_path / "releases", "--unreviewed",
-    )  # fmt: skip
-    path = tmp_path / "releases" / "crowspairs-en" / "0.1.0"
+    path = crowspairs_en["release"]  # made by the commands (tests/conftest.py)
     ds = load_dataset(str(path), name="en", split="test", cache_dir=str(tmp_path / "cache"))
     assert len(ds) == 100 and set(ds[0]) >= {"sent_more", "sent_less", "more_spans"}

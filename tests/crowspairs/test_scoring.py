@@ -71,15 +71,10 @@ def test_percent_per_bias_type_with_intervals(tiny_models):
     ).all()
 
 
-def test_command_on_the_english_release(tiny_models, tmp_path):
-    run_cli("curate", "crowspairs", "--lang", "en", "--out", tmp_path / "run")
-    run_cli(
-        "export", "release", tmp_path / "run", "--name", "crowspairs-en", "--version", "0.1.0",
-        "--out", tmp_path / "releases", "--unreviewed",
-    )  # fmt: skip
+def test_command_on_the_english_release(tiny_models, crowspairs_en, tmp_path):
     out = tmp_path / "scores"
     run_cli(
-        "score", "crowspairs", "--dataset", tmp_path / "releases" / "crowspairs-en" / "0.1.0",
+        "score", "crowspairs", "--dataset", crowspairs_en["release"],
         "--model", tiny_models["masked"], "--model", tiny_models["causal"], "--out", out,
         "--no-progress", "--bootstrap", "100",
     )  # fmt: skip

@@ -16,16 +16,10 @@ from tests.conftest import one_error_line, run_cli
 from tests.helpers import edit_manifest, snapshot
 
 
-@pytest.fixture(scope="module")
-def crows_release(tmp_path_factory):
-    """A real CrowS-Pairs English run and its release, made by the commands."""
-    root = tmp_path_factory.mktemp("crows")
-    run_cli("curate", "crowspairs", "--lang", "en", "--out", root / "run")
-    run_cli(
-        "export", "release", root / "run", "--unreviewed", "--name", "crows-en",
-        "--version", "1.0.0", "--out", root / "releases",
-    )  # fmt: skip
-    return root / "run", root / "releases" / "crows-en" / "1.0.0"
+@pytest.fixture(scope="session")
+def crows_release(crowspairs_en):
+    """A real CrowS-Pairs English run and its release, made by the commands (shared: read-only)."""
+    return crowspairs_en["run"], crowspairs_en["release"]
 
 
 def test_a_crowspairs_release_converts_to_the_crowspairs_csv(crows_release, tmp_path):
@@ -177,8 +171,8 @@ def test_scoring_reads_a_verified_release_and_names_it(crows_release):
         load_items(str(release), "stereoset")
     identity = dataset_identity(str(release))
     assert (identity["name"], identity["version"], identity["kind"]) == (
-        "crows-en",
-        "1.0.0",
+        "crowspairs-en",
+        "0.1.0",
         "release",
     )
     manifest = json.loads((release / "manifest.json").read_text())

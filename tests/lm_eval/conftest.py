@@ -29,17 +29,18 @@ OWN_CROWS = "crows_pairs_english_local"
 
 
 @pytest.fixture(scope="session")
-def releases(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("releases")
-    run_cli("curate", "crowspairs", "--lang", "en", "--out", root / "crows-run")
-    run_cli(
-        "export", "release", root / "crows-run", "--name", "crowspairs-en", "--version",
-        "0.1.0", "--out", root, "--unreviewed",
-    )  # fmt: skip
+def releases(shared, crowspairs_en) -> dict[str, Path]:
+    """The three releases the lm-eval run exports (built once per test run: read-only)."""
+
+    def build(root: Path) -> None:
+        write_release(stereoset_items(), root, "stereoset-demo", "1.0.0", by="split")
+        write_release(slguset_items(), root, "slguset-demo", "1.0.0", by="language")
+
+    root = shared.folder("lm-eval-releases", build)
     return {
-        "stereoset": write_release(stereoset_items(), root, "stereoset-demo", "1.0.0", by="split"),
-        "crowspairs": root / "crowspairs-en" / "0.1.0",
-        "slguset": write_release(slguset_items(), root, "slguset-demo", "1.0.0", by="language"),
+        "stereoset": root / "stereoset-demo" / "1.0.0",
+        "crowspairs": crowspairs_en["release"],
+        "slguset": root / "slguset-demo" / "1.0.0",
     }
 
 
@@ -60,25 +61,30 @@ def own_crows_task(folder: Path, csv: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def lm_eval_run(tmp_path_factory, releases, bos_model) -> dict:
+def lm_eval_run(shared, releases, bos_model) -> dict:
     """Export the three releases, then one lm_eval run over all of them (and lm-eval's own
-    CrowS-Pairs task); the task folders and the results folder."""
+    CrowS-Pairs task); the task folders and the results folder. Made once per test run (the
+    tests of this folder may run in several processes): read-only."""
     from biasforge.exports.lm_eval import release_identity, task_prefix
 
-    root = tmp_path_factory.mktemp("lm-eval")
-    (root / "tasks").mkdir()  # lm-eval takes one --include_path, searched recursively
-    folders, groups = {}, []
-    for family, release in releases.items():
-        folders[family] = root / "tasks" / family
-        run_cli("export", "convert", release, "--format", "lm-eval", "--out", folders[family])
+    groups = []
+    for release in releases.values():
         identity = release_identity(release)
         groups.append(task_prefix(identity["name"], identity["version"]))
-    csv = root / "crows.csv"
-    run_cli("export", "convert", releases["crowspairs"], "--format", "crows-csv", "--out", csv)
-    own_crows_task(root / "tasks" / "own-crows", csv)
-    out = root / "results"
-    run_lm_eval(bos_model, root / "tasks", [*groups, OWN_CROWS], out)
-    return {"tasks": folders, "results": out, "groups": groups, "root": root}
+
+    def build(root: Path) -> None:
+        (root / "tasks").mkdir()  # lm-eval takes one --include_path, searched recursively
+        for family, release in releases.items():
+            run_cli("export", "convert", release, "--format", "lm-eval", "--out",
+                    root / "tasks" / family)  # fmt: skip
+        csv = root / "crows.csv"
+        run_cli("export", "convert", releases["crowspairs"], "--format", "crows-csv", "--out", csv)
+        own_crows_task(root / "tasks" / "own-crows", csv)
+        run_lm_eval(bos_model, root / "tasks", [*groups, OWN_CROWS], root / "results")
+
+    root = shared.folder("lm-eval-run", build)
+    folders = {family: root / "tasks" / family for family in releases}
+    return {"tasks": folders, "results": root / "results", "groups": groups, "root": root}
 
 
 def run_lm_eval(model: str, include: Path, tasks: list[str], out: Path) -> None:
@@ -95,6 +101,7 @@ def run_lm_eval(model: str, include: Path, tasks: list[str], out: Path) -> None:
         "HF_DATASETS_OFFLINE": "1",
         "HF_HUB_OFFLINE": "1",
         "TOKENIZERS_PARALLELISM": "false",
+        "PYTHONDONTWRITEBYTECODE": "1",  # the task folders' utils.py: shared, read-only
     }
     done = subprocess.run(
         list(map(str, command)), capture_output=True, text=True, env=env, timeout=900
@@ -103,11 +110,11 @@ def run_lm_eval(model: str, include: Path, tasks: list[str], out: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def plain_run(tmp_path_factory, lm_eval_run, tiny_models) -> tuple[str, Path]:
+def plain_run(shared, lm_eval_run, tiny_models) -> tuple[str, Path]:
     """The GPT-2 of tests/scoring (its tokenizer adds no BOS) through the StereoSet and
-    CrowS-Pairs tasks: (model path, results folder)."""
-    out = tmp_path_factory.mktemp("plain") / "results"
-    run_lm_eval(
-        tiny_models["causal"], lm_eval_run["root"] / "tasks", lm_eval_run["groups"][:2], out
+    CrowS-Pairs tasks: (model path, results folder). Made once per test run: read-only."""
+    tasks, groups = lm_eval_run["root"] / "tasks", lm_eval_run["groups"][:2]
+    root = shared.folder(
+        "lm-eval-plain", lambda root: run_lm_eval(tiny_models["causal"], tasks, groups, root)
     )
-    return tiny_models["causal"], out
+    return tiny_models["causal"], root

@@ -10,12 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import one_error_line, run_cli
+from tests.conftest import curate_becpro_en, one_error_line
 from tests.helpers import snapshot
-
-
-def _curate(out: Path, *extra: object):
-    return run_cli("curate", "becpro", "--lang", "en", "--out", out, *extra, check=False)
 
 
 def _link_to_folder(run: Path, mine: Path) -> Path:
@@ -62,10 +58,10 @@ CASES: list[tuple[str, Callable[[Path, Path], Path]]] = [
 def test_a_users_link_inside_a_run_stops_overwrite(tmp_path, make):
     run, mine = tmp_path / "run", tmp_path / "mine"
     mine.mkdir()
-    _curate(run).check_returncode()
+    curate_becpro_en(run).check_returncode()
     made = make(run, mine)
     before = snapshot(tmp_path)
-    line = one_error_line(_curate(run, "--overwrite"))
+    line = one_error_line(curate_becpro_en(run, "--overwrite"))
     assert made.relative_to(run).as_posix() in line and "biasforge did not write" in line, line
     assert snapshot(tmp_path) == before
 
@@ -74,8 +70,8 @@ def test_without_the_link_the_run_is_replaced(tmp_path):
     """The same run without the user's addition is replaced (the refusal above is the link's)."""
     run, mine = tmp_path / "run", tmp_path / "mine"
     mine.mkdir()
-    _curate(run).check_returncode()
+    curate_becpro_en(run).check_returncode()
     made = _link_to_folder(run, mine)
     made.unlink()
-    _curate(run, "--overwrite").check_returncode()
+    curate_becpro_en(run, "--overwrite").check_returncode()
     assert (mine / "data" / "thesis.tex").read_text() == "chapter 1"
