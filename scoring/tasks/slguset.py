@@ -46,8 +46,8 @@ def unknown_keywords(lm: LanguageModel, items: pd.DataFrame) -> str:
     """ "" or a note naming the keyword words ``lm``'s tokenizer reads as its unknown token:
     a sentence whose two words are both unknown gets Bias_c 0 whatever the model."""
     words = sorted({w for row in items.itertuples(index=False) for w in _words(row)})
-    flags = lm.unknown_to_tokenizer(words) or []
-    unknown = [w for w, flag in zip(words, flags, strict=True) if flag]
+    flags = lm.unknown_to_tokenizer(words)
+    unknown = [w for w, flag in zip(words, flags or [], strict=True) if flag] if flags else []
     if not unknown:
         return ""
     more = " …" if len(unknown) > SHOWN_UNKNOWN else ""
