@@ -259,14 +259,11 @@ def check_replaceable(
     overwrite: bool = False,
     kind: str | None = None,
     family: str | None = None,
-    inputs: Iterable[str | Path] = (),
 ) -> None:
     """Refuse ``final`` as an output unless it is free, or ``overwrite`` is set and it is a
-    folder biasforge wrote (of ``kind`` and ``family``), unchanged since; never one of the
-    command's ``inputs`` (``check_not_input``). Commands call it before their work too, so a
-    refusal never comes after an hour of it."""
+    folder biasforge wrote (of ``kind`` and ``family``), unchanged since. Commands call it
+    before their work too, so a refusal never comes after an hour of it."""
     final = Path(final)
-    check_not_input(final, inputs)
     if final.exists() or final.is_symlink():
         if not overwrite:
             raise OutputExistsError(
@@ -296,7 +293,7 @@ def staged_directory(
     check_not_input(final, inputs)  # before anything is made beside (or inside) an input
     final.parent.mkdir(parents=True, exist_ok=True)
     clean_leftovers(final)
-    check_replaceable(final, overwrite=overwrite, kind=kind, family=family, inputs=inputs)
+    check_replaceable(final, overwrite=overwrite, kind=kind, family=family)
     staging = _temporary(final, "partial")
     os.chmod(staging, _umask_mode(0o777))  # mkdtemp makes it 0700
     try:

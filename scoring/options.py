@@ -54,16 +54,22 @@ Limit = Annotated[
 ]
 Overwrite = Annotated[bool, typer.Option(help="Replace an existing output folder.")]
 Progress = Annotated[bool, typer.Option(help="Show progress bars.")]
+MAX_RESAMPLES = 100_000  # percentile intervals are stable long before; more only exhausts memory
+MAX_SEED = 2**32 - 1  # what every generator seeded from it (numpy, torch, random) accepts
 Bootstrap = Annotated[
     int,
     typer.Option(
         "--bootstrap",
         min=0,
+        max=MAX_RESAMPLES,
         help="Bootstrap resamples for intervals and model comparisons (0: none).",
     ),
 ]
 Seed = Annotated[
-    int, typer.Option(help="Seed of the bootstrap, permutation tests and NSP training.")
+    int,
+    typer.Option(
+        min=0, max=MAX_SEED, help="Seed of the bootstrap, permutation tests and NSP training."
+    ),
 ]
 
 

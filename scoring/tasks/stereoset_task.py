@@ -37,6 +37,9 @@ GOLD = report.GOLD
 TEXT = ("item_id", "split", "bias_type", "target", "sentence_id", "label", "sentence")
 
 
+NSPEncoding = Annotated[str, typer.Option(help="Encoding of --nsp-corpus (e.g. gb18030).")]
+
+
 @dataclass(frozen=True)
 class NSPOptions:
     """Intersentence NSP: ``mode`` head (frozen model) or finetune (the paper's), on
@@ -81,9 +84,7 @@ class StereoSet(ScoringTask):
                 "between documents (the paper used French Wikipedia)."
             ),
         ] = None,
-        nsp_encoding: Annotated[
-            str, typer.Option(help="Encoding of --nsp-corpus (e.g. gb18030, latin-1).")
-        ] = "utf-8",
+        nsp_encoding: NSPEncoding = "utf-8",
         nsp_train: Annotated[
             str,
             typer.Option(
