@@ -13,6 +13,7 @@ output, untouched), ``sentences.csv`` and ``identity.json``. Across models: ``re
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -37,6 +38,8 @@ GOLD = report.GOLD
 TEXT = ("item_id", "split", "bias_type", "target", "sentence_id", "label", "sentence")
 
 
+MAX_NSP_STEPS = 100_000  # StereoSet's own NSP training runs a few thousand steps
+MAX_NSP_BATCH = 4_096
 NSPEncoding = Annotated[str, typer.Option(help="Encoding of --nsp-corpus (e.g. gb18030).")]
 
 
@@ -92,8 +95,12 @@ class StereoSet(ScoringTask):
                 "(the paper's procedure); head: train only a linear head on the frozen model."
             ),
         ] = "head",
-        nsp_steps: Annotated[int, typer.Option(min=1, help="NSP optimiser steps.")] = 200,
-        nsp_batch: Annotated[int, typer.Option(min=1, help="NSP fine-tuning batch size.")] = 16,
+        nsp_steps: Annotated[
+            int, typer.Option(min=1, max=MAX_NSP_STEPS, help="NSP optimiser steps.")
+        ] = 200,
+        nsp_batch: Annotated[
+            int, typer.Option(min=1, max=MAX_NSP_BATCH, help="NSP fine-tuning batch size.")
+        ] = 16,
         nsp_lr: Annotated[
             float, typer.Option(help="NSP fine-tuning learning rate of the model.")
         ] = 5e-6,
@@ -126,6 +133,9 @@ class StereoSet(ScoringTask):
             raise typer.BadParameter("--nsp-train finetune needs --nsp-corpus (and no --nsp-head)")
         if nsp_head is not None:
             nsp_mod.NSPHead.load(nsp_head)  # a bad file is refused before any model is loaded
+        for option, rate in (("--nsp-lr", nsp_lr), ("--nsp-head-lr", nsp_head_lr)):
+            if not 0 < rate < math.inf:  # NaN fails too
+                raise typer.BadParameter(f"{option} must be a positive number, not {rate}")
         encoding = check_encoding(nsp_encoding, "--nsp-encoding")
         if nsp_corpus is not None and nsp_head is None:  # read now: refused before any model
             nsp_mod.read_corpus(nsp_corpus, encoding)
