@@ -5,7 +5,7 @@ correction box, an id of the same form, created in the same batches at random pl
 the items), so nothing tells an annotator which records are controls. Which ones are, and
 their known answers, is kept out of Argilla altogether — hidden metadata would not do: any
 workspace member reads a record's every metadata key (and every response) through
-``GET /api/v1/records/{id}`` — in biasforge's own state,
+``GET /api/v1/records/{id}`` on a stock Argilla server — in biasforge's own state,
 ``$BIASFORGE_HOME/annotation/controls/<key>.json`` (mode 0600), keyed by server, workspace
 and dataset like :mod:`biasforge.annotation.registry`. ``pull`` reads it to give each
 annotator an accuracy on the controls, and leaves controls out of decisions, agreement

@@ -43,6 +43,8 @@ CURSOR = f"{SQLITE}:AsyncAdapt_aiosqlite_cursor"
 CONNECTION = f"{SQLITE}:AsyncAdapt_aiosqlite_connection"
 DATASETS = "argilla_server.contexts.datasets"
 ACCOUNTS = "argilla_server.contexts.accounts"
+RECORDS_SEARCH = "argilla_server.api.handlers.v1.datasets.records"
+POLICIES = "argilla_server.api.policies.v1"
 NOTIFY = "(db, record_event, record)"
 
 #: group -> what it is for (see the modules named in each row for the why)
@@ -50,7 +52,8 @@ GROUPS = {
     "engine": "the SQL search engine (every server, stock included)",
     "owner": "creating the owner from a 0600 file (the `create-owner` command)",
     "keys": "a new API key for a user whose password was reset (the `rotate-api-key` command)",
-    "product": "biasforge's behaviour: no Push to Hub, own progress, login-only status",
+    "product": "biasforge's behaviour: no Push to Hub, own progress, login-only status, "
+    "annotators read blind",
     "speed": "bulk logging speed-ups (speedups.py)",
     "load": "serving many annotators (load_tuning.py)",
     "sqlite": "writers queued, answers off the event loop (write_gate.py, answer_write.py)",
@@ -100,6 +103,15 @@ PATCHES: tuple[Patch, ...] = (
     _p("argilla_server.api.handlers.v1.info:get_status",
        "(search_engine=Depends(get_search_engine))", "product",
        install="private_status:require_login"),
+    _p("argilla_server.api.handlers.v1.records:get_record",
+       "(*, db=Depends(get_async_db), record_id, current_user=Security(get_current_user))",
+       "product", install="blind_reads:blind_record_route"),
+    _p(f"{RECORDS_SEARCH}:_get_search_responses",
+       "(db, search_engine, dataset, limit, offset, search_records_query=None, user=None)",
+       "product", replace="blind_reads:no_hidden_scopes"),
+    _p(f"{RECORDS_SEARCH}:_filter_record_metadata_for_user", "(record, user)", "product"),
+    _p(f"{POLICIES}:DatasetPolicy.list_records_with_all_responses", "(dataset)", "product"),
+    _p(f"{POLICIES}:MetadataPropertyPolicy.get", "(metadata_property)", "product"),
     _p("argilla_server.models.database:Question.parsed_settings", "(self)", "speed",
        replace="speedups:cached_settings"),
     _p("argilla_server.models.database:MetadataProperty.parsed_settings", "(self)", "speed",

@@ -167,20 +167,24 @@ def test_sigkill_of_a_ray_run_leaves_no_ray_process(tmp_path):
     )  # fmt: skip
     parent = psutil.Process(command.pid)
     seen: dict[int, psutil.Process] = {}
+    titles: dict[int, str] = {}  # read while each process lives: Ray retitles its workers
     try:
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:  # until the Ray workers run the tasks
             assert command.poll() is None, "the run ended before it could be killed"
             for child in parent.children(recursive=True):
                 seen.setdefault(child.pid, child)
+                titles[child.pid] = f"{titles.get(child.pid, '')} {_cmd(child)}"[-2000:]
             rows = [p for p in tmp_path.glob(".r.work-*/parts/kept/*.rows") if p.stat().st_size]
             if len(rows) == 2:  # both tasks are writing, in Ray workers
                 break
             time.sleep(0.2)
         else:
             pytest.fail("the Ray workers never started writing")
-        names = " ".join(_cmd(p) for p in seen.values())
-        assert "gcs_server" in names and "raylet" in names
+        names = " ".join(titles.values())
+        assert "gcs_server" in names and "raylet" in names, sorted(
+            {t.split()[0] for t in titles.values() if t.strip()}
+        )
         os.kill(command.pid, signal.SIGKILL)
         command.wait()
         time.sleep(5)
@@ -194,6 +198,6 @@ def test_sigkill_of_a_ray_run_leaves_no_ray_process(tmp_path):
 
 def _cmd(process: psutil.Process) -> str:
     try:
-        return " ".join(process.cmdline()) or process.name()
+        return f"{process.name()} {' '.join(process.cmdline())}"
     except psutil.Error:
         return ""

@@ -144,7 +144,7 @@ CASES = [
     Case("crowspairs-fr-bad-byte-late", lambda d: _bad_byte(d, 100, "fr")),
     Case(
         "crowspairs-unknown-encoding",
-        lambda d: (_crows(d, _crows_lines(), "--encoding", "klingon"), "--encoding 'klingon'"),
+        lambda d: (_crows(d, _crows_lines(), "--encoding", "klingon"), "--encoding: unknown encoding 'klingon'"),
     ),
     Case("crowspairs-stray-quote", _stray_quote),
     Case("crowspairs-stray-quote-shifts-id", _shifted_id),
@@ -280,7 +280,7 @@ CASES = [
         "slguset-unknown-lexicon-encoding",
         lambda d: (
             ["curate", "slguset", "--lexicon-encoding", "klingon", "--out", d / "r"],
-            "--lexicon-encoding 'klingon'",
+            "--lexicon-encoding: unknown encoding 'klingon'",
         ),
     ),
     Case("slurm-partition-newline", lambda d: _partition(d, "cpu\n#SBATCH --exclusive")),
