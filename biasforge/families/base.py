@@ -529,14 +529,16 @@ class ExportFormat:
     """A layout of another tool that a family's items convert to (``export convert``).
 
     ``writer`` is an import string of ``write(items, out, *, label, masking, source) -> str``:
-    it writes the file (or a new folder) at ``out`` (``label`` names the release, ``masking``
-    is ``--masking``, ``source`` the path converted) and returns the one-line summary the
-    command prints.
+    it writes the file (or, with ``folder``, the folder) at ``out`` (``label`` names the
+    release, ``masking`` is ``--masking``, ``source`` the path converted, ``overwrite`` whether
+    an earlier output of the same format and family may be replaced) and returns the one-line
+    summary the command prints.
     """
 
     name: str
     writer: str
     help: str = ""
+    folder: bool = False  # writes a folder (with its manifest), not one file
 
     def write(self, items: Any, out: Any, **options: Any) -> str:
         return str(load_object(self.writer)(items, out, **options))
@@ -561,4 +563,6 @@ class LmEval:
 
     @property
     def format(self) -> ExportFormat:
-        return ExportFormat(LM_EVAL, "biasforge.exports.lm_eval:write_tasks", self.help)
+        return ExportFormat(
+            LM_EVAL, "biasforge.exports.lm_eval:write_tasks", self.help, folder=True
+        )
