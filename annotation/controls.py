@@ -32,7 +32,7 @@ import pyarrow as pa
 from biasforge.annotation import private_state
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families import Family
-from biasforge.families.base import Control
+from biasforge.families.base import Control, DatasetKey
 from biasforge.files import stable_id
 
 EXPECTED = "expected"  # the key/column of a controls file that gives the known answers
@@ -85,7 +85,10 @@ def _known(family: Family, row: dict[str, Any], given: Any) -> dict[str, str] | 
                 f"no {EXPECTED!r} answers, and {family.name} items imply none: give each "
                 f"item an {EXPECTED!r} object (question -> answer)"
             )
-        given = family.review.known_answers(row)
+        # checked under a throwaway key: which option carries an answer may depend on the
+        # dataset's key (StereoSet's order), whether the answers are valid does not
+        probe = family.review.with_key(DatasetKey(secrets.token_bytes(16)))
+        given = probe.known_answers(row)
     if isinstance(given, str):
         try:
             given = json.loads(given)

@@ -28,7 +28,7 @@ import pytest
 from scipy.stats import binom
 
 from biasforge import families
-from biasforge.annotation import private_state
+from biasforge.annotation import controls, private_state
 from biasforge.annotation.api import questions
 from biasforge.annotation.connection import Connection
 from biasforge.annotation.pull import pull
@@ -40,11 +40,12 @@ from biasforge.annotation.serve import (
     EmbeddedServer,
     free_port,
     read_secret_json,
+    write_secret_json,
 )
 from biasforge.annotation.users import add_users
 from biasforge.errors import BiasforgeError
 from biasforge.families.base import DatasetKey
-from biasforge.families.stereoset import CHECK_KEY, LABELS, option_order
+from biasforge.families.stereoset import CHECK_KEY, LABELS, option_order, order_check
 from biasforge.files import stable_id
 from tests.annotation.helpers import answer, login
 from tests.annotation.keyed import pushed_key, seen_order
@@ -85,6 +86,21 @@ def test_two_keys_order_the_same_records_differently_and_neither_as_the_id_would
         assert len({tuple(o) for o in orders}) == 6  # every order occurs
         assert sum(o == id_seeded(r["id"]) for o, r in zip(orders, rows, strict=True)) <= CHANCE
     assert [option_order(r, key=one) for r in rows] == first  # the same key, the same orders
+    alike = [r for r, a, b in zip(rows, first, second, strict=True) if a == b]
+    assert alike and all(order_check(r, key=one) != order_check(r, key=two) for r in alike)
+
+
+def test_the_private_state_of_a_dataset_pushed_with_controls_before_is_kept(biasforge_home):
+    """Control items' state lived in ``annotation/controls/`` before it also held the key."""
+    args = ("http://127.0.0.1:1", "ws", "earlier")
+    name = private_state.path(*args).name
+    earlier = biasforge_home / "annotation" / "controls" / name
+    earlier.parent.mkdir(parents=True, exist_ok=True)
+    control = {"id": "c1", "row": {"id": "c1"}, "expected": {"grammatical": "no"}}
+    write_secret_json(earlier, {"salt": "ab" * 16, "controls": [control]})
+    assert [c.id for c in controls.load(*args)] == ["c1"]
+    assert private_state.secret(*args) == "ab" * 16
+    assert not earlier.exists() and private_state.path(*args).is_file()
 
 
 def test_a_dataset_created_twice_at_once_on_one_machine_gets_one_key(biasforge_home):
