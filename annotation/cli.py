@@ -278,13 +278,13 @@ def push(
     from biasforge.annotation.errors import server_errors
     from biasforge.annotation.push import push_run, read_pushable_run
     from biasforge.annotation.registry import remember_run, run_identity
+    from biasforge.families import family_of
 
     checked = read_pushable_run(
         run
     )  # a bad run (or controls file) is reported before looking for a server
     if controls is not None or control_share is not None:
         from biasforge.annotation.controls import check_options
-        from biasforge.families import family_of
 
         family = family_of(checked.candidates["family"].unique(), str(run))
         check_options(family, controls, control_share)
@@ -307,6 +307,14 @@ def push(
                 f"{dataset}: {result.controls} control items ({result.controls_created} created "
                 "now), known only to this machine's biasforge state; `annotate pull` reports "
                 "each annotator's accuracy on them"
+            )
+        if family_of(checked.candidates["family"].unique(), str(run)).review.needs_key:
+            from biasforge.annotation.private_state import path
+
+            typer.echo(
+                f"{dataset}: what annotators are shown is arranged with the dataset's private "
+                f"key, {path(connection.url, connection.workspace, dataset)} (0600, never sent "
+                "to Argilla): keep it; `annotate pull` on another machine needs a copy"
             )
 
 

@@ -237,6 +237,8 @@ def test_a_machine_without_the_key_is_told_which_file_to_copy(pushed, tmp_path):
     os.chmod(copy, 0o600)
     run_cli("annotate", "pull", "--dataset", DATASET, "--out", out, "--run", run, env=env)
     assert (out / "reviewed.parquet").is_file()
+    again = run_cli("annotate", "push", run, "--dataset", DATASET, env=env).stdout
+    assert "0 records created" in again and f"private key, {copy} (0600" in again
 
 
 def legacy_dataset(connection: Connection, rows: list[dict], orders: dict[str, str]) -> str:
