@@ -192,7 +192,7 @@ def existing_ids(connection: Connection, dataset_id: str) -> set[str]:
 def push_key(
     connection: Connection, dataset_name: str, family: Family, present: dict[str, dict]
 ) -> DatasetKey:
-    """The dataset's key (created by its first push), see :mod:`~biasforge.annotation.private_state`."""
+    """The dataset's key, created by its first push (see :mod:`.private_state`)."""
     return private_state.dataset_key(
         connection.url, connection.workspace, dataset_name, family, present, create=True,
         doing="push to",

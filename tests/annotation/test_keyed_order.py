@@ -37,8 +37,6 @@ from biasforge.annotation.registry import remember_run
 from biasforge.annotation.serve import (
     CREDENTIALS_FILE,
     WORKSPACE,
-    EmbeddedServer,
-    free_port,
     read_secret_json,
     write_secret_json,
 )
@@ -55,6 +53,7 @@ from tests.annotation.quality_helpers import (  # noqa: F401 (a fixture)
     whole_queue,
 )
 from tests.annotation.test_families import make_run, stereoset_rows
+from tests.annotation.test_scale_out import stock_server  # noqa: F401 (a fixture)
 from tests.conftest import one_error_line, run_cli
 
 STEREOSET = families.get("stereoset")
@@ -115,26 +114,13 @@ def test_a_dataset_created_twice_at_once_on_one_machine_gets_one_key(biasforge_h
 
 
 @pytest.fixture(scope="module")
-def stock(biasforge_home, tmp_path_factory):
-    server = EmbeddedServer(
-        data_dir=tmp_path_factory.mktemp("stock-keyed") / "data", port=free_port(), quiet=True,
-        stock=True,
-    )  # fmt: skip
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
-def pushed(stock, stereoset_fr_run):  # noqa: F811
-    key = read_secret_json(stock.data_dir / CREDENTIALS_FILE)["api_key"]
-    connection = Connection(stock.url, key, WORKSPACE, False)
+def pushed(stock_server, stereoset_fr_run):  # noqa: F811
+    key = read_secret_json(stock_server.data_dir / CREDENTIALS_FILE)["api_key"]
+    connection = Connection(stock_server.url, key, WORKSPACE, False)
     result = push_run(stereoset_fr_run, DATASET, connection, min_submitted=1, progress=False)
     remember_run(connection.url, connection.workspace, DATASET, stereoset_fr_run)
     (user,) = add_users(connection, [("keyed-ann", None)])
-    annotator = login(stock.url, user.username, user.password)
+    annotator = login(stock_server.url, user.username, user.password)
     listed = whole_queue(annotator, result.dataset_id)
     # a stock server gives an annotator the record as stored: every metadata key, suggestions
     records = [annotator.get(f"/api/v1/records/{r['id']}").json() for r in listed]
