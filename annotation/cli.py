@@ -309,13 +309,26 @@ def push(
                 "each annotator's accuracy on them"
             )
         if family_of(checked.candidates["family"].unique(), str(run)).review.needs_key:
-            from biasforge.annotation.private_state import path
+            _say_key(connection, dataset)
 
-            typer.echo(
-                f"{dataset}: what annotators are shown is arranged with the dataset's private "
-                f"key, {path(connection.url, connection.workspace, dataset)} (0600, never sent "
-                "to Argilla): keep it; `annotate pull` on another machine needs a copy"
-            )
+
+def _say_key(connection, dataset: str) -> None:
+    """Where the dataset's private key is kept, or that its records predate keyed orders."""
+    from biasforge.annotation import private_state
+
+    args = (connection.url, connection.workspace, dataset)
+    if private_state.secret(*args) is None:
+        typer.echo(
+            f"{dataset}: pushed by an earlier biasforge, before what annotators are shown was "
+            "arranged with a private key (annotators could work out the answers from the "
+            "record ids): push the run to a new dataset for a blind review"
+        )
+        return
+    typer.echo(
+        f"{dataset}: what annotators are shown is arranged with the dataset's private key, "
+        f"{private_state.path(*args)} (0600, never sent to Argilla): keep it; `annotate pull` "
+        "on another machine needs a copy"
+    )
 
 
 @app.command()

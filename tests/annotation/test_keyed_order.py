@@ -277,3 +277,7 @@ def test_records_pushed_before_keyed_orders_still_pull(pushed, tmp_path):
     assert f"**Not blind:** {len(shown)} of the records were pushed before" in report
     with pytest.raises(BiasforgeError, match="created by an earlier biasforge"):
         push_run(run, LEGACY, connection, min_submitted=1, progress=False)
+    env = {"ARGILLA_API_URL": connection.url, "ARGILLA_API_KEY": pushed["api_key"]}
+    same = make_run(tmp_path / "pushed-run", shown, "stereoset")
+    again = run_cli("annotate", "push", same, "--dataset", LEGACY, env=env).stdout
+    assert "0 records created" in again and "pushed by an earlier biasforge" in again
