@@ -18,7 +18,7 @@ import httpx
 import pandas as pd
 import pytest
 
-from biasforge.annotation import controls
+from biasforge.annotation import controls, private_state
 from biasforge.annotation.api import iter_records
 from biasforge.annotation.connection import find_server
 from biasforge.annotation.pull import pull
@@ -84,7 +84,7 @@ def test_push_keeps_the_control_key_in_private_state(review):
     assert len(planted) == 4 and "4 control items (4 created now)" in review["stdout"]
     assert all(c.expected == {"grammatical": "no"} for c in planted)
     connection = review["connection"]
-    path = controls.state_path(connection.url, connection.workspace, DATASET)
+    path = private_state.path(connection.url, connection.workspace, DATASET)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     ids = set(review["rows"]["id"])
     assert not ids & {c.id for c in planted}
