@@ -144,7 +144,10 @@ CASES = [
     Case("crowspairs-fr-bad-byte-late", lambda d: _bad_byte(d, 100, "fr")),
     Case(
         "crowspairs-unknown-encoding",
-        lambda d: (_crows(d, _crows_lines(), "--encoding", "klingon"), "--encoding: unknown encoding 'klingon'"),
+        lambda d: (
+            _crows(d, _crows_lines(), "--encoding", "klingon"),
+            "--encoding: unknown encoding 'klingon'",
+        ),
     ),
     Case("crowspairs-stray-quote", _stray_quote),
     Case("crowspairs-stray-quote-shifts-id", _shifted_id),
