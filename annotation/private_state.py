@@ -65,28 +65,23 @@ def secret(url: str, workspace: str, dataset: str) -> str | None:
 
 
 def ensure_secret(url: str, workspace: str, dataset: str) -> str:
-    """The dataset's secret, created (128 random bits) if it has none. Two pushes creating
-    it at once on this machine agree: the file is created only if absent (a hard link of a
-    finished 0600 file), and the one that loses reads the winner's."""
+    """The dataset's secret, created (128 random bits) if it has none. Pushes creating it at
+    once on this machine agree: they take turns under a lock file beside it (``filelock``),
+    and each reads the state again inside the lock before writing."""
+    from filelock import FileLock
+
     from biasforge.annotation.serve import write_secret_json
 
-    found = secret(url, workspace, dataset)
-    if found:
-        return found
     target = path(url, workspace, dataset)
-    state = {**read(url, workspace, dataset), "secret": secrets.token_hex(16)}
-    if target.exists():  # a state without a secret: only this process writes it now
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(target.with_name(f".{target.name}.lock")):
+        state = read(url, workspace, dataset)
+        found = state.get("secret") or state.get("salt")
+        if found:
+            return str(found)
+        state["secret"] = secrets.token_hex(16)
         write_secret_json(target, state)
         return state["secret"]
-    draft = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.new")
-    write_secret_json(draft, state)
-    try:
-        os.link(draft, target)
-    except FileExistsError:
-        pass
-    finally:
-        draft.unlink()
-    return str(secret(url, workspace, dataset))
 
 
 def missing_key(url: str, workspace: str, dataset: str, doing: str) -> BiasforgeError:
