@@ -135,6 +135,7 @@ def test_a_control_and_its_item_look_alike_in_the_browser(review, browser, artif
         page.goto(f"{url}/dataset/{dataset_id}/annotation-mode?page={order.index(rid) + 1}")
         question(page, "grammatical").wait_for(timeout=60_000)
         page.get_by_text(f"{order.index(rid) + 1} of", exact=False).first.wait_for()
+        page.wait_for_load_state("networkidle")  # the record's fields, not the page's frame
         page.screenshot(path=artifacts / f"control-look-alike-{name}.png", full_page=True)
         texts[name] = page.inner_text("body")
         roles[name] = page.locator("mark").evaluate_all("ms => ms.map(m => m.dataset.role)")
