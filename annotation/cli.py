@@ -278,13 +278,13 @@ def push(
     from biasforge.annotation.errors import server_errors
     from biasforge.annotation.push import push_run, read_pushable_run
     from biasforge.annotation.registry import remember_run, run_identity
+    from biasforge.families import family_of
 
     checked = read_pushable_run(
         run
     )  # a bad run (or controls file) is reported before looking for a server
     if controls is not None or control_share is not None:
         from biasforge.annotation.controls import check_options
-        from biasforge.families import family_of
 
         family = family_of(checked.candidates["family"].unique(), str(run))
         check_options(family, controls, control_share)
@@ -308,6 +308,27 @@ def push(
                 "now), known only to this machine's biasforge state; `annotate pull` reports "
                 "each annotator's accuracy on them"
             )
+        if family_of(checked.candidates["family"].unique(), str(run)).review.needs_key:
+            _say_key(connection, dataset)
+
+
+def _say_key(connection, dataset: str) -> None:
+    """Where the dataset's private key is kept, or that its records predate keyed orders."""
+    from biasforge.annotation import private_state
+
+    args = (connection.url, connection.workspace, dataset)
+    if private_state.secret(*args) is None:
+        typer.echo(
+            f"{dataset}: pushed by an earlier biasforge, before what annotators are shown was "
+            "arranged with a private key (annotators could work out the answers from the "
+            "record ids): push the run to a new dataset for a blind review"
+        )
+        return
+    typer.echo(
+        f"{dataset}: what annotators are shown is arranged with the dataset's private key, "
+        f"{private_state.path(*args)} (0600, never sent to Argilla): keep it; `annotate pull` "
+        "on another machine needs a copy"
+    )
 
 
 @app.command()

@@ -5,9 +5,9 @@ correction box, an id of the same form, created in the same batches at random pl
 the items), so nothing tells an annotator which records are controls. Which ones are, and
 their known answers, is kept out of Argilla altogether — hidden metadata would not do: any
 workspace member reads a record's every metadata key (and every response) through
-``GET /api/v1/records/{id}`` on a stock Argilla server — in biasforge's own state,
-``$BIASFORGE_HOME/annotation/controls/<key>.json`` (mode 0600), keyed by server, workspace
-and dataset like :mod:`biasforge.annotation.registry`. ``pull`` reads it to give each
+``GET /api/v1/records/{id}`` on a stock Argilla server — in the dataset's private state
+(:mod:`biasforge.annotation.private_state`, mode 0600), whose secret also seeds where
+controls go and which items a share draws. ``pull`` reads it to give each
 annotator an accuracy on the controls, and leaves controls out of decisions, agreement
 figures, reviewed records and releases (it decides the run's candidates only).
 
@@ -29,10 +29,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from biasforge.annotation.paths import biasforge_home
+from biasforge.annotation import private_state
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families import Family
-from biasforge.families.base import Control
+from biasforge.families.base import Control, DatasetKey
 from biasforge.files import stable_id
 
 EXPECTED = "expected"  # the key/column of a controls file that gives the known answers
@@ -50,20 +50,9 @@ class ControlItem:
 # ----------------------------------------------------------------------------- state
 
 
-def state_path(url: str, workspace: str, dataset: str) -> Path:
-    key = stable_id(url.rstrip("/"), workspace, dataset, length=24)
-    return biasforge_home() / "annotation" / "controls" / f"{key}.json"
-
-
-def _read_state(path: Path) -> dict[str, Any]:
-    from biasforge.annotation.serve import read_secret_json
-
-    return read_secret_json(path) if path.is_file() else {}
-
-
 def load(url: str, workspace: str, dataset: str) -> list[ControlItem]:
     """The controls pushed to the dataset (none when it has none)."""
-    state = _read_state(state_path(url, workspace, dataset))
+    state = private_state.read(url, workspace, dataset)
     return [ControlItem(c["id"], c["row"], c["expected"]) for c in state.get("controls", [])]
 
 
@@ -96,7 +85,10 @@ def _known(family: Family, row: dict[str, Any], given: Any) -> dict[str, str] | 
                 f"no {EXPECTED!r} answers, and {family.name} items imply none: give each "
                 f"item an {EXPECTED!r} object (question -> answer)"
             )
-        given = family.review.known_answers(row)
+        # checked under a throwaway key: which option carries an answer may depend on the
+        # dataset's key (StereoSet's order), whether the answers are valid does not
+        probe = family.review.with_key(DatasetKey(secrets.token_bytes(16)))
+        given = probe.known_answers(row)
     if isinstance(given, str):
         try:
             given = json.loads(given)
@@ -207,11 +199,7 @@ def check_options(family: Family, from_file: str | Path | None, share: float | N
 
 def state_seed(url: str, workspace: str, dataset: str) -> str:
     """The dataset's secret seed (where controls go, which items a share draws); "" if none."""
-    return str(_read_state(state_path(url, workspace, dataset)).get("salt") or "")
-
-
-def _salt(url: str, workspace: str, dataset: str) -> str:
-    return _read_state(state_path(url, workspace, dataset)).get("salt") or secrets.token_hex(16)
+    return private_state.secret(url, workspace, dataset) or ""
 
 
 def plan(
@@ -229,13 +217,12 @@ def plan(
 
     New controls are refused once the dataset holds records: created later, they would
     stand apart by their creation time. The plan is saved (0600) before anything is pushed,
-    so an interrupted push resumes with the same controls.
+    so an interrupted push resumes with the same controls. ``family`` is bound to the
+    dataset's key (``Family.with_key``) where its known answers depend on it.
     """
-    from biasforge.annotation.serve import write_secret_json
-
-    path = state_path(url, workspace, dataset)
     known = load(url, workspace, dataset)
-    salt = _salt(url, workspace, dataset)
+    # the first push created the secret; without one here, no control can be added anyway
+    salt = state_seed(url, workspace, dataset) or secrets.token_hex(16)
     wanted: list[tuple[str, dict, dict | None]] = []
     if from_file is not None:
         wanted += [("file", row, given) for row, given in read_controls_file(from_file, family)]
@@ -260,12 +247,10 @@ def plan(
             "(created later than the items); push the run with its controls to a new dataset"
         )
     if new:
-        state = {
-            "salt": salt,
-            "family": family.name,
-            "controls": [asdict(c) for c in [*known, *new]],
-        }
-        write_secret_json(path, json.loads(json.dumps(state, default=str)))
+        state = private_state.read(url, workspace, dataset)
+        state.pop("salt", None)  # the secret's name before it also keyed orders
+        state.update(secret=salt, family=family.name, controls=[asdict(c) for c in [*known, *new]])
+        private_state.write(url, workspace, dataset, private_state.dump(state))
     return [*known, *new]
 
 

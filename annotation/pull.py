@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from biasforge.annotation import adjudication, annotators, quality
+from biasforge.annotation import adjudication, annotators, private_state, quality
 from biasforge.annotation.adjudication import adjudication_name
 from biasforge.annotation.agreement import agreement_report
 from biasforge.annotation.api import check, http, iter_records, questions, users
@@ -120,10 +120,13 @@ def collect(connection: Connection, dataset_id: str, judged: list[str] | None = 
     )
 
 
-def shown_to_annotators(connection: Connection, dataset_id: str, family: Family) -> dict:
+def shown_to_annotators(
+    connection: Connection, dataset_id: str, family: Family, legacy: int = 0
+) -> dict:
     """What an annotator of the dataset saw, read from its settings on the server: field
     titles, the metadata they could filter by, the metadata kept from them; with the family's
-    note (for the dataset card, which must not claim more than the settings show)."""
+    note (for the dataset card, which must not claim more than the settings show), and its
+    note on the ``legacy`` records pushed before keyed arrangements, if any."""
     with http(connection) as api:
         fields = check(api.get(f"/api/v1/datasets/{dataset_id}/fields"))["items"]
         meta = check(api.get(f"/api/v1/me/datasets/{dataset_id}/metadata-properties"))["items"]
@@ -132,6 +135,7 @@ def shown_to_annotators(connection: Connection, dataset_id: str, family: Family)
         "filters": [m["title"] for m in meta if m["visible_for_annotators"]],
         "hidden": [m["name"] for m in meta if not m["visible_for_annotators"]],
         "note": family.review.seen_note,
+        **({"legacy": family.review.legacy_note.format(records=legacy)} if legacy else {}),
     }
 
 
@@ -215,7 +219,8 @@ def _detail(rid: str, decision: Decision, corrected: bool, routed: bool) -> dict
 
 def shown_differently(family: Family, row: dict, stored: dict[str, Any]) -> str | None:
     """Why the answers cannot map back: the record was shown with hidden metadata (e.g. the
-    StereoSet option order) other than this version derives for it; None when they agree."""
+    keyed check of the StereoSet option order) other than this version derives for it with
+    the dataset's key; None when they agree. ``family`` is bound to the key."""
     if not family.review.hidden_metadata:
         return None
     expected = family.review.to_record(row).get("metadata", {})
@@ -223,7 +228,8 @@ def shown_differently(family: Family, row: dict, stored: dict[str, Any]) -> str 
         if stored.get(key) != expected.get(key):
             return (
                 f"the record was shown with {key}={stored.get(key)!r}, not {expected.get(key)!r}: "
-                "it was pushed by another version; push it again to a new dataset"
+                "it was pushed by another version or with another private key; push it again "
+                "to a new dataset"
             )
     return None
 
@@ -252,8 +258,9 @@ def decide_all(
             family, row, answers, policy=policy, min_submitted=min_submitted,
             can_answer=can_answer, adjudicated=merged.answers.get(rid), estimated=estimated,
         )  # fmt: skip
-        stale = shown_differently(family, row, collected.metadata.get(rid, {}))
-        if stale and answers:
+        stored = collected.metadata.get(rid, {})
+        stale = shown_differently(family, row, stored) if answers else None
+        if stale:
             decision = Decision("pending", stale, submitted=decision.submitted,
                                 discarded=decision.discarded, missing=decision.missing)  # fmt: skip
         decision, new = apply_decision(family, row, decision, schema)
@@ -413,6 +420,11 @@ def pull(
     min_submitted = int((distribution.min_submitted if distribution else 1) or 1)
 
     collected = collect(connection, str(target.id), family.review.label_questions)
+    key = private_state.dataset_key(
+        connection.url, connection.workspace, dataset, family, collected.metadata, create=False,
+        doing="pull",
+    )  # fmt: skip
+    family = family.with_key(key)
     answered = {rid: {a.user for a in answers} for rid, answers in collected.answers.items()}
     merged = adjudication.read(connection, dataset, answered)
     candidates = run.table
@@ -444,7 +456,9 @@ def pull(
         "questions": _agreement(family, collected.long),
         "decisions": dict(outcome.counts),
         "suggestions": collected.suggested,
-        "shown": shown_to_annotators(connection, str(target.id), family),
+        "shown": shown_to_annotators(
+            connection, str(target.id), family, len(set(key.legacy) & items)
+        ),
         "adjudicated_by": dict(
             Counter(d["adjudicated_by"] for d in outcome.details if d["adjudicated_by"])
         ),

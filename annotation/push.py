@@ -29,12 +29,13 @@ from uuid import UUID
 import pandas as pd
 import pyarrow as pa
 
-from biasforge.annotation import workspaces
+from biasforge.annotation import private_state, workspaces
 from biasforge.annotation.api import check, http, iter_records, questions, refusal
 from biasforge.annotation.connection import Connection, client
 from biasforge.annotation.names import check_dataset_name
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families import Family, family_of
+from biasforge.families.base import DatasetKey
 
 AGENT = "biasforge"
 BATCH = 500
@@ -174,11 +175,42 @@ def record_payloads(
     return items
 
 
-def existing_ids(connection: Connection, dataset_id: str) -> set[str]:
+def existing_records(connection: Connection, dataset_id: str) -> dict[str, dict[str, Any]]:
+    """The dataset's records: external id -> metadata."""
     with http(connection) as api:
         return {
-            str(r["external_id"]) for r in iter_records(api, dataset_id) if r.get("external_id")
+            str(r["external_id"]): r.get("metadata") or {}
+            for r in iter_records(api, dataset_id)
+            if r.get("external_id")
         }
+
+
+def existing_ids(connection: Connection, dataset_id: str) -> set[str]:
+    return set(existing_records(connection, dataset_id))
+
+
+def push_key(
+    connection: Connection, dataset_name: str, family: Family, present: dict[str, dict]
+) -> DatasetKey:
+    """The dataset's key, created by its first push (see :mod:`.private_state`)."""
+    return private_state.dataset_key(
+        connection.url, connection.workspace, dataset_name, family, present, create=True,
+        doing="push to",
+    )  # fmt: skip
+
+
+def outdated_settings(connection: Connection, dataset_id: str, family: Family) -> str | None:
+    """Why records of this version cannot be added to the dataset (it lacks hidden metadata
+    they carry: an earlier version created it), or None."""
+    with http(connection) as api:
+        found = check(api.get(f"/api/v1/me/datasets/{dataset_id}/metadata-properties"))["items"]
+    missing = sorted(set(family.review.hidden_metadata) - {m["name"] for m in found})
+    if not missing:
+        return None
+    return (
+        f"was created by an earlier biasforge (it has no {', '.join(missing)} metadata), "
+        "so records of this version cannot be added to it; push the run to a new dataset"
+    )
 
 
 def push_candidates(
@@ -236,7 +268,8 @@ def _push_once(
 
     dataset = ensure_dataset(connection, dataset_name, family, min_submitted)
     dataset_id = str(dataset.id)
-    present = existing_ids(connection, dataset_id)
+    present = existing_records(connection, dataset_id)
+    family = family.with_key(push_key(connection, dataset_name, family, present))
     missing = candidates[~candidates["id"].astype(str).isin(present)]
     # through Arrow, so a null stays None (pandas would give NaN for a missing string)
     rows = pa.Table.from_pandas(missing, preserve_index=False).to_pylist()
@@ -244,6 +277,9 @@ def _push_once(
         from biasforge.annotation.controls import interleave
 
         rows = interleave(rows, [c for c in controls if str(c["id"]) not in present], seed)
+    problem = outdated_settings(connection, dataset_id, family) if rows else None
+    if problem:
+        raise BiasforgeError(f"dataset {dataset_name!r} {problem}")
     with http(connection) as api:
         question_ids = {q["name"]: q["id"] for q in questions(api, dataset_id)}
         bar = progress_bar(
@@ -296,7 +332,9 @@ def push_run(
     family = family_of(run.candidates["family"].unique(), str(run_dir))
     with http(connection) as api:
         found = workspaces.dataset_named(api, connection.workspace, dataset_name)
-    has_records = bool(found) and bool(existing_ids(connection, str(found["id"])))
+    present = existing_records(connection, str(found["id"])) if found else {}
+    has_records = bool(present)
+    family = family.with_key(push_key(connection, dataset_name, family, present))
     planned = control_items.plan(
         connection.url, connection.workspace, dataset_name, family, from_file=controls,
         share=control_share, rows=run.table.to_pylist(), has_records=has_records,

@@ -222,6 +222,12 @@ def suggestions_md(suggested: dict[str, int]) -> str:
     return f"**Suggested answers were shown** for judged questions ({parts}): they anchor annotators and inflate agreement."
 
 
+def not_blind_md(summary: dict[str, Any]) -> list[str]:
+    """The family's note on records pushed before keyed arrangements, if the review has any."""
+    legacy = (summary.get("shown") or {}).get("legacy")
+    return [f"**Not blind:** {legacy}"] if legacy else []
+
+
 def review_report(
     summary: dict[str, Any], details: list[dict[str, Any]], adjudication: dict[str, Any], tm: dict
 ) -> str:
@@ -231,6 +237,7 @@ def review_report(
         f"Policy: **{summary['policy']}**; {summary['min_submitted']} answers per record "
         "(submitted or discarded; a discard is a vote *cannot judge*).",
         suggestions_md(summary.get("suggestions") or {}),
+        *not_blind_md(summary),
         "",
         "## Decisions",
         "",

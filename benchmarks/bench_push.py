@@ -41,6 +41,7 @@ def main() -> None:
     from biasforge.annotation.push import ensure_dataset, push_candidates
     from biasforge.annotation.serve import EmbeddedServer, free_port
     from biasforge.families import family_of
+    from biasforge.families.base import DatasetKey
 
     work = Path(tempfile.mkdtemp(prefix="bench-push-"))
     os.environ["BIASFORGE_HOME"] = str(work / "home")
@@ -64,6 +65,7 @@ def main() -> None:
         )
     candidates = pd.read_parquet(run / "candidates.parquet").head(args.n)
     family = family_of(candidates["family"].unique(), "candidates")
+    family = family.with_key(DatasetKey(os.urandom(16)))  # as a push binds it (any family)
 
     def sdk_log(connection, name: str) -> float:
         import argilla as rg

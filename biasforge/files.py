@@ -18,7 +18,7 @@ import re
 import shutil
 import socket
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -170,6 +170,19 @@ def _manifest_of(folder: Path) -> dict[str, Any] | str:
     return data if isinstance(data, dict) else f"{MANIFEST} is not a JSON object"
 
 
+_BYTECODE = re.compile(r"(?:(.*)/)?__pycache__/([^/.]+)\.[^/]*\.pyc")
+
+
+def _bytecode_of(name: str, files: dict) -> bool:
+    """Whether ``name`` is Python's byte-code cache of a module biasforge wrote (an lm-eval
+    task folder's ``utils.py`` once lm-eval imported it): derived, not the user's."""
+    match = _BYTECODE.fullmatch(name)
+    if not match:
+        return False
+    parent = f"{match.group(1)}/" if match.group(1) else ""
+    return f"{parent}{match.group(2)}.py" in files
+
+
 def replaceable_problem(
     folder: Path, kind: str | None = None, family: str | None = None
 ) -> str | None:
@@ -197,7 +210,7 @@ def replaceable_problem(
         )
     files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
     for name in _every_file(folder):
-        if name == MANIFEST:
+        if name == MANIFEST or _bytecode_of(name, files):
             continue
         if name not in files:
             return f"holds {name}, which biasforge did not write"
@@ -213,6 +226,31 @@ def _refuse_unless_replaceable(final: Path, kind: str | None, family: str | None
             f"{final}: {problem}; --overwrite only replaces what biasforge wrote, of the same kind "
             "and family"
         )
+
+
+def overlap(path: str | Path, other: str | Path) -> str | None:
+    """How ``path`` stands to ``other`` once both are resolved (links followed): "is",
+    "holds" or "lies in"; None when neither contains the other."""
+    a, b = Path(path).resolve(), Path(other).resolve()
+    if a == b:
+        return "is"
+    if a in b.parents:
+        return "holds"
+    return "lies in" if b in a.parents else None
+
+
+def check_not_input(final: str | Path, inputs: Iterable[str | Path]) -> None:
+    """Refuse an output that is one of the command's ``inputs``, holds one, or lies inside
+    one: no command writes over or into what it reads, ``--overwrite`` or not. Inputs that do
+    not exist (a Hub id) are skipped."""
+    for given in inputs:
+        exists = Path(given).exists() or Path(given).is_symlink()
+        how = overlap(final, given) if exists else None
+        if how:
+            raise OutputExistsError(
+                f"--out {final}: {how} the input {given}; a command never writes over or into "
+                "its own input: choose another --out"
+            )
 
 
 def check_replaceable(
@@ -241,15 +279,18 @@ def staged_directory(
     overwrite: bool = False,
     kind: str | None = None,
     family: str | None = None,
+    inputs: Iterable[str | Path] = (),
 ) -> Iterator[Path]:
     """Yield an empty staging directory that becomes ``final`` only if the block succeeds.
 
     ``final`` must not exist unless ``overwrite`` is set, and even then it is replaced only
     when it is a folder biasforge wrote (of ``kind`` and ``family``, when given), unchanged
-    since: anything else at ``--out`` is the user's and is never deleted. The old folder is removed only
-    after the new one is complete, under a lock shared with concurrent writers.
+    since: anything else at ``--out`` is the user's and is never deleted, and so is any of the
+    command's ``inputs``. The old folder is removed only after the new one is complete, under
+    a lock shared with concurrent writers.
     """
-    final = Path(final)
+    final, inputs = Path(final), tuple(inputs)
+    check_not_input(final, inputs)  # before anything is made beside (or inside) an input
     final.parent.mkdir(parents=True, exist_ok=True)
     clean_leftovers(final)
     check_replaceable(final, overwrite=overwrite, kind=kind, family=family)

@@ -74,6 +74,8 @@ def read_bytes(path: str | Path, what: str = "") -> bytes:
     """The bytes of ``path``; a missing or unreadable file is one error naming it (``what``:
     the file it should be, for the message)."""
     path = Path(path)
+    if path.is_dir():
+        raise InputError(path, f"a folder, not {what or 'a file'}")
     if not path.is_file():
         raise InputError(path, f"{what} not found" if what else "no such file")
     try:

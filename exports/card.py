@@ -245,7 +245,7 @@ def seen_md(shown: dict[str, Any]) -> str:
     filters = ", ".join(f"*{t}*" for t in shown.get("filters") or []) or "none"
     hidden = ", ".join(f"`{n}`" for n in shown.get("hidden") or [])
     kept = f"; kept from them: {hidden}" if hidden else ""
-    note = f" {shown['note']}" if shown.get("note") else ""
+    note = "".join(f" {shown[k]}" for k in ("note", "legacy") if shown.get(k))
     return f"Annotators saw the fields {fields} and the filters {filters}{kept}.{note}"
 
 

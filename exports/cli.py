@@ -153,7 +153,8 @@ def convert(
     overwrite: Annotated[
         bool,
         typer.Option(
-            help="replace a file that an earlier convert wrote in this format (only that)"
+            help="replace what an earlier convert wrote in this format from the same family's "
+            "items (only that)"
         ),
     ] = False,
 ) -> None:
@@ -167,8 +168,11 @@ def convert(
     if "family" not in frame.columns:
         raise InputError(source, "no 'family' column: these are not biasforge items")
     family = families.family_of(frame["family"].unique(), str(source))
-    check_output(out, format.value, source, overwrite, family.name)
     layout = family.format(format.value)
-    typer.echo(layout.write(frame, out, label=items.label, masking=masking.value, source=source))
-    if out.is_file():  # a folder (lm-eval tasks) is written new, never over anything
+    check_output(out, format.value, source, overwrite, family.name, layout.folder)
+    summary = layout.write(
+        frame, out, label=items.label, masking=masking.value, source=source, overwrite=overwrite
+    )
+    typer.echo(summary)
+    if not layout.folder:  # a folder records the same in its own manifest
         mark_output(out, format.value, family.name)

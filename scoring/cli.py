@@ -25,12 +25,11 @@ from typer.core import TyperGroup
 from biasforge.scoring.options import (
     LEADING,
     SHARED,
-    Bootstrap,
     Dataset,
     Out,
-    Overwrite,
     Seed,
     quiet_transformers,
+    with_shared,
 )
 from biasforge.scoring.tasks import ScoringTask, registered_tasks
 
@@ -134,43 +133,50 @@ def compare(
 
 
 @app.command("import-lm-eval")
+@with_shared("bootstrap", "seed", "overwrite", "progress")
 def import_lm_eval(
     results: Annotated[
         list[Path],
         typer.Argument(help="lm-eval --output_path folder(s), run with --log_samples"),
     ],
     dataset: Annotated[
-        str, typer.Option(help="the release the tasks were exported from (its sha256 is checked)")
+        str,
+        typer.Option(
+            help="the release the tasks were exported from (name, version and sha256 are checked)"
+        ),
     ],
     out: Out,
-    bootstrap: Bootstrap = 1000,
-    seed: Seed = 0,
-    overwrite: Overwrite = False,
+    **shared: Any,
 ) -> None:
     """Read lm-evaluation-harness results of tasks exported with `export convert --format
     lm-eval` back into a score folder, as `score <family>` writes it (tables, intervals,
     comparisons, plots, report); results of another release are refused."""
     from biasforge.scoring.lm_eval_import import import_lm_eval as run_import
+    from biasforge.scoring.models import ModelOptions
     from biasforge.scoring.runner import RunOptions
     from biasforge.scoring.uncertainty import Resampling
 
-    options = RunOptions(resampling=Resampling(bootstrap, seed), overwrite=overwrite)
+    options = RunOptions(
+        ModelOptions(progress=shared["progress"]),
+        Resampling(shared["bootstrap"], shared["seed"]),
+        overwrite=shared["overwrite"],
+    )
     family, written = run_import(results, dataset, out, options)
     typer.echo(f"wrote {written}/report.md and {written}/report.html (score {family})")
 
 
 @app.command("merge")
+@with_shared("overwrite", "progress")
 def merge(
     folders: Annotated[list[Path], typer.Argument(help="score folders of the same release")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="the merged score folder")],
-    overwrite: Annotated[
-        bool, typer.Option(help="replace an earlier score folder at --out")
-    ] = False,
+    out: Out,
+    **shared: Any,
 ) -> None:
     """Combine score folders of one release, each scored on its own (here or on another
     machine), into one multi-model folder: the same tables, intervals, paired comparisons,
-    plots and report as one run of all the models. Different releases are refused."""
+    plots and report as one run of all the models. Different releases, a folder given twice
+    and an --out that is one of the folders are refused."""
     from biasforge.scoring.runner import merge as merge_folders
 
-    merge_folders(folders, out, overwrite)
+    merge_folders(folders, out, shared["overwrite"])
     typer.echo(f"wrote {out}/report.md and {out}/report.html")

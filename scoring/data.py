@@ -34,19 +34,18 @@ def load_items(spec: str, family: str) -> pd.DataFrame:
     missing manifest or a folder of another family is refused before anything is scored.
     """
     path = Path(spec)
+    schema = families.get(family).schema
     if path.exists():
-        items = read_items(path, family).frame
-        where = str(path)
+        found = read_items(path, family)
+        for name, table in found.tables.items():  # each file: a missing column is not null
+            file = found.root if found.kind == "file" else found.root / name
+            _check_columns(table.column_names, schema, file)
+        items, where = found.frame, str(path)
     else:
-        items = _load_hub(spec)
-        where = spec
+        items, where = _load_hub(spec), spec
+        _check_columns(items.columns, schema, where)
     if "family" in items.columns:
         items = items[items["family"].isna() | (items["family"] == family)]
-    schema = families.get(family).schema
-    optional = {"family", "language"}  # a dataset of one family and language may omit them
-    missing = [c for c in schema.required() if c not in items.columns and c not in optional]
-    if missing:
-        raise InputError(where, f"not a {family} dataset: missing columns {', '.join(missing)}")
     if items.empty:
         raise InputError(where, f"no {family} items found")
     _check_values(items, schema, where)
@@ -54,6 +53,17 @@ def load_items(spec: str, family: str) -> pd.DataFrame:
         dup = items.loc[items["id"].duplicated(), "id"].iloc[0]
         raise InputError(where, "duplicate item id", record=str(dup))
     return items.reset_index(drop=True)
+
+
+def _check_columns(columns, schema: FamilySchema, where: str | Path) -> None:
+    """Refuse a table without a column the family's procedures read (one file at a time, so
+    a column dropped from one config is not read as missing values)."""
+    optional = {"family", "language"}  # a dataset of one family and language may omit them
+    missing = [c for c in schema.required() if c not in columns and c not in optional]
+    if missing:
+        raise InputError(
+            where, f"not a {schema.family} dataset: missing columns {', '.join(missing)}"
+        )
 
 
 def _check_values(items: pd.DataFrame, schema: FamilySchema, where: str) -> None:

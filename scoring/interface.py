@@ -325,6 +325,11 @@ class LanguageModel(abc.ABC):
         """Per (context, continuation), the log-probabilities of the continuation's tokens."""
         raise self.refusal(Capability.SCORE_CONTINUATION)
 
+    def unknown_to_tokenizer(self, texts: Sequence[str]) -> list[bool] | None:
+        """Per text, whether the tokenizer reads some of it as its unknown token (the model
+        then sees nothing of that part); None when this model cannot tell (no tokenizer)."""
+        return None
+
     @abc.abstractmethod
     def parameter_count(self) -> int:
         """Number of parameters (the French paper correlates size with bias)."""

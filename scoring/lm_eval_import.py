@@ -15,7 +15,9 @@ models StereoSet intrasentence and SlguSet differ (the official generative code 
 after the first without the start token), while CrowS-Pairs and StereoSet intersentence agree.
 
 Results are accepted only from tasks built from the release given with ``--dataset``: each
-task's metadata (copied by lm-eval into ``results_*.json``) carries the release's sha256.
+task's metadata (copied by lm-eval into ``results_*.json``) carries the release's name, version
+and sha256, checked by the score-folder contract (``check_same_release``), and a results
+folder given twice is refused.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from biasforge.contract.score import check_distinct, check_same_release, release_of_task
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families import Family
 from biasforge.scoring.data import dataset_identity
@@ -125,6 +128,7 @@ def _model_args(value: Any) -> dict[str, Any]:
 
 
 def _results_files(folders: Sequence[Path]) -> list[Path]:
+    check_distinct(folders, "lm-eval results folder")
     found = []
     for folder in folders:
         if not Path(folder).is_dir():
@@ -177,17 +181,6 @@ def _read_task(run: Run, samples: Path) -> None:
             run.values[(doc["context"], choice)] = (ll, int(count))
 
 
-def _check_release(meta: dict, source: dict, results: Path, task: str) -> None:
-    if meta.get("biasforge_release_sha256") != source.get("sha256"):
-        got = f"{meta.get('biasforge_release')} {meta.get('biasforge_release_version')}"
-        want = f"{source.get('name')} {source.get('version')}".strip() or source["path"]
-        raise BiasforgeError(
-            f"{results}: task {task} was built from release {got} (sha256 "
-            f"{str(meta.get('biasforge_release_sha256'))[:12]}…), not from --dataset {want} "
-            f"(sha256 {str(source.get('sha256'))[:12]}…); export the tasks from that release"
-        )
-
-
 def read_runs(folders: Sequence[Path], source: dict, family: str) -> list[Run]:
     """One :class:`Run` per results file holding tasks of ``family``, each task checked
     against the release (tasks of other families in the same results are left alone)."""
@@ -204,7 +197,8 @@ def read_runs(folders: Sequence[Path], source: dict, family: str) -> list[Run]:
             meta = task_config.get("metadata") or {}
             if meta.get("biasforge_family") != family:
                 continue  # another task of the same lm-eval run
-            _check_release(meta, source, results, task)
+            where = f"{results} (task {task})"
+            check_same_release(where, release_of_task(meta), source, "--dataset is")
             _read_task(run, _samples(results, task))
             run.tasks.append(task)
         if run.tasks:
@@ -246,6 +240,6 @@ def import_lm_eval(
         for name in models:
             yield name, ReplayedLM(name, replayed[name])
 
-    request = ScoreRequest(dataset, names, out, options)
+    request = ScoreRequest(dataset, names, out, options, tuple(map(Path, folders)))
     run_task(task, request, task.settings(options), models_from=models_from)
     return family.name, out

@@ -4,14 +4,17 @@ Issue 24: eleven model options were copied into four commands and had drifted (`
 crowspairs`` had no ``--device-map`` and defaulted to float32). Here they are declared once, as
 ``inspect.Parameter`` objects with typer annotations; ``biasforge.scoring.cli`` prepends
 ``LEADING`` and appends ``SHARED`` to each task's own options, and ``run_options`` turns the
-values into the ``RunOptions`` the tasks receive.
+values into the ``RunOptions`` the tasks receive. The fixed commands that write a score folder
+without loading models (``merge``, ``import-lm-eval``) take the shared options that apply to
+them through ``with_shared``.
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, get_type_hints
 
 import typer
 
@@ -51,16 +54,22 @@ Limit = Annotated[
 ]
 Overwrite = Annotated[bool, typer.Option(help="Replace an existing output folder.")]
 Progress = Annotated[bool, typer.Option(help="Show progress bars.")]
+MAX_RESAMPLES = 100_000  # percentile intervals are stable long before; more only exhausts memory
+MAX_SEED = 2**32 - 1  # what every generator seeded from it (numpy, torch, random) accepts
 Bootstrap = Annotated[
     int,
     typer.Option(
         "--bootstrap",
         min=0,
+        max=MAX_RESAMPLES,
         help="Bootstrap resamples for intervals and model comparisons (0: none).",
     ),
 ]
 Seed = Annotated[
-    int, typer.Option(help="Seed of the bootstrap, permutation tests and NSP training.")
+    int,
+    typer.Option(
+        min=0, max=MAX_SEED, help="Seed of the bootstrap, permutation tests and NSP training."
+    ),
 ]
 
 
@@ -88,6 +97,31 @@ SHARED = (
     _option("progress", Progress, True),
 )
 NAMES = tuple(p.name for p in (*LEADING, *SHARED))
+
+
+def with_shared(*names: str) -> Callable:
+    """Give a fixed ``score`` command (merge, import-lm-eval) the shared options ``names``, as
+    ``SHARED`` declares them: they join its signature and reach it as keyword arguments
+    (``**shared``), so no command declares a shared option a second time."""
+    chosen = [p for p in SHARED if p.name in names]
+    unknown = set(names) - {p.name for p in chosen}
+    if unknown:
+        raise ValueError(f"not shared options: {sorted(unknown)}")
+
+    def decorate(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+        hints = get_type_hints(function, include_extras=True)  # the typer.Option metadata
+        own = [
+            p.replace(annotation=hints.get(p.name, p.annotation))
+            for p in signature.parameters.values()
+            if p.kind != p.VAR_KEYWORD
+        ]
+        parameters = [*own, *chosen]
+        function.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        function.__annotations__ = {p.name: p.annotation for p in parameters}
+        return function
+
+    return decorate
 
 
 def run_options(values: dict[str, Any]):

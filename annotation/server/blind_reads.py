@@ -1,8 +1,10 @@
 """What an annotator reads through Argilla's API gives away no answer (rows of ``patches.PATCHES``).
 
-biasforge's rule: annotators judge blind. A StereoSet record keeps the shown order of its
-options in metadata hidden from annotators (``option_order``, ``visible_for_annotators=False``);
-whoever reads it knows which option is the stereotype. Argilla 2.8 itself hides such metadata,
+biasforge's rule: annotators judge blind. Metadata hidden from annotators
+(``visible_for_annotators=False``) must stay hidden: StereoSet records pushed before keyed
+orders kept the shown order of their options there (``option_order``; whoever read it knew
+which option is the stereotype), and records keep a keyed check of it (``order_check``)
+today. Argilla 2.8 itself hides such metadata,
 and other users' answers, from annotators on the route its web UI uses
 (``POST /me/datasets/{id}/records/search``) and nowhere else:
 
@@ -12,7 +14,7 @@ and other users' answers, from annotators on the route its web UI uses
   an annotator) the route now answers as the UI's search does: the metadata they may see
   (Argilla's own filter) and their own response only. Owners and admins get the record whole.
 * the UI's search route filters and sorts on any metadata property, hidden or not, so an
-  annotator could ask for the records whose ``option_order`` is ``1,0,2``. A filter or sort on
+  annotator could ask for the records whose ``option_order`` was ``1,0,2``. A filter or sort on
   a property the user may not see is now refused exactly as one on a property that does not
   exist (the same HTTP 422 and message), so the answer does not even say that it exists.
 

@@ -5,7 +5,9 @@ Beside each written file ``OUT`` lies a marker ``.OUT.biasforge.json`` naming th
 ``--overwrite`` replaces a file only when its marker says biasforge wrote it in the same format
 from items of the same family and it is unchanged since:
 never a file of a run, reviewed folder or release, never the command's own input, never a
-user's file (a file without a marker, or edited since).
+user's file (a file without a marker, or edited since). A format that writes a folder (lm-eval
+task folders) records the same in the folder's manifest (kind ``export``, ``format``,
+``family``, every file's sha256): ``--overwrite`` replaces such a folder only when all agree.
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ import json
 from pathlib import Path
 
 from biasforge.errors import BiasforgeError, OutputExistsError
-from biasforge.files import MANIFEST, sha256_file, write_json_atomic
+from biasforge.files import (
+    MANIFEST,
+    check_not_input,
+    replaceable_problem,
+    sha256_file,
+    write_json_atomic,
+)
 
 KIND = "export"
 
@@ -49,30 +57,46 @@ def _written_by_us(out: Path, format: str, family: str) -> str | None:
     return None
 
 
-def check_output(out: Path, format: str, source: Path, overwrite: bool, family: str) -> None:
+def check_output(
+    out: Path, format: str, source: Path, overwrite: bool, family: str, folder: bool = False
+) -> None:
     """Refuse an ``--out`` that would write over an input or anything not ours to replace
-    (an output of another format or of another ``family``'s items)."""
-    if out.is_dir():
-        raise BiasforgeError(f"--out {out}: is a folder; give the path of the file to write")
+    (an output of another format or of another ``family``'s items); ``folder``: the format
+    writes a folder (``folder_problem``) rather than a file."""
     target, given = out.resolve(), source.resolve()
-    if target == given or given in target.parents:
+    if folder:
+        check_not_input(out, [source])
+    elif out.is_dir():
+        raise BiasforgeError(f"--out {out}: is a folder; give the path of the file to write")
+    elif target == given or given in target.parents:
         raise BiasforgeError(f"--out {out}: lies in the input {source}; write it elsewhere")
-    folder = _inside_folder(target)
-    if folder is not None:
+    holder = _inside_folder(target)
+    if holder is not None:
         raise BiasforgeError(
-            f"--out {out}: lies in the biasforge folder {folder} (a run, reviewed records or "
+            f"--out {out}: lies in the biasforge folder {holder} (a run, reviewed records or "
             "release is never written into); write it elsewhere"
         )
     if not (out.exists() or out.is_symlink()):
         return
     if not overwrite:
         raise OutputExistsError(f"{out} already exists; pass --overwrite to replace it")
-    problem = _written_by_us(out, format, family)
+    problem = (folder_problem if folder else _written_by_us)(out, format, family)
     if problem:
         raise OutputExistsError(
             f"{out}: {problem}; --overwrite only replaces an earlier {format} output of "
             f"{family} items"
         )
+
+
+def folder_problem(out: Path, format: str, family: str) -> str | None:
+    """Why the folder ``out`` is not an earlier ``format`` output of ``family`` items that
+    biasforge wrote and nobody changed since (its manifest: kind ``export``, the format, the
+    family, every file's sha256); None if it is."""
+    problem = replaceable_problem(out, KIND, family)
+    if problem:
+        return problem
+    found = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("format")
+    return None if found == format else f"it holds {found!r}, not {format!r}"
 
 
 def mark_output(out: Path, format: str, family: str) -> None:

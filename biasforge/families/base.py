@@ -11,11 +11,14 @@ split into release configs. Stages hold no family names; they ask the family.
 from __future__ import annotations
 
 import difflib
+import hashlib
+import hmac
 import html
 import importlib
 import unicodedata
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import partial
 from importlib import resources
 from typing import Any
 
@@ -271,6 +274,35 @@ Control = tuple[Row, dict[str, str]]
 
 
 @dataclass(frozen=True)
+class DatasetKey:
+    """What a review that shows an item in a secret arrangement (``Review.needs_key``, e.g.
+    StereoSet's option order) derives it from, for one dataset.
+
+    ``secret``: the dataset's private key, created by its first push and kept 0600 by the
+    maintainer who pushed it (:mod:`biasforge.annotation.private_state`), never sent to
+    Argilla: what annotators see (the record id included) and biasforge's open source do
+    not tell the arrangement without it. ``legacy``: by record id, the metadata that records
+    pushed before keyed arrangements carry instead (``Review.legacy_metadata``; their
+    arrangement was readable there, and is read from there).
+    """
+
+    secret: bytes | None
+    legacy: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def digest(self, *parts: str) -> bytes:
+        """HMAC-SHA256 of ``parts`` under the secret: unpredictable without it."""
+        if self.secret is None:
+            raise BiasforgeError("this dataset's private key is missing (see annotate pull)")
+        message = "\x1f".join(parts).encode("utf-8")
+        return hmac.new(self.secret, message, hashlib.sha256).digest()
+
+
+#: the hooks that map between an item and what annotators see (answers, corrections
+#: included); a review with ``needs_key`` takes the dataset's key in each as ``key=``
+KEYED_HOOKS = ("to_record", "apply_correction", "apply_answers", "blind", "known_answers")
+
+
+@dataclass(frozen=True)
 class Review:
     """The annotation task of a family, as data (what Argilla shows and asks).
 
@@ -299,7 +331,14 @@ class Review:
     settled_by_correction: tuple[str, ...] = ()
     correction_help: str = "Pre-filled with the current text: edit it in place if it needs fixing."
     # Issue 23: nothing an annotator judges may be shown to them as an answer.
-    hidden_metadata: tuple[str, ...] = ()  # record metadata kept from annotators (e.g. order)
+    hidden_metadata: tuple[str, ...] = ()  # record metadata kept from annotators
+    # ``needs_key``: what annotators see is arranged by the dataset's private key (StereoSet:
+    # the option order), which the :data:`KEYED_HOOKS` take as ``key=``; bind it once per
+    # dataset with :meth:`with_key`. ``legacy_metadata``: the metadata in which records pushed
+    # before keyed arrangements kept theirs (read back through ``DatasetKey.legacy``).
+    needs_key: bool = False
+    legacy_metadata: tuple[str, ...] = ()
+    legacy_note: str = ""  # what such records were not kept from, for report and card
     blind: Callable[[Row, str], str] = _seen_as_is  # rewrites the rule flags annotators see
     seen_note: str = ""  # what annotators were not shown, for the dataset card
     # A corrected item runs its family's checks again: (before, after) -> after with spans,
@@ -320,6 +359,14 @@ class Review:
     # review, they measure what the adaptation preserved, per ``label_domain`` column.
     source_labels: Callable[[Row], dict[str, str]] | None = None
     label_domain: str | None = None
+
+    def with_key(self, key: DatasetKey) -> Review:
+        """This review for one dataset: the keyed hooks bound to its key (itself when the
+        family arranges nothing by key)."""
+        if not self.needs_key:
+            return self
+        hooks = {n: getattr(self, n) for n in KEYED_HOOKS if getattr(self, n) is not None}
+        return replace(self, **{n: partial(hook, key=key) for n, hook in hooks.items()})
 
     @property
     def label_questions(self) -> list[str]:
@@ -496,6 +543,10 @@ class Family:
         if self.lm_eval is not None and all(f.name != LM_EVAL for f in self.formats):
             object.__setattr__(self, "formats", (*self.formats, self.lm_eval.format))
 
+    def with_key(self, key: DatasetKey) -> Family:
+        """The family as one dataset shows it (see :meth:`Review.with_key`)."""
+        return replace(self, review=self.review.with_key(key))
+
     def format(self, name: str) -> ExportFormat:
         """The export format ``name`` of this family; one clear error naming those it has."""
         for known in self.formats:
@@ -529,14 +580,16 @@ class ExportFormat:
     """A layout of another tool that a family's items convert to (``export convert``).
 
     ``writer`` is an import string of ``write(items, out, *, label, masking, source) -> str``:
-    it writes the file (or a new folder) at ``out`` (``label`` names the release, ``masking``
-    is ``--masking``, ``source`` the path converted) and returns the one-line summary the
-    command prints.
+    it writes the file (or, with ``folder``, the folder) at ``out`` (``label`` names the
+    release, ``masking`` is ``--masking``, ``source`` the path converted, ``overwrite`` whether
+    an earlier output of the same format and family may be replaced) and returns the one-line
+    summary the command prints.
     """
 
     name: str
     writer: str
     help: str = ""
+    folder: bool = False  # writes a folder (with its manifest), not one file
 
     def write(self, items: Any, out: Any, **options: Any) -> str:
         return str(load_object(self.writer)(items, out, **options))
@@ -561,4 +614,6 @@ class LmEval:
 
     @property
     def format(self) -> ExportFormat:
-        return ExportFormat(LM_EVAL, "biasforge.exports.lm_eval:write_tasks", self.help)
+        return ExportFormat(
+            LM_EVAL, "biasforge.exports.lm_eval:write_tasks", self.help, folder=True
+        )

@@ -21,6 +21,7 @@ from biasforge.contract.markdown import md_table
 from biasforge.contract.schema import Column, FamilySchema
 from biasforge.families.base import (
     Card,
+    DatasetKey,
     ExportFormat,
     Family,
     LmEval,
@@ -132,37 +133,55 @@ SCHEMA = FamilySchema(
 
 
 OPTION_NAMES = ("A", "B", "C")
-ORDER_KEY = "option_order"  # hidden record metadata: which sentence each shown option is
+CHECK_KEY = "order_check"  # hidden record metadata: a keyed digest of the shown order
+LEGACY_ORDER_KEY = "option_order"  # where records pushed before keyed orders kept theirs
 _LABEL_WORD = re.compile(r"\b(anti-stereotype|stereotype|unrelated)(_|\b)", re.IGNORECASE)
 
 
-def option_order(row: Row) -> list[int]:
-    """Which stored sentence each shown option (A, B, C) is: a shuffle seeded by the record id.
+def _legacy_order(row: Row, key: DatasetKey) -> list[int] | None:
+    """The order a record pushed before keyed orders kept in its metadata, or None (also
+    for one that is no order of the options: the record then fails ``pull``'s check)."""
+    stored = str(key.legacy.get(str(row.get("id")), {}).get(LEGACY_ORDER_KEY, ""))
+    order = [int(i) for i in stored.split(",") if i.strip().isdigit()]
+    return order if sorted(order) == list(range(len(as_list(row.get("sentences"))))) else None
+
+
+def option_order(row: Row, *, key: DatasetKey) -> list[int]:
+    """Which stored sentence each shown option (A, B, C) is: a shuffle seeded by an HMAC of
+    the record id under the dataset's private key.
 
     Stored sentences are in label order (stereotype first); shown in that order, the label
-    questions were answered by reading the position (issue 23). The shuffle is a pure function
-    of the id, so every annotator, every push and every pull see the same order.
+    questions were answered by reading the position (issue 23). Seeded by the id alone, the
+    order was known to anyone who read this code and the id (issue 33): keyed, it is the
+    same for every annotator, push and pull of the dataset, and unknown without the key.
+    Records pushed before keyed orders keep the order they were shown with.
     """
+    legacy = _legacy_order(row, key)
+    if legacy is not None:
+        return legacy
     order = list(range(len(as_list(row.get("sentences")))))
-    random.Random(f"stereoset-options:{row.get('id')}").shuffle(order)
+    random.Random(key.digest("stereoset-options", str(row.get("id")))).shuffle(order)
     return order
 
 
-def shown_order(row: Row) -> str:
-    """The order as kept in the record's hidden metadata, e.g. ``"2,0,1"``."""
-    return ",".join(map(str, option_order(row)))
+def order_check(row: Row, *, key: DatasetKey) -> str:
+    """A keyed digest of the record's shown order, kept in hidden metadata: ``pull`` tells a
+    record shown in another order (another version, another key) by it, and it tells an
+    annotator nothing without the key."""
+    order = ",".join(map(str, option_order(row, key=key)))
+    return key.digest("stereoset-order-check", str(row.get("id")), order).hex()[:16]
 
 
-def shown_options(row: Row) -> list[tuple[str, int, dict[str, Any]]]:
+def shown_options(row: Row, *, key: DatasetKey) -> list[tuple[str, int, dict[str, Any]]]:
     """(option name, stored index, sentence) in the order annotators see them."""
     sentences = as_list(row.get("sentences"))
-    return [(OPTION_NAMES[j], i, sentences[i]) for j, i in enumerate(option_order(row))]
+    return [(OPTION_NAMES[j], i, sentences[i]) for j, i in enumerate(option_order(row, key=key))]
 
 
-def blind(row: Row, text: str) -> str:
+def blind(row: Row, text: str, *, key: DatasetKey) -> str:
     """``text`` with each label word replaced by the option that carries it, so the rule flags
     shown to annotators name no label ("stereotype: sentence …" → "option B: sentence …")."""
-    name = {s.get("label"): n for n, _, s in shown_options(row)}
+    name = {s.get("label"): n for n, _, s in shown_options(row, key=key)}
 
     def option(match: re.Match) -> str:
         if match.group(2) == "_":  # a rule name such as unrelated_plausible
@@ -172,11 +191,11 @@ def blind(row: Row, text: str) -> str:
     return _LABEL_WORD.sub(option, text)
 
 
-def editable_text(row: Row) -> str:
+def editable_text(row: Row, *, key: DatasetKey) -> str:
     """The editable form of an item: ``context:`` then one ``A:``/``B:``/``C:`` line per
     option in the shown order (no label names: the box is visible to annotators)."""
     lines = [f"context: {row.get('context')}"]
-    for name, _, item in shown_options(row):
+    for name, _, item in shown_options(row, key=key):
         lines.append(f"{name}: {item['sentence']}")
     return "\n".join(lines)
 
@@ -201,7 +220,7 @@ def _option_spans(row: Row, sentence: str, attribute: str) -> list[tuple[int, in
     return spans
 
 
-def item_markdown(row: Row) -> str:
+def item_markdown(row: Row, *, key: DatasetKey) -> str:
     """Target, context and the three options (French beside English), what to judge marked.
 
     The options' labels are not shown, and the options are in the record's shuffled order
@@ -224,7 +243,7 @@ def item_markdown(row: Row) -> str:
     ]
     english = as_list(row.get("source_sentences"))
     rows = []
-    for name, index, item in shown_options(row):
+    for name, index, item in shown_options(row, key=key):
         sentence = str(item.get("sentence") or "")
         spans = _option_spans(row, sentence, str(item.get("attribute") or ""))
         source = escape(english[index]) if index < len(english) else "–"
@@ -234,21 +253,26 @@ def item_markdown(row: Row) -> str:
     return "\n".join(lines)
 
 
-def to_record(row: Row) -> dict[str, Any]:
-    suggestions: dict[str, Any] = {"correction": editable_text(row)}
-    for name, _, item in shown_options(row):
+def to_record(row: Row, *, key: DatasetKey) -> dict[str, Any]:
+    """What Argilla keeps of the item; nothing of it tells the shown order without the key
+    (a record pushed before keyed orders gets no check: its order is read from its own
+    metadata)."""
+    suggestions: dict[str, Any] = {"correction": editable_text(row, key=key)}
+    for name, _, item in shown_options(row, key=key):
         suggestions[f"label_{name}"] = str(item["label"])  # only sent with --suggest-labels
+    metadata = {
+        "domain": str(row.get("bias_type")),
+        "split": str(row.get("split")),
+        "target": str(row.get("target")),
+    }
+    if _legacy_order(row, key) is None:
+        metadata[CHECK_KEY] = order_check(row, key=key)
     return {
         "fields": {
-            "item": item_markdown(row),
+            "item": item_markdown(row, key=key),
             "source": f"**English context:** {escape(row.get('source_text') or '')}",
         },
-        "metadata": {
-            "domain": str(row.get("bias_type")),
-            "split": str(row.get("split")),
-            "target": str(row.get("target")),
-            ORDER_KEY: shown_order(row),
-        },
+        "metadata": metadata,
         "suggestions": suggestions,
     }
 
@@ -279,22 +303,22 @@ def _attribute(context: str, item: dict[str, Any], name: str) -> str:
     return match.group(1)
 
 
-def apply_correction(row: Row, text: str) -> Row:
+def apply_correction(row: Row, text: str, *, key: DatasetKey) -> Row:
     """The corrected context and options; line ``A:`` is the sentence shown as option A."""
     parts = _parts(text)
     context = parts["context"]
     sentences = [dict(s) for s in as_list(row.get("sentences"))]
-    for name, index, item in shown_options(row):
+    for name, index, item in shown_options(row, key=key):
         new = dict(item, sentence=parts[name])
         new["attribute"] = _attribute(context, new, name)
         sentences[index] = new
     return dict(row, context=context, sentences=sentences)
 
 
-def apply_answers(row: Row, decided: dict[str, str]) -> Row:
+def apply_answers(row: Row, decided: dict[str, str], *, key: DatasetKey) -> Row:
     """The agreed label of each shown option replaces the label of the sentence it showed."""
     sentences = [dict(s) for s in as_list(row.get("sentences"))]
-    for name, index, _ in shown_options(row):
+    for name, index, _ in shown_options(row, key=key):
         sentences[index]["label"] = decided.get(f"label_{name}", sentences[index]["label"])
     return dict(row, sentences=sentences)
 
@@ -350,10 +374,12 @@ def recheck(before: Row, after: Row) -> Row:
     return {**row, **review_state(checks)}
 
 
-def known_answers(row: Row) -> dict[str, str]:
+def known_answers(row: Row, *, key: DatasetKey) -> dict[str, str]:
     """The label questions' answers that a validated item implies: each shown option's label
     (through the record's shuffled order), so a validated item can be a control item."""
-    return {f"label_{name}": str(item.get("label")) for name, _, item in shown_options(row)}
+    return {
+        f"label_{name}": str(item.get("label")) for name, _, item in shown_options(row, key=key)
+    }
 
 
 def source_labels(row: Row) -> dict[str, str]:
@@ -397,11 +423,17 @@ REVIEW = Review(
     apply_correction=apply_correction,
     apply_answers=apply_answers,
     corrected_sources=corrected_sources,
-    hidden_metadata=(ORDER_KEY,),
+    hidden_metadata=(CHECK_KEY,),
+    needs_key=True,
+    legacy_metadata=(LEGACY_ORDER_KEY,),
     blind=blind,
-    seen_note="StereoSet options were shown in a shuffled order per record (seeded by the "
-    "record id) under the neutral names A, B and C, with no label anywhere (the correction "
-    "box, rule flags and filters included): annotators assigned the labels blind.",
+    seen_note="StereoSet options were shown in a shuffled order per record (drawn with a "
+    "private key of the dataset that annotators never saw) under the neutral names A, B and "
+    "C, with no label anywhere (the correction box, rule flags and filters included): "
+    "annotators assigned the labels blind.",
+    legacy_note="{records} of the records were pushed before the order was drawn with a key: "
+    "it was seeded by the record id alone, which anyone who read biasforge's source could "
+    "turn into each option's label, so their labels were not strictly judged blind.",
     recheck=recheck,
     as_is={"validity": "valid"},
     known_answers=known_answers,

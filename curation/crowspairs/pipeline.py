@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import pandas as pd
 
@@ -28,12 +28,11 @@ from biasforge.curation.translation.runner import (
     RunStats,
     Unit,
 )
-from biasforge.curation.translation.settings import TranslationSettings
+from biasforge.curation.translation.settings import Engine, TranslationSettings
 from biasforge.errors import BiasforgeError
 from biasforge.families.crowspairs import SCHEMA, as_spans, differing_spans
 from biasforge.files import stable_id
 from biasforge.textfiles import encoding_for
-from biasforge.translation_memory import TranslationMemory
 
 FAMILY = "crowspairs"
 COLUMNS = SCHEMA.names
@@ -157,12 +156,7 @@ def _source_rows(rejected: pd.DataFrame, langs: tuple[str, str]) -> pd.DataFrame
 
 
 def curate(
-    options: Options,
-    out: str | Path,
-    *,
-    overwrite: bool = False,
-    translator: Translator | None = None,
-    memory: TranslationMemory | None = None,
+    options: Options, out: str | Path, *, overwrite: bool = False, **engine: Unpack[Engine]
 ) -> RunResult:
     """Curate CrowS-Pairs in ``options.lang`` into the run directory ``out``."""
     pairs = read_pairs(
@@ -176,7 +170,7 @@ def curate(
     )
     audited = run_checks(pairs, audit.audit_checks(words))
     langs = (options.source_lang, options.lang)
-    with options.engine(translator, memory) as (translator, memory):
+    with options.engine(**engine) as (translator, memory):
         units = _units(audited.kept)
         outcomes, tstats = options.translate(
             [u for four in units for u in four[:2]], translator, memory, progress=options.progress

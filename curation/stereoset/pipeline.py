@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import pandas as pd
 
@@ -42,7 +42,7 @@ from biasforge.curation.translation.runner import (
     Unit,
     plan_for,
 )
-from biasforge.curation.translation.settings import TranslationSettings
+from biasforge.curation.translation.settings import Engine, TranslationSettings
 from biasforge.errors import BiasforgeError
 from biasforge.files import stable_id
 from biasforge.translation_memory import TranslationMemory
@@ -279,18 +279,11 @@ def _translate_assemble(
         rows.append(
             {
                 "id": cand_id,
-                "family": FAMILY,
-                "language": lang,
-                "source_id": row.source_id,
-                "source_language": source_lang,
-                "source_text": row.context,
-                "split": row.split,
-                "bias_type": row.bias_type,
+                **_envelope(row, langs),
                 "target": target or "",
                 "context": context or "",
                 "sentences": sentences,
                 "source_sentences": u.source_sentences,
-                "variant": row.variant,
                 "translation": {**translation, "cache_hit": cache_hit} if translation else None,
                 **private,
             }
@@ -298,9 +291,23 @@ def _translate_assemble(
     return pd.DataFrame(rows)
 
 
+def _envelope(row: Any, langs: tuple[str, str]) -> dict[str, Any]:
+    """What every candidate row of a source item holds, translated or rejected: its family,
+    languages, source, split, domain and variant (the columns in ``COLUMNS`` order)."""
+    return {
+        "family": FAMILY,
+        "language": langs[1],
+        "source_id": row.source_id,
+        "source_language": langs[0],
+        "source_text": row.context,
+        "split": row.split,
+        "bias_type": row.bias_type,
+        "variant": row.variant,
+    }
+
+
 def _english_rows(rejected_en: pd.DataFrame, langs: tuple[str, str]) -> pd.DataFrame:
     """Items rejected by the audit, in the candidate columns (source texts, no translation)."""
-    source_lang, lang = langs
     rows = []
     for row in rejected_en.itertuples(index=False):
         attrs = [
@@ -311,21 +318,14 @@ def _english_rows(rejected_en: pd.DataFrame, langs: tuple[str, str]) -> pd.DataF
         ]
         rows.append(
             {
-                "id": stable_id(FAMILY, lang, row.source_id, row.variant),
-                "family": FAMILY,
-                "language": lang,
-                "source_id": row.source_id,
-                "source_language": source_lang,
-                "source_text": row.context,
-                "split": row.split,
-                "bias_type": row.bias_type,
+                "id": stable_id(FAMILY, langs[1], row.source_id, row.variant),
+                **_envelope(row, langs),
                 "target": row.target,
                 "context": row.context,
                 "sentences": [
                     {**s, "attribute": a} for s, a in zip(row.sentences, attrs, strict=True)
                 ],
                 "source_sentences": [s["sentence"] for s in row.sentences],
-                "variant": row.variant,
                 "checks": row.checks,
                 "needs_review": row.needs_review,
                 "review_reasons": row.review_reasons,
@@ -375,15 +375,10 @@ def load_and_audit(options: Options) -> Audited:
     return Audited(items, kind, audited, units, steps, lexicon)
 
 
-def dry_run(
-    options: Options,
-    *,
-    translator: Translator | None = None,
-    memory: TranslationMemory | None = None,
-) -> DryRun:
+def dry_run(options: Options, **engine: Unpack[Engine]) -> DryRun:
     """What a run would send and cost, from the audit and the memory; nothing is translated
     (with a DeepL key, the account's usage is read to say whether the run fits the quota)."""
-    with options.engine(translator, memory) as (translator, memory):
+    with options.engine(**engine) as (translator, memory):
         audited = load_and_audit(options)
         if memory is None:  # same language: nothing to send
             units = list(dict.fromkeys(audited.all_units()))
@@ -403,19 +398,14 @@ def dry_run(
 
 
 def curate(
-    options: Options,
-    out: str | Path,
-    *,
-    overwrite: bool = False,
-    translator: Translator | None = None,
-    memory: TranslationMemory | None = None,
+    options: Options, out: str | Path, *, overwrite: bool = False, **engine: Unpack[Engine]
 ) -> RunResult:
     """Curate one StereoSet translation into the run directory ``out``.
 
     Items that could not be translated (quota, network) are in ``rejected.parquet`` and counted
     in ``stats["translation_failed"]``; a rerun sends only them.
     """
-    with options.engine(translator, memory) as (translator, memory):
+    with options.engine(**engine) as (translator, memory):
         audited = load_and_audit(options)
         kept_en, steps = audited.result.kept, audited.steps
         langs = (options.source_lang, options.lang)

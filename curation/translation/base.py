@@ -16,6 +16,7 @@ meet, e.g. no API key; called before anything is sent, only when something must 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -42,8 +43,26 @@ class Translator(Protocol):
         context: str | None = None,
         xml: bool = False,
     ) -> list[str]:
-        """Translate ``texts`` from ``source`` to ``target`` (ISO codes such as en, fr)."""
-        ...
+        """Translate ``texts`` from ``source`` to ``target`` (ISO codes such as en, fr).
+
+        Any object with this method is a backend. A backend class that subclasses
+        ``Translator`` gets it as written here and answers ``send`` (one ``Request``) instead,
+        so the signature is written once."""
+        send = getattr(self, "send", None)
+        if send is None:
+            raise NotImplementedError(f"{type(self).__name__}: define translate or send")
+        return send(Request(list(texts), source, target, context, xml))
+
+
+@dataclass(frozen=True)
+class Request:
+    """One ``translate`` call, as a backend subclassing ``Translator`` receives it."""
+
+    texts: list[str]
+    source: str
+    target: str
+    context: str | None = None
+    xml: bool = False
 
 
 class TranslationError(Exception):

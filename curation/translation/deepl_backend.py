@@ -20,12 +20,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from biasforge.contract.redact import public_url
-from biasforge.curation.translation.base import TranslationError
+from biasforge.curation.translation.base import Request, TranslationError, Translator
 from biasforge.errors import BiasforgeError
 from biasforge.translation_memory import server_identity
 
@@ -134,7 +134,7 @@ def glossary_name(entries: Mapping[str, str], source: str, target: str) -> str:
     return f"biasforge-{source.lower()}-{target.lower()}-{digest}"
 
 
-class DeepLTranslator:
+class DeepLTranslator(Translator):
     """:class:`biasforge.curation.translation.base.Translator` over the DeepL API."""
 
     max_batch = 50  # DeepL accepts up to 50 texts per request
@@ -229,24 +229,18 @@ class DeepLTranslator:
         usage = self._call(self._client.get_usage)
         return usage.character.count, usage.character.limit
 
-    def translate(
-        self,
-        texts: Sequence[str],
-        source: str,
-        target: str,
-        *,
-        context: str | None = None,
-        xml: bool = False,
-    ) -> list[str]:
+    def send(self, request: Request) -> list[str]:
+        """One DeepL request (context, XML tag handling, formality and glossary as asked)."""
+        texts, source, target = request.texts, request.source, request.target
         if not texts:
             return []
         kwargs: dict[str, Any] = {
             "source_lang": deepl_lang(source, target=False),
             "target_lang": deepl_lang(target, target=True),
         }
-        if context:
-            kwargs["context"] = context
-        if xml:
+        if request.context:
+            kwargs["context"] = request.context
+        if request.xml:
             kwargs["tag_handling"] = "xml"
             kwargs["ignore_tags"] = IGNORE_TAGS
             kwargs["non_splitting_tags"] = INLINE_TAGS  # the tags sit inside one sentence

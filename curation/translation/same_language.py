@@ -10,16 +10,17 @@ reproducible from its source alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
+from biasforge.curation.translation.base import Request, Translator
 from biasforge.curation.translation.runner import Outcome, RunStats, Unit
 
 #: the engine id such a run records in its config and report
 ENGINE_ID = "none (source language)"
 
 
-class PassThrough:
+class PassThrough(Translator):
     """A translator for a run whose target is the source language: texts come back as sent
     (tags included), so the alignment code reads the source's own attribute back."""
 
@@ -29,16 +30,8 @@ class PassThrough:
     def options_key(self) -> dict[str, Any]:
         return {}
 
-    def translate(
-        self,
-        texts: Sequence[str],
-        source: str,
-        target: str,
-        *,
-        context: str | None = None,
-        xml: bool = False,
-    ) -> list[str]:
-        return list(texts)
+    def send(self, request: Request) -> list[str]:
+        return list(request.texts)
 
 
 def pass_through(units: Iterable[Unit]) -> tuple[dict[Unit, Outcome], RunStats]:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from biasforge.curation.translation.base import Translator
 from biasforge.curation.translation.engines import check_translator_name, make_translator
@@ -24,6 +25,14 @@ from biasforge.curation.translation.runner import (
 from biasforge.curation.translation.same_language import PassThrough, pass_through
 from biasforge.errors import BiasforgeError
 from biasforge.translation_memory import TranslationMemory
+
+
+class Engine(TypedDict, total=False):
+    """What a caller may hand a translated pipeline's ``curate`` or ``dry_run`` instead of
+    what its settings name (``TranslationSettings.engine``): a ready translator and memory."""
+
+    translator: Translator | None
+    memory: TranslationMemory | None
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,14 @@ from types import ModuleType
 import pandas as pd
 
 from biasforge import families
+from biasforge.contract.exported import KIND, folder_problem
 from biasforge.contract.folders import combined_sha256, read_items
+from biasforge.contract.manifest import write_manifest
 from biasforge.contract.release import KIND as RELEASE
-from biasforge.errors import BiasforgeError, InputError
+from biasforge.contract.score import task_metadata
+from biasforge.errors import BiasforgeError, InputError, OutputExistsError
+from biasforge.families.base import LM_EVAL
+from biasforge.files import staged_directory
 
 UTILS = Path(__file__).with_name("task_utils.py")
 
@@ -88,19 +93,11 @@ def _task_yaml(task: str, data_file: str, module: ModuleType, meta: dict, config
     )
 
 
-def write_tasks(items: pd.DataFrame, out: Path, *, source: Path, **_: object) -> str:
-    """Write the task folder of the release at ``source`` (see the module docstring); the
-    summary line. The family comes from the items, its layout from its ``lm_eval`` hook."""
-    out = Path(out)
-    if out.exists():
-        raise BiasforgeError(f"--out {out}: already exists; give a new folder for the tasks")
-    family = families.family_of(items["family"].unique(), str(source))
-    module = family_module(family)
-    release = release_identity(Path(source))
-    prefix = task_prefix(release["name"], release["version"])
-    stage = out.with_name(f".{out.name}.partial")
-    shutil.rmtree(stage, ignore_errors=True)
-    (stage / "data").mkdir(parents=True)
+def _write_folder(
+    stage: Path, release: dict, family: families.Family, module: ModuleType, prefix: str
+) -> list[str]:
+    """utils.py, family.py, the data files and one task per config, then the group task."""
+    (stage / "data").mkdir()
     shutil.copyfile(UTILS, stage / "utils.py")
     shutil.copyfile(str(module.__file__), stage / "family.py")
     tasks = []
@@ -110,9 +107,7 @@ def write_tasks(items: pd.DataFrame, out: Path, *, source: Path, **_: object) ->
         shutil.copyfile(release["root"] / entry["file"], stage / data_file)
         meta = {
             "version": 1.0,
-            "biasforge_release": release["name"],
-            "biasforge_release_version": release["version"],
-            "biasforge_release_sha256": release["sha256"],
+            **task_metadata(release),
             "biasforge_family": family.name,
             "biasforge_config": config,
             "biasforge_split": str(entry.get("split", "test")),
@@ -124,7 +119,32 @@ def write_tasks(items: pd.DataFrame, out: Path, *, source: Path, **_: object) ->
     (stage / f"{prefix}.yaml").write_text(
         f"group: {prefix}\ntask:\n{group}metadata:\n  version: 1.0\n", encoding="utf-8"
     )
-    stage.rename(out)
+    return tasks
+
+
+def write_tasks(
+    items: pd.DataFrame, out: Path, *, source: Path, overwrite: bool = False, **_: object
+) -> str:
+    """Write the task folder of the release at ``source`` (see the module docstring); the
+    summary line. The family comes from the items, its layout from its ``lm_eval`` hook. With
+    ``overwrite``, an earlier task folder of the same family's release is replaced (its
+    manifest says so; ``biasforge.contract.exported.folder_problem``), nothing else."""
+    out = Path(out)
+    family = families.family_of(items["family"].unique(), str(source))
+    module = family_module(family)
+    release = release_identity(Path(source))
+    prefix = task_prefix(release["name"], release["version"])
+    problem = folder_problem(out, LM_EVAL, family.name) if overwrite and out.exists() else None
+    if problem:  # ``export convert`` checked it already; a direct call is held to it too
+        raise OutputExistsError(f"--out {out}: {problem}; give a new folder for the tasks")
+    with staged_directory(
+        out, overwrite=overwrite, kind=KIND, family=family.name, inputs=[source]
+    ) as stage:
+        tasks = _write_folder(stage, release, family, module, prefix)
+        write_manifest(
+            stage, KIND, format=LM_EVAL, family=family.name, tasks=tasks,
+            release={k: release[k] for k in ("name", "version", "sha256")},
+        )  # fmt: skip
     return (
         f"wrote lm-eval tasks {', '.join(tasks)} (group {prefix}) to {out}; run: lm_eval "
         f"--model hf --model_args pretrained=MODEL --include_path {out} --tasks {prefix} "

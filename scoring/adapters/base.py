@@ -223,6 +223,14 @@ class TransformersLM(LanguageModel, PairReader):
         """The text of token ids, as the tokenizer decodes them."""
         return str(self.tokenizer.decode(list(ids)))
 
+    def unknown_to_tokenizer(self, texts: Sequence[str]) -> list[bool]:
+        """Per text, whether its tokens hold the tokenizer's unknown token (a byte-level
+        tokenizer, which has none, represents every text)."""
+        unknown = self.tokenizer.unk_token_id
+        if unknown is None or not texts:
+            return [False] * len(texts)
+        return [unknown in ids for ids in self.encode_many(texts)]
+
     def parameter_count(self) -> int:
         return sum(p.numel() for p in self.model.parameters())
 

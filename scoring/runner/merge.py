@@ -2,9 +2,10 @@
 machine), re-aggregated into one multi-model folder — the per-item rows are read back and the
 folder written by the runner's one writer, as one ``score`` run of all the models writes it.
 
-Each folder is verified through the score-folder contract, and all must come from the same
-command, release (sha256), procedure, ``--limit`` and ``--split``
-(``biasforge.contract.score.check_combinable``); the task that wrote them is found by the
+Each folder is verified through the score-folder contract, given once, and all must come from
+the same command, release (name, version, sha256), procedure, ``--limit`` and ``--split``
+(``biasforge.contract.score.check_combinable``); ``--out`` is none of them (nor in or around
+one, even with ``--overwrite``). The task that wrote them is found by the
 command's name among the tasks the registered families declare.
 """
 
@@ -35,7 +36,7 @@ def merge(folders: Sequence[Path], out: Path, overwrite: bool = False) -> Path:
     check_combinable(read)
     task = _task(read[0])
     run = {**read[0].options, "merged_from": [f.path.name for f in read]}
-    with staged_directory(Path(out), overwrite=overwrite, kind="score") as stage:
+    with staged_directory(Path(out), overwrite=overwrite, kind="score", inputs=folders) as stage:
         scored = _scored(task, read, stage)
         items = task.items_from_rows([s.rows for s in scored.values()])
         results = Results(read[0].release, items, scored, resampling_of(run), run, stage)

@@ -22,12 +22,13 @@ from biasforge.scoring.tasks import Results, Scored, ScoringTask
 @dataclass(frozen=True)
 class ScoreRequest:
     """What every score command receives: the dataset, the models, the output folder and the
-    shared options."""
+    shared options; ``inputs``: other files or folders the command reads (never written over)."""
 
     dataset: str
     models: list[str]
     out: Path
     options: RunOptions
+    inputs: tuple[Path, ...] = ()
 
 
 def run_task(
@@ -43,7 +44,10 @@ def run_task(
     items = task.select(items, settings, options.limit, request.dataset)
     source = dataset_identity(request.dataset)
     started = time.time()
-    with staged_directory(request.out, overwrite=options.overwrite, kind="score") as stage:
+    inputs = (Path(request.dataset), *task.inputs(settings), *request.inputs)
+    with staged_directory(
+        request.out, overwrite=options.overwrite, kind="score", inputs=inputs
+    ) as stage:
         scored = {
             name: _score(task, lm, items, settings, stage / name)
             for name, lm in models_from(request.models, options.model)

@@ -112,6 +112,10 @@ class ScoringTask:
         """The items to score (``where`` names the dataset in errors): the first ``limit``."""
         return items.head(limit).reset_index(drop=True) if limit else items
 
+    def inputs(self, settings: Any) -> list[Path]:
+        """The files the task's own options name: read, so never written over (``--out``)."""
+        return []
+
     def run_options(self, settings: Any, items: pd.DataFrame) -> dict:
         """The task's entries of the manifest's options (read back by ``score merge``)."""
         return {}

@@ -17,13 +17,14 @@ true continuations (consecutive lines of one document) and half a random sentenc
 document, as in BERT and StereoSet's ``NextSentenceDataset``. Label 0 means "is next", as in
 BERT, so ``P(is next)`` is the StereoSet intersentence score.
 
-Corpus format: UTF-8 text, one sentence per line, blank lines between documents; at least two
+Corpus format: text (UTF-8 unless ``--nsp-encoding`` says otherwise), one sentence per line, blank lines between documents; at least two
 documents with two consecutive sentences (the paper used an extract of French Wikipedia; a few
 thousand documents of the evaluation language are a reasonable start).
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -32,29 +33,35 @@ from typing import Any
 
 from biasforge.errors import InputError
 from biasforge.scoring.interface import Capability, LanguageModel, NSPTraining, PairEncoder
+from biasforge.textfiles import DEFAULT, lines
 
 MODES = ("head", "finetune")
 Scorer = Callable[[Sequence[tuple[str, str]]], list[float]]
+Documents = Sequence[Sequence[str]]  # each document's sentences, in order
 
 
-def read_corpus(path: Path) -> list[list[str]]:
-    """Documents as lists of sentences."""
-    documents, current = [], []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+@functools.lru_cache(maxsize=2)
+def read_corpus(path: Path, encoding: str = DEFAULT) -> Documents:
+    """Documents as tuples of sentences, read through the shared reader of users' text files
+    (a file that is missing, a folder or not ``encoding`` is one line naming it, the line and
+    ``--nsp-encoding``); read once per run however many models train on it."""
+    documents: list[tuple[str, ...]] = []
+    current: list[str] = []
+    for _, line in lines(path, encoding, "--nsp-encoding"):
         line = line.strip()
         if line:
             current.append(line)
         elif current:
-            documents.append(current)
+            documents.append(tuple(current))
             current = []
     if current:
-        documents.append(current)
+        documents.append(tuple(current))
     if sum(max(0, len(d) - 1) for d in documents) < 2:
         raise InputError(path, "NSP corpus needs documents with at least two consecutive sentences")
-    return documents
+    return tuple(documents)
 
 
-def make_pairs(documents: list[list[str]], n: int, seed: int = 0) -> list[tuple[str, str, int]]:
+def make_pairs(documents: Documents, n: int, seed: int = 0) -> list[tuple[str, str, int]]:
     """``n`` (first, second, label) pairs: label 0 = second follows first, 1 = a random
     sentence of another document (drawn again until it is, as StereoSet's dataset does)."""
     rng = random.Random(seed)
@@ -140,12 +147,13 @@ def train_head(
     lr: float = 1e-2,
     seed: int = 0,
     progress: bool = True,
+    encoding: str = DEFAULT,
 ) -> NSPHead:
     """Fit the head on features of a frozen model (features computed once, then full-batch Adam)."""
     import torch
 
     lm.require(Capability.READ_PAIRS, "an NSP head")
-    data = make_pairs(read_corpus(corpus), pairs, seed)
+    data = make_pairs(read_corpus(corpus, encoding), pairs, seed)
     feats = []
     chunks = range(0, len(data), 64)
     if progress:
@@ -173,11 +181,16 @@ def train_head(
 
 
 def finetune(
-    lm: LanguageModel, corpus: Path, training: NSPTraining, progress: bool = False
+    lm: LanguageModel,
+    corpus: Path,
+    training: NSPTraining,
+    progress: bool = False,
+    encoding: str = DEFAULT,
 ) -> Scorer:
     """The paper's procedure: ``training.steps`` batches of corpus pairs fine-tune a copy of
     the model with a new NSP head; returns the scorer P(is next)."""
-    pairs = make_pairs(read_corpus(corpus), training.steps * training.batch_size, training.seed)
+    documents = read_corpus(corpus, encoding)
+    pairs = make_pairs(documents, training.steps * training.batch_size, training.seed)
     return finetune_pairs(lm, pairs, training, progress)
 
 

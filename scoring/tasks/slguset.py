@@ -24,6 +24,38 @@ from biasforge.scoring.tasks.masking import joint_logprobs
 from biasforge.scoring.uncertainty import Figures
 
 THRESHOLD = 0.3
+MASKED = (
+    "each word's log-probability at the masked keyword, as many masks as the word has "
+    "sub-tokens, their log-probabilities summed (masked LM)"
+)
+SHOWN_UNKNOWN = 8  # unknown keyword words named in the note
+
+
+def procedure(lm: LanguageModel) -> str:
+    """How ``score_items`` reads p_male and p_female from ``lm`` (for models.json and the
+    report: a causal model read natively and one imported from lm-eval differ)."""
+    if lm.supports(Capability.READ_MASKED):
+        return MASKED
+    return (
+        "log-likelihood of the sentence filled with each word (sum of its token "
+        f"log-probabilities): {lm.how(Capability.SCORE_SENTENCE)}"
+    )
+
+
+def unknown_keywords(lm: LanguageModel, items: pd.DataFrame) -> str:
+    """ "" or a note naming the keyword words ``lm``'s tokenizer reads as its unknown token:
+    a sentence whose two words are both unknown gets Bias_c 0 whatever the model."""
+    words = sorted({w for row in items.itertuples(index=False) for w in _words(row)})
+    flags = lm.unknown_to_tokenizer(words)
+    unknown = [w for w, flag in zip(words, flags or [], strict=True) if flag] if flags else []
+    if not unknown:
+        return ""
+    more = " …" if len(unknown) > SHOWN_UNKNOWN else ""
+    return (
+        f"{len(unknown)} of {len(words)} keyword words ({', '.join(unknown[:SHOWN_UNKNOWN])}"
+        f"{more}) are unknown to the tokenizer: Bias_c of their sentences compares unknown "
+        "tokens, not the words (a vocabulary without Chinese?)"
+    )
 
 
 def _words(row) -> tuple[str, str]:

@@ -7,6 +7,7 @@ Files: ``sentences.csv``, ``summary.csv`` and ``pairs.csv`` (each figure with ``
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -49,7 +50,14 @@ class SlguSet(ScoringTask):
         return {"top_k": settings}
 
     def score(self, lm: LanguageModel, items: pd.DataFrame, settings: int, folder: Path):
-        return Answers(procedures.score_items(lm, items))
+        """Bias_c per sentence; how it was read, and a warning (printed, and kept in
+        models.json and the report) when the tokenizer does not know keyword words."""
+        recorded = {"procedure": procedures.procedure(lm)}
+        unknown = procedures.unknown_keywords(lm, items)
+        if unknown:
+            print(f"warning: {lm.name}: {unknown}", file=sys.stderr)
+            recorded["unknown_keywords"] = unknown
+        return Answers(procedures.score_items(lm, items), recorded)
 
     def tables(self, results: Results) -> dict:
         summary, pairs = _tables(results)
@@ -65,13 +73,23 @@ class SlguSet(ScoringTask):
 
     def intro(self, results: Results) -> list:
         n = len(next(iter(results.scored.values())).rows)
+        warnings = [
+            Paragraph(f"**Warning** — `{name}`: {model.procedure['unknown_keywords']}")
+            for name, model in results.scored.items()
+            if model.procedure.get("unknown_keywords")
+        ]
         return [
             Paragraph(
                 f"{n} sentences. Bias_c = log(p_male / "
                 "p_female) at the masked keyword (> 0 leans male). Degrees: sum of positive "
                 f"(negative) Bias_c over N; clear bias: |Bias_c| > {procedures.THRESHOLD}."
-            )
+            ),
+            *warnings,
         ]
+
+    def shown(self, results: Results, name: str) -> dict[str, str]:
+        """The procedure in the model table (a vocabulary warning has its own paragraph)."""
+        return {"procedure": results.scored[name].procedure.get("procedure", "")}
 
     def body(self, results: Results) -> list:
         summary, pairs = results.tables["summary.csv"], results.tables["pairs.csv"]

@@ -95,7 +95,7 @@ def _sentences(items: pd.DataFrame) -> Iterator[tuple[object, dict]]:
 
 
 def _blank(row, where: str) -> Slot:
-    if "BLANK" not in row.context:
+    if not isinstance(row.context, str) or "BLANK" not in row.context:
         raise InputError(where, "intrasentence context has no BLANK", record=row.id)
     return Slot.at_marker(row.context, "BLANK")
 

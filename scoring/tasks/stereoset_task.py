@@ -13,6 +13,7 @@ output, untouched), ``sentences.csv`` and ``identity.json``. Across models: ``re
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -31,9 +32,15 @@ from biasforge.scoring.stereoset_eval import SPLITS, official_results, read_pred
 from biasforge.scoring.tasks import Answers, ItemBias, Results, ScoringTask, stereoset
 from biasforge.scoring.tasks import nsp as nsp_mod
 from biasforge.scoring.tasks import stereoset_report as report
+from biasforge.textfiles import check_encoding
 
 GOLD = report.GOLD
 TEXT = ("item_id", "split", "bias_type", "target", "sentence_id", "label", "sentence")
+
+
+MAX_NSP_STEPS = 100_000  # StereoSet's own NSP training runs a few thousand steps
+MAX_NSP_BATCH = 4_096
+NSPEncoding = Annotated[str, typer.Option(help="Encoding of --nsp-corpus (e.g. gb18030).")]
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,7 @@ class NSPOptions:
     mode: str = "head"
     corpus: Path | None = None
     head: Path | None = None
+    encoding: str = "utf-8"  # of the corpus
     training: NSPTraining = field(default_factory=NSPTraining)
     progress: bool = False  # a progress bar over the fine-tuning steps
 
@@ -79,6 +87,7 @@ class StereoSet(ScoringTask):
                 "between documents (the paper used French Wikipedia)."
             ),
         ] = None,
+        nsp_encoding: NSPEncoding = "utf-8",
         nsp_train: Annotated[
             str,
             typer.Option(
@@ -86,8 +95,12 @@ class StereoSet(ScoringTask):
                 "(the paper's procedure); head: train only a linear head on the frozen model."
             ),
         ] = "head",
-        nsp_steps: Annotated[int, typer.Option(min=1, help="NSP optimiser steps.")] = 200,
-        nsp_batch: Annotated[int, typer.Option(min=1, help="NSP fine-tuning batch size.")] = 16,
+        nsp_steps: Annotated[
+            int, typer.Option(min=1, max=MAX_NSP_STEPS, help="NSP optimiser steps.")
+        ] = 200,
+        nsp_batch: Annotated[
+            int, typer.Option(min=1, max=MAX_NSP_BATCH, help="NSP fine-tuning batch size.")
+        ] = 16,
         nsp_lr: Annotated[
             float, typer.Option(help="NSP fine-tuning learning rate of the model.")
         ] = 5e-6,
@@ -120,11 +133,19 @@ class StereoSet(ScoringTask):
             raise typer.BadParameter("--nsp-train finetune needs --nsp-corpus (and no --nsp-head)")
         if nsp_head is not None:
             nsp_mod.NSPHead.load(nsp_head)  # a bad file is refused before any model is loaded
+        for option, rate in (("--nsp-lr", nsp_lr), ("--nsp-head-lr", nsp_head_lr)):
+            if not 0 < rate < math.inf:  # NaN fails too
+                raise typer.BadParameter(f"{option} must be a positive number, not {rate}")
+        encoding = check_encoding(nsp_encoding, "--nsp-encoding")
+        if nsp_corpus is not None and nsp_head is None:  # read now: refused before any model
+            nsp_mod.read_corpus(nsp_corpus, encoding)
         training = NSPTraining(
             steps=nsp_steps, batch_size=nsp_batch, core_lr=nsp_lr, head_lr=nsp_head_lr,
             seed=options.resampling.seed,
         )  # fmt: skip
-        nsp = NSPOptions(nsp_train, nsp_corpus, nsp_head, training, options.model.progress)
+        nsp = NSPOptions(
+            nsp_train, nsp_corpus, nsp_head, encoding, training, options.model.progress,
+        )  # fmt: skip
         return Settings(split, nsp, procedure)
 
     def select(self, items: pd.DataFrame, settings: Settings, limit, where: str) -> pd.DataFrame:
@@ -138,11 +159,15 @@ class StereoSet(ScoringTask):
         stereoset.examples_from(items, where)  # every item checked before a model is loaded
         return items
 
+    def inputs(self, settings: Settings) -> list[Path]:
+        return [p for p in (settings.nsp.corpus, settings.nsp.head) if p is not None]
+
     def run_options(self, settings: Settings, items: pd.DataFrame) -> dict:
         nsp = settings.nsp
         return {
             "split": settings.split, "procedure": settings.procedure, "nsp_train": nsp.mode,
             "nsp_corpus": str(nsp.corpus or ""), "nsp_head": str(nsp.head or ""),
+            "nsp_encoding": nsp.encoding,
             "nsp_training": asdict(nsp.training),
         }  # fmt: skip
 
@@ -230,9 +255,11 @@ def _nsp_scorer(
         return None, ""
     steps = nsp.training.steps
     if nsp.mode == "finetune":
-        scorer = nsp_mod.finetune(lm, nsp.corpus, nsp.training, nsp.progress)
+        scorer = nsp_mod.finetune(lm, nsp.corpus, nsp.training, nsp.progress, nsp.encoding)
         return scorer, f"fine-tuned with an NSP head on {nsp.corpus.name} ({steps} steps)"
-    head = nsp_mod.train_head(lm, nsp.corpus, steps=steps, seed=nsp.training.seed, progress=False)
+    head = nsp_mod.train_head(
+        lm, nsp.corpus, steps=steps, seed=nsp.training.seed, progress=False, encoding=nsp.encoding
+    )
     head.save(folder / "nsp_head.pt")
     return partial(head, lm), f"trained NSP head on {nsp.corpus.name} (frozen model)"
 
@@ -258,13 +285,62 @@ def _sentence_table(items: pd.DataFrame, scores: dict[str, float]) -> pd.DataFra
 
 
 def evaluate_predictions(dataset: str, predictions: Path) -> dict:
-    """Official evaluator numbers for a predictions JSON file against a dataset's items."""
+    """Official evaluator numbers for a predictions JSON file against a dataset's items.
+
+    A file in a score folder comes from the release that folder scored: it is evaluated only
+    on the same release (name, version, sha256). A file from elsewhere carries no release
+    identity, so it must predict every item of the splits it holds, and nothing else."""
+    from biasforge.contract.score import check_same_release, enclosing_score_folder
+    from biasforge.scoring.data import dataset_identity
+
+    path = Path(predictions)
     items = load_items(dataset, StereoSet.family)
-    scores = read_predictions(Path(predictions))
-    examples = [e for e in stereoset.examples_from(items, dataset) if e.stereotype in scores]
-    if not examples:
-        raise BiasforgeError(f"{predictions}: no prediction matches the dataset's sentence ids")
-    return official_results(examples, scores)
+    scores = read_predictions(path)
+    folder = enclosing_score_folder(path)
+    if folder is not None:
+        check_same_release(path, folder.release, dataset_identity(dataset), "--dataset is")
+    examples = stereoset.examples_from(items, dataset)
+    chosen = _predicted(examples, scores, path)
+    if folder is None:
+        _check_whole_splits(examples, chosen, path)
+    return official_results(chosen, scores)
+
+
+def _predicted(examples: list, scores: dict[str, float], path: Path) -> list:
+    """The examples whose three sentences are predicted; a predicted id that is no sentence
+    of the dataset, or an item predicted in part, is refused."""
+    ids = {s for e in examples for s in (e.stereotype, e.anti_stereotype, e.unrelated)}
+    stray = [key for key in scores if key not in ids]
+    if stray:
+        raise InputError(
+            path,
+            f"{len(stray)} predicted id(s) are no sentence of --dataset (first: {stray[0]!r}): "
+            "predictions of another dataset",
+        )
+    chosen = []
+    for e in examples:
+        have = sum(s in scores for s in (e.stereotype, e.anti_stereotype, e.unrelated))
+        if have == 3:
+            chosen.append(e)
+        elif have:
+            raise InputError(path, f"item {e.id}: {have} of its 3 sentences predicted")
+    if not chosen:
+        raise BiasforgeError(f"{path}: no prediction matches the dataset's sentence ids")
+    return chosen
+
+
+def _check_whole_splits(examples: list, chosen: list, path: Path) -> None:
+    """A predictions file outside a score folder predicts every item of its splits."""
+    for split in sorted({e.split for e in chosen}):
+        total = sum(e.split == split for e in examples)
+        done = sum(e.split == split for e in chosen)
+        if done < total:
+            raise InputError(
+                path,
+                f"predicts {done} of the {total} {split} items of --dataset and lies in no "
+                "score folder (which would name its release): a predictions file from "
+                "elsewhere must predict every item of the splits it holds",
+            )
 
 
 TASK = StereoSet()

@@ -1,9 +1,10 @@
 """What an annotator can read through Argilla's API gives away no answer (issue 33; the rule
 "annotators judge blind").
 
-A StereoSet dataset keeps the shown order of its options in hidden record metadata
-(``option_order``, ``visible_for_annotators=False``): whoever reads it knows which option is the
-stereotype. One annotator answers every record; another one then calls every route of
+A StereoSet dataset keeps a keyed check of the shown order of its options in hidden record
+metadata (``order_check``, ``visible_for_annotators=False``; before keyed orders it was the order
+itself, ``option_order``, and whoever read it knew which option is the stereotype): hidden
+metadata must stay hidden. One annotator answers every record; another one then calls every route of
 argilla-server 2.8 an annotator may call that returns records, responses, suggestions, metadata
 or dataset-level figures, on the real embedded server, and must get neither the hidden key (nor
 its values) nor the first annotator's answers. Owner and admin still get everything.
@@ -19,13 +20,14 @@ import pytest
 from biasforge.annotation.connection import find_server
 from biasforge.annotation.push import push_run
 from biasforge.annotation.users import add_users
-from biasforge.families.stereoset import LABELS, option_order
+from biasforge.families.stereoset import CHECK_KEY, LABELS, option_order
 from tests.annotation.helpers import answer, login, queue
+from tests.annotation.keyed import pushed_key
 from tests.annotation.test_blind_labels import flagged_row
 from tests.annotation.test_families import make_run
 
 DATASET = "ss-api-blind"
-HIDDEN = "option_order"
+HIDDEN = CHECK_KEY
 ROWS = 6
 
 
@@ -38,9 +40,11 @@ def setup(server, tmp_path_factory):
     made = add_users(connection, [("apib-ann1", None), ("apib-ann2", None), ("apib-adm", "admin")])
     apis = {u.username: login(connection.url, u.username, u.password) for u in made}
     first = apis["apib-ann1"]
+    key = pushed_key(connection, DATASET)
     for record in queue(first, pushed.dataset_id):
         row = next(r for r in rows if r["id"] == record["external_id"])
-        labels = {f"label_{'ABC'[j]}": LABELS[i] for j, i in enumerate(option_order(row))}
+        order = option_order(row, key=key)
+        labels = {f"label_{'ABC'[j]}": LABELS[i] for j, i in enumerate(order)}
         answer(first, record["id"], {"validity": "valid", **labels})
     owner = httpx.Client(
         base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=60

@@ -31,8 +31,10 @@ from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
 from biasforge.annotation.users import add_users
 from biasforge.exports.release import make_release
+from biasforge.families.base import DatasetKey
 from biasforge.families.stereoset import LABELS, known_answers
 from tests.annotation.helpers import login
+from tests.annotation.keyed import pushed_key
 from tests.annotation.quality_helpers import (
     answer_in_bulk,
     simulated,
@@ -46,9 +48,9 @@ VALIDITY = ["valid", "fixed", "reject"]
 DATASET = "ss-competence"
 
 
-def truth_of(row: dict) -> dict[str, str]:
+def truth_of(row: dict, key: DatasetKey) -> dict[str, str]:
     valid = random.Random(f"{SEED}:{row['id']}").random() < 0.85
-    return {"validity": "valid" if valid else "reject", **known_answers(row)}
+    return {"validity": "valid" if valid else "reject", **known_answers(row, key=key)}
 
 
 def answers_of(who: str, rid: str, truth: dict[str, str]) -> dict[str, str]:
@@ -67,7 +69,8 @@ def simulation(server, stereoset_fr_run, tmp_path_factory):
     remember_run(connection.url, connection.workspace, DATASET, stereoset_fr_run)
     team = {u.username: u.password for u in add_users(connection, [(w, None) for w in ACCURACY])}
     rows = pd.read_parquet(stereoset_fr_run / "candidates.parquet").to_dict("records")
-    truth = {str(r["id"]): truth_of(r) for r in rows}
+    key = pushed_key(connection, DATASET)
+    truth = {str(r["id"]): truth_of(r, key) for r in rows}
     given: dict[str, dict[str, dict]] = {}
     for who in ACCURACY:
         api = login(connection.url, who, team[who])

@@ -17,8 +17,9 @@ from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
 from biasforge.exports.release import make_release
-from biasforge.families.stereoset import LABELS, option_order
+from biasforge.families.stereoset import CHECK_KEY, LABELS, option_order
 from tests.annotation.helpers import login, question, screenshot, sign_in
+from tests.annotation.keyed import TEST_KEY, use_key
 from tests.annotation.test_blind_labels import flagged_row
 from tests.annotation.test_browser_review import open_dataset, people, submitted
 from tests.annotation.test_families import make_run
@@ -32,8 +33,10 @@ def connection(server):
 
 
 def hidden_stereotype_row() -> dict:
-    """A flagged StereoSet row whose option A is not the stereotype."""
-    row = next(r for r in (flagged_row(f"blind-{n}") for n in range(50)) if option_order(r)[0] != 0)
+    """A flagged StereoSet row whose option A is not the stereotype (under ``TEST_KEY``, the
+    key the tests give their datasets before pushing them)."""
+    rows = (flagged_row(f"blind-{n}") for n in range(50))
+    row = next(r for r in rows if option_order(r, key=TEST_KEY)[0] != 0)
     return {**row, "source_id": row["id"]}
 
 
@@ -41,8 +44,9 @@ def test_an_annotator_labels_shuffled_options_blind_and_pull_maps_them_back(
     connection, browser, artifacts, tmp_path
 ):
     row = hidden_stereotype_row()
-    order = option_order(row)
+    order = option_order(row, key=TEST_KEY)
     run = make_run(tmp_path / "run", [row], "stereoset")
+    use_key(connection, "ss-blind")
     pushed = push_run(run, "ss-blind", connection, min_submitted=1, progress=False)
     remember_run(connection.url, connection.workspace, "ss-blind", run)
     team = people(connection, "blind-ann")
@@ -56,7 +60,7 @@ def test_an_annotator_labels_shuffled_options_blind_and_pull_maps_them_back(
     assert found.status_code == 200, found.text
     (item,) = found.json()["items"]
     record = item["record"]
-    assert "option_order" not in (record.get("metadata") or {})
+    assert not {"option_order", CHECK_KEY} & set(record.get("metadata") or {})
     assert record["suggestions"], "the correction box's text is part of what annotators get"
     seen = json.dumps(record, ensure_ascii=False)
     assert not LABEL_WORD.search(seen), seen
@@ -100,11 +104,12 @@ def test_an_annotator_labels_shuffled_options_blind_and_pull_maps_them_back(
 def test_the_card_says_what_annotators_saw_as_the_settings_show(connection, tmp_path):
     row = hidden_stereotype_row()
     run = make_run(tmp_path / "run", [row], "stereoset")
+    use_key(connection, "ss-card")
     pushed = push_run(run, "ss-card", connection, min_submitted=1, progress=False)
     remember_run(connection.url, connection.workspace, "ss-card", run)
     from tests.annotation.test_families import answer_as_owner
 
-    order = option_order(row)
+    order = option_order(row, key=TEST_KEY)
     values = {"validity": "valid", **{f"label_{'ABC'[j]}": LABELS[i] for j, i in enumerate(order)}}
     answer_as_owner(connection, pushed.dataset_id, {row["id"]: values})
     pull("ss-card", tmp_path / "reviewed", connection, policy="unanimous")
@@ -122,7 +127,7 @@ def test_the_card_says_what_annotators_saw_as_the_settings_show(connection, tmp_
         assert f"*{field['title']}*" in sentence
     for title in visible:
         assert f"*{title}*" in sentence
-    assert "`option_order`" in sentence and "option_order" not in json.dumps(meta)
+    assert f"`{CHECK_KEY}`" in sentence and CHECK_KEY not in json.dumps(meta)
     assert "kept from them" in sentence and "blind" in sentence
     assert "Judged questions started empty: annotators saw no suggested answers." in card
 

@@ -30,6 +30,7 @@ from tests.annotation.helpers import (
     visible_datasets,
     wait_for_status,
 )
+from tests.annotation.keyed import pushed_key
 from tests.annotation.test_families import make_run, slguset_rows, stereoset_rows
 
 MISPRINT = "Él es un repcionista."
@@ -226,8 +227,10 @@ def test_stereoset_labels_start_empty_and_target_and_slot_are_marked(
     assert page.locator(checked).count() == 0
     assert mark_texts(page, "target") == ["mère"] * 5  # heading, context, three options
     slots = mark_texts(page, "slot")
+    key = pushed_key(connection, "ss-empty")
     shown = [  # each row's fillers in its shuffled option order (issue 23)
-        [row["sentences"][i]["attribute"] for i in option_order(row)] for row in stereoset_rows()
+        [row["sentences"][i]["attribute"] for i in option_order(row, key=key)]
+        for row in stereoset_rows()
     ]
     assert slots in shown
     english = "The mother is caring." if "attentionnée" in slots else "My mother was gentle."

@@ -18,7 +18,7 @@ import httpx
 import pandas as pd
 import pytest
 
-from biasforge.annotation import controls
+from biasforge.annotation import controls, private_state
 from biasforge.annotation.api import iter_records
 from biasforge.annotation.connection import find_server
 from biasforge.annotation.pull import pull
@@ -84,7 +84,7 @@ def test_push_keeps_the_control_key_in_private_state(review):
     assert len(planted) == 4 and "4 control items (4 created now)" in review["stdout"]
     assert all(c.expected == {"grammatical": "no"} for c in planted)
     connection = review["connection"]
-    path = controls.state_path(connection.url, connection.workspace, DATASET)
+    path = private_state.path(connection.url, connection.workspace, DATASET)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     ids = set(review["rows"]["id"])
     assert not ids & {c.id for c in planted}
@@ -135,6 +135,7 @@ def test_a_control_and_its_item_look_alike_in_the_browser(review, browser, artif
         page.goto(f"{url}/dataset/{dataset_id}/annotation-mode?page={order.index(rid) + 1}")
         question(page, "grammatical").wait_for(timeout=60_000)
         page.get_by_text(f"{order.index(rid) + 1} of", exact=False).first.wait_for()
+        page.wait_for_load_state("networkidle")  # the record's fields, not the page's frame
         page.screenshot(path=artifacts / f"control-look-alike-{name}.png", full_page=True)
         texts[name] = page.inner_text("body")
         roles[name] = page.locator("mark").evaluate_all("ms => ms.map(m => m.dataset.role)")

@@ -14,8 +14,10 @@ from biasforge.annotation.agreement import question_agreement
 from biasforge.annotation.decide import Adjudicated, Answer, combine, decide
 from biasforge.annotation.users import read_users_csv, username_problem
 from biasforge.errors import InputError
+from tests.annotation.keyed import TEST_KEY
 
-BECPRO, SLGUSET, STEREOSET = (families.get(n) for n in ("becpro", "slguset", "stereoset"))
+BECPRO, SLGUSET = (families.get(n) for n in ("becpro", "slguset"))
+STEREOSET = families.get("stereoset").with_key(TEST_KEY)
 
 MISPRINT = {
     "id": "b1", "sentence": "Él es un repcionista.", "person": "Él", "person_phrase": "él",
@@ -182,7 +184,9 @@ def test_judged_questions_get_no_suggestion_unless_asked():
     from biasforge.families.stereoset import option_order
 
     labels = ["stereotype", "anti-stereotype", "unrelated"]
-    assert [suggested[f"label_{n}"] for n in "ABC"] == [labels[i] for i in option_order(row)]
+    assert [suggested[f"label_{n}"] for n in "ABC"] == [
+        labels[i] for i in option_order(row, key=TEST_KEY)
+    ]
     item = STEREOSET.review.record(row)["fields"]["item"]
     assert "The mother is harsh." in item and "stereotype" not in item  # labels not shown
     assert (
@@ -305,7 +309,7 @@ def test_a_corrected_item_that_breaks_the_schema_is_not_accepted():
     }  # fmt: skip
     from biasforge.families.stereoset import option_order
 
-    order = option_order(row)
+    order = option_order(row, key=TEST_KEY)
     lines = {"ABC"[j]: f"Phrase {i}." if i else "" for j, i in enumerate(order)}
     text = "context: Ma mère cuisine.\n" + "\n".join(f"{n}: {t}" for n, t in lines.items())
     decided = {"validity": "fixed", **{f"label_{'ABC'[j]}": labels[i] for j, i in enumerate(order)}}

@@ -15,8 +15,10 @@ from biasforge.annotation.registry import remember_run
 from biasforge.contract.rundir import write_run
 from biasforge.families.stereoset import editable_text as stereoset_text
 from biasforge.families.stereoset import option_order
+from tests.annotation.keyed import TEST_KEY, keyed_review, use_key
 
-BECPRO, SLGUSET, STEREOSET = (families.get(n).review for n in ("becpro", "slguset", "stereoset"))
+BECPRO, SLGUSET = (families.get(n).review for n in ("becpro", "slguset"))
+STEREOSET = keyed_review("stereoset")
 
 
 def stereoset_rows() -> list[dict]:
@@ -122,11 +124,11 @@ def test_becpro_correction_keeps_person_span_on_the_person_word():
 
 def test_stereoset_correction_rederives_the_attribute():
     row = stereoset_rows()[0]
-    text = stereoset_text(row).replace("La mère est", "Cette mère est")
+    text = stereoset_text(row, key=TEST_KEY).replace("La mère est", "Cette mère est")
     fixed = STEREOSET.apply_correction(row, text)
     assert fixed["context"] == "Cette mère est BLANK."
     assert [s["attribute"] for s in fixed["sentences"]] == ["attentionnée", "négligente", "bleu"]
-    shown = "ABC"[option_order(row).index(2)]  # the unrelated option's name
+    shown = "ABC"[option_order(row, key=TEST_KEY).index(2)]  # the unrelated option's name
     broken = text.replace("Cette mère est bleu.", "Le ciel est bleu.")
     with pytest.raises(ValueError, match=f"option {shown} no longer matches"):
         STEREOSET.apply_correction(row, broken)
@@ -138,22 +140,23 @@ RELABELLED = ("anti-stereotype", "stereotype", "unrelated")
 
 def shown_labels(row: dict, labels: tuple[str, ...]) -> dict[str, str]:
     """The answers to "Label of option A/B/C" that give the stored sentences ``labels``."""
-    return {f"label_{'ABC'[j]}": labels[i] for j, i in enumerate(option_order(row))}
+    return {f"label_{'ABC'[j]}": labels[i] for j, i in enumerate(option_order(row, key=TEST_KEY))}
 
 
 def test_stereoset_and_slguset_review_on_the_server(server, tmp_path):
     connection = find_server(server.data_dir)
     run = make_run(tmp_path / "ss-run", stereoset_rows(), "stereoset")
+    use_key(connection, "stereoset-fr")  # the answers below are given in TEST_KEY's order
     pushed = push_run(run, "stereoset-fr", connection, min_submitted=1, progress=False)
     remember_run(connection.url, connection.workspace, "stereoset-fr", run)
     rows = stereoset_rows()
-    corrected = stereoset_text(rows[0]).replace("attentionnée", "bienveillante")
+    corrected = stereoset_text(rows[0], key=TEST_KEY).replace("attentionnée", "bienveillante")
     answer_as_owner(
         connection,
         pushed.dataset_id,
         {
             "ss-1": {"validity": "fixed", **shown_labels(rows[0], LABELS), "correction": corrected},
-            "ss-2": {"validity": "valid", **shown_labels(rows[1], RELABELLED), "correction": stereoset_text(rows[1])},
+            "ss-2": {"validity": "valid", **shown_labels(rows[1], RELABELLED), "correction": stereoset_text(rows[1], key=TEST_KEY)},
         },
     )  # fmt: skip
     from biasforge.translation_memory import TranslationMemory

@@ -23,8 +23,10 @@ from biasforge.annotation.connection import find_server
 from biasforge.annotation.pull import pull
 from biasforge.annotation.users import add_users
 from biasforge.exports.release import make_release
+from biasforge.families.base import DatasetKey
 from biasforge.families.stereoset import known_answers
 from tests.annotation.helpers import login
+from tests.annotation.keyed import pushed_key
 from tests.annotation.quality_helpers import (
     answer_in_bulk,
     whole_queue,
@@ -41,8 +43,9 @@ def plan_of(index: int) -> str:
     return {3: "changed", 5: "rejected", 7: "split"}.get(index % 10, "kept")
 
 
-def answers_of(who: str, row: dict, plan: str) -> tuple[dict, str]:
-    values = {"validity": "reject" if plan == "rejected" else "valid", **known_answers(row)}
+def answers_of(who: str, row: dict, plan: str, key: DatasetKey) -> tuple[dict, str]:
+    right = known_answers(row, key=key)
+    values = {"validity": "reject" if plan == "rejected" else "valid", **right}
     if plan == "changed" or (plan == "split" and who == TEAM[0]):
         values["label_A"], values["label_B"] = values["label_B"], values["label_A"]
         values["note"] = NOTE if who == TEAM[0] else None
@@ -68,6 +71,7 @@ def review(server, stereoset_fr_run, tmp_path_factory):
         "--controls", controls, "--data-dir", server.data_dir,
     )  # fmt: skip
     connection = find_server(server.data_dir)
+    key = pushed_key(connection, DATASET)
     team = {u.username: u.password for u in add_users(connection, [(n, None) for n in TEAM])}
     rows = pd.read_parquet(stereoset_fr_run / "candidates.parquet").to_dict("records")
     plans = {str(r["id"]): plan_of(i) for i, r in enumerate(rows)}
@@ -80,12 +84,12 @@ def review(server, stereoset_fr_run, tmp_path_factory):
         for record in whole_queue(api, dataset_id):
             rid = record["external_id"]
             if rid in by_id:
-                values, status = answers_of(who, by_id[rid], plans[rid])
+                values, status = answers_of(who, by_id[rid], plans[rid], key)
             else:  # a control item: its source's labels, which are right
                 values, status = {"validity": "valid"}, "submitted"
                 seen = json.dumps(record, ensure_ascii=False)
                 control = next(r for r in stereoset_rows() if r["source_text"] in seen)
-                values.update(known_answers({**control, "id": rid}))
+                values.update(known_answers({**control, "id": rid}, key=key))
             answers.append((record["id"], values, status))
         assert len(answers) == 202
         answer_in_bulk(api, answers)

@@ -101,7 +101,6 @@ def run_lm_eval(model: str, include: Path, tasks: list[str], out: Path) -> None:
         "HF_DATASETS_OFFLINE": "1",
         "HF_HUB_OFFLINE": "1",
         "TOKENIZERS_PARALLELISM": "false",
-        "PYTHONDONTWRITEBYTECODE": "1",  # the task folders' utils.py: shared, read-only
     }
     done = subprocess.run(
         list(map(str, command)), capture_output=True, text=True, env=env, timeout=900

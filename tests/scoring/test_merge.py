@@ -135,9 +135,11 @@ def test_stereoset_folders_of_two_versions_or_splits_are_refused(tiny_models, tm
     assert CliRunner().invoke(app, intra).exit_code == 0
     error = _merge_error(tmp_path / "old", tmp_path / "in", tmp_path / "merged")
     assert "split 'intrasentence', but" in error and "not combined" in error
-    # the same model twice: the second model folder is copied as tiny-bert-2, as one run names it
+    # the same model in two folders (a copy: the same folder twice is refused, issue 37): the
+    # second model folder is copied as tiny-bert-2, as one run names it
+    shutil.copytree(tmp_path / "old", tmp_path / "copy")
     result = CliRunner().invoke(
-        app, ["merge", str(tmp_path / "old"), str(tmp_path / "old"), "-o", str(tmp_path / "m")]
+        app, ["merge", str(tmp_path / "old"), str(tmp_path / "copy"), "-o", str(tmp_path / "m")]
     )
     assert result.exit_code == 0, result.output
     assert list(pd.read_csv(tmp_path / "m" / "results.csv")["model"].unique()) == [
@@ -167,9 +169,10 @@ def test_what_does_not_combine_is_refused(tiny_models, second_bert, tmp_path):
     assert "written by 'score crowspairs'" in _merge_error(tmp_path / "a", tmp_path / "c", out)
     assert "limit 4, but" in _merge_error(tmp_path / "a", tmp_path / "d", out)
     assert "at least two" in _merge_error(tmp_path / "a", out)
-    # the same model scored twice keeps both, the second renamed as one run would
+    # the same model scored twice (two folders) keeps both, the second renamed as one run would
+    shutil.copytree(tmp_path / "a", tmp_path / "a2")
     result = CliRunner().invoke(
-        app, ["merge", str(tmp_path / "a"), str(tmp_path / "a"), "-o", str(out)]
+        app, ["merge", str(tmp_path / "a"), str(tmp_path / "a2"), "-o", str(out)]
     )
     assert result.exit_code == 0, result.output
     assert list(pd.read_csv(out / "summary.csv")["model"].unique()) == ["tiny-bert", "tiny-bert-2"]
@@ -177,8 +180,9 @@ def test_what_does_not_combine_is_refused(tiny_models, second_bert, tmp_path):
     from biasforge.errors import InputError
     from biasforge.scoring.compare import read_side
 
+    shutil.copytree(tmp_path / "c", tmp_path / "c2")
     with pytest.raises(InputError, match="also in another folder"):
-        read_side([tmp_path / "c", tmp_path / "c"], "score crowspairs")
+        read_side([tmp_path / "c", tmp_path / "c2"], "score crowspairs")
 
 
 def test_folders_of_a_task_no_registered_family_declares_are_named(tiny_models, tmp_path):
