@@ -90,6 +90,18 @@ def server(server_home):
         proc.stop()
 
 
+@pytest.fixture
+def fake_deepl():
+    """A fake DeepL server on 127.0.0.1 that the real ``deepl`` client talks to (tests/fake_deepl.py:
+    the one allowed fake, DeepL being a paid remote API); one per test, so its counters are the
+    test's own."""
+    from tests.fake_deepl import FakeDeepL
+
+    server = FakeDeepL().start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture(scope="session")
 def stereoset_fr_run(shared) -> Path:
     """``biasforge curate stereoset`` on the bundled 205-item sample (200 kept, 50 per

@@ -97,8 +97,11 @@ def visible_datasets(api: httpx.Client) -> dict[str, list[str]]:
 
 
 def create_dataset(connection, name: str, settings):
-    """Dataset ``name`` with Argilla ``settings``, made through the SDK in the connection's
-    workspace (created if missing); the SDK's warnings about its own settings are silenced."""
+    """Dataset ``name`` with the Argilla settings ``settings()`` builds, made through the SDK in
+    the connection's workspace (created if missing); the SDK's warnings about its own settings
+    are silenced. ``settings`` is called once the connection's client exists: the SDK's fields
+    and questions look up its *default* client (the last one made in this process) when built,
+    so built before it they would depend on which test happened to run first in the process."""
     import warnings
 
     import argilla as rg
@@ -111,7 +114,7 @@ def create_dataset(connection, name: str, settings):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return rg.Dataset(
-            name=name, workspace=connection.workspace, settings=settings, client=rg_client
+            name=name, workspace=connection.workspace, settings=settings(), client=rg_client
         ).create()
 
 

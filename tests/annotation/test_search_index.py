@@ -27,11 +27,13 @@ def owner_api(data_dir) -> tuple[httpx.Client, object]:
 def new_dataset(connection, name: str):
     import argilla as rg
 
-    settings = rg.Settings(
-        fields=[rg.TextField(name="text")],
-        questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
-        metadata=[rg.TermsMetadataProperty(name="topic"), rg.IntegerMetadataProperty(name="n")],
-    )
+    def settings():
+        return rg.Settings(
+            fields=[rg.TextField(name="text")],
+            questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
+            metadata=[rg.TermsMetadataProperty(name="topic"), rg.IntegerMetadataProperty(name="n")],
+        )
+
     return create_dataset(connection, name, settings)
 
 

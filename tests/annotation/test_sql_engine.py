@@ -26,7 +26,7 @@ def engine_dataset(server):
     import argilla as rg
 
     connection = find_server(server.data_dir)
-    settings = rg.Settings(
+    settings = lambda: rg.Settings(  # noqa: E731  (built once the client exists)
         fields=[rg.TextField(name="text")],
         questions=[rg.LabelQuestion(name="sentiment", labels=["pos", "neg"])],
         metadata=[rg.TermsMetadataProperty(name="topic"), rg.IntegerMetadataProperty(name="n")],
@@ -81,7 +81,7 @@ def text_dataset(server, name: str, metadata: str, records: list) -> tuple[httpx
     import argilla as rg
 
     connection = find_server(server.data_dir)
-    settings = rg.Settings(
+    settings = lambda: rg.Settings(  # noqa: E731  (built once the client exists)
         fields=[rg.TextField(name="text")],
         questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
         metadata=[rg.TermsMetadataProperty(name=metadata)],
@@ -205,7 +205,7 @@ def multi(server):
     import argilla as rg
 
     connection = find_server(server.data_dir)
-    settings = rg.Settings(
+    settings = lambda: rg.Settings(  # noqa: E731  (built once the client exists)
         fields=[rg.TextField(name="text"), rg.TextField(name="note", required=False)],
         questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
         metadata=[rg.TermsMetadataProperty(name="topic"), rg.TermsMetadataProperty(name="lang")],

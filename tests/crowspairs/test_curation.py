@@ -11,17 +11,15 @@ from biasforge.curation.crowspairs.align import align_pair, tagged
 from biasforge.curation.crowspairs.source import read_pairs
 from biasforge.errors import InputError
 from tests.conftest import SHARED, run_cli
-from tests.fake_deepl import FakeDeepL
 
 FULL = SHARED / "data" / "crows_pairs" / "crows_pairs_anonymized.csv"
 
 
 @pytest.fixture
-def fake_deepl(monkeypatch):
-    server = FakeDeepL().start()
-    monkeypatch.setenv("DEEPL_AUTH_KEY", server.auth_key)
-    yield server
-    server.stop()
+def fake_deepl(fake_deepl, monkeypatch):
+    """The fake DeepL server (tests/conftest.py), its key in the environment."""
+    monkeypatch.setenv("DEEPL_AUTH_KEY", fake_deepl.auth_key)
+    return fake_deepl
 
 
 def test_english_sample_needs_no_key_and_keeps_the_source(tmp_path, biasforge_home, monkeypatch):
