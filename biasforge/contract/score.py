@@ -96,15 +96,17 @@ def check_distinct(paths: Sequence[str | Path], what: str) -> None:
 
 
 def write_score_manifest(
-    stage: Path, command: str, release: dict, models: list[str], options: dict
+    stage: Path, command: str, release: dict, models: list[str], options: dict, family: str
 ) -> dict[str, Any]:
     """The manifest, written last: what was run (``command``, the ``models`` as given, no
-    path of this machine), on which release, with which options and package versions."""
+    path of this machine), on which release, with which options and package versions. The
+    ``family`` lets ``--overwrite`` replace only a score folder of the same family."""
     return write_manifest(
         stage,
         KIND,
         packages=SCORE_PACKAGES,
         command=command,
+        family=family,
         dataset=release["path"],
         release=release,
         models=[public_path(m) if Path(m).exists() else m for m in models],
