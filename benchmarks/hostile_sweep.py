@@ -279,6 +279,19 @@ def _(f, c):
             "--out", c / "o"]  # fmt: skip
 
 
+def file_case(command: list, option: str, filename: str) -> Callable:
+    """A maker of cases that give ``command`` a file of ``data`` as ``option``."""
+
+    def add(name: str, data: bytes | str, *extra: str, suffix: str = "", expect: str = "refuse"):
+        target = Path(filename).stem + suffix if suffix else filename
+
+        @case(f"{command[1]} {option} {name}", expect=expect)
+        def _(f, c):
+            return [*command, option, write(c / target, data), *extra, "--out", c / "o"]
+
+    return add
+
+
 def lexicon_copy(c: Path, lang: str = "en") -> Path:
     lex = copy(BUNDLED / "becpro", c / "lex")
     return lex
@@ -376,10 +389,7 @@ CP_HEADER = (
 CP_ROW = "{i},The poor are lazy.,The rich are lazy.,stereo,socioeconomic,\"[['socioeconomic']]\",a0,\"['a1']\"\n"
 
 
-def crows_case(name: str, data: bytes | str, *extra: str, expect: str = "refuse") -> None:
-    @case(f"crowspairs --source {name}", expect=expect)
-    def _(f, c):
-        return [*CP, "--source", write(c / "cp.csv", data), *extra, "--out", c / "o"]
+crows_case = file_case(CP, "--source", "cp.csv")
 
 
 crows_case("binary", BINARY)
@@ -488,12 +498,7 @@ SS = ["curate", "stereoset", "--lang", "en", "--source-lang", "en"]
 SS_LINE = json.loads((SHARED / "stereoset/stereoset_dev_en.jsonl").read_text().splitlines()[1])
 
 
-def stereoset_case(
-    name: str, data: bytes | str, *extra: str, suffix: str = ".jsonl", expect: str = "refuse"
-) -> None:
-    @case(f"stereoset --source {name}", expect=expect)
-    def _(f, c):
-        return [*SS, "--source", write(c / f"ss{suffix}", data), *extra, "--out", c / "o"]
+stereoset_case = file_case(SS, "--source", "ss.jsonl")
 
 
 def ss_line(**change) -> str:
@@ -604,12 +609,7 @@ def _(f, c):
 SL = ["curate", "slguset", "--name-check", "none"]
 
 
-def slguset_case(
-    name: str, data: bytes | str, *extra: str, suffix: str = ".txt", expect: str = "refuse"
-) -> None:
-    @case(f"slguset --corpus {name}", expect=expect)
-    def _(f, c):
-        return [*SL, "--corpus", write(c / f"corpus{suffix}", data), *extra, "--out", c / "o"]
+slguset_case = file_case(SL, "--corpus", "corpus.txt")
 
 
 slguset_case("binary", BINARY)
@@ -634,8 +634,9 @@ simple("slguset --corpus same twice", *SL, "--corpus", "{zh_corpus}", "--corpus"
 simple("slguset --corpus hf offline", *SL, "--corpus", "hf:nobody/nothing", "--out", "{c}/o")
 simple("slguset --num-proc 0", *SL, "--num-proc", "0", "--out", "{c}/o")
 simple("slguset --num-proc -3", *SL, "--num-proc", "-3", "--out", "{c}/o")
+# clamped to the corpus's units: not a malformed value
 simple("slguset --num-proc 100000", *SL, "--num-proc", "100000", "--corpus", "{zh_corpus}",
-       "--out", "{c}/o")  # fmt: skip
+       "--out", "{c}/o", expect="accept-or-refuse")  # fmt: skip
 simple("slguset --encoding bogus", *SL, "--encoding", "nope", "--out", "{c}/o")
 simple("slguset --lexicon-encoding bogus", *SL, "--lexicon-encoding", "nope", "--out", "{c}/o")
 simple("slguset --tagger bogus", *SL, "--tagger", "magic", "--out", "{c}/o")
@@ -762,7 +763,10 @@ def rel_args(f, c, *args, name="x", version="1.0.0"):
     return [*REL, *args, "--name", name, "--version", version, "--unreviewed", "--out", c / "rel"]
 
 
-for bad in ("1.0", "v1.0.0", "../1.0.0", "1.0.0\n", "01.0.0", "1.0.0-", "99999999999999999999.0.0"):
+simple("release --version 99999999999999999999.0.0 (valid semver)", *REL, "{bec_run}", "--name",
+       "x", "--version", "99999999999999999999.0.0", "--unreviewed", "--out", "{c}/rel",
+       expect="accept-or-refuse")  # fmt: skip
+for bad in ("1.0", "v1.0.0", "../1.0.0", "1.0.0\n", "01.0.0", "1.0.0-", " 1.0.0"):
     simple(f"release --version {bad!r}", *REL, "{bec_run}", "--name", "x", "--version", bad,
            "--unreviewed", "--out", "{c}/rel")  # fmt: skip
 for bad in ("..", "a/b", "数据集", "", "-x", "a\nb", "x" * 300, "abc\n", " abc"):
@@ -1240,18 +1244,6 @@ simple("pull --run missing", *AN, "pull", "--dataset", "d", "--out", "{c}/o", "-
 simple("pull --dataset 'a/b'", *AN, "pull", "--dataset", "a/b", "--out", "{c}/o")
 
 
-@case("pull --out user folder --overwrite", protect=lambda f, c: [c / "o"])
-def _(f, c):
-    user_folder(c / "o")
-    return [*AN, "pull", "--dataset", "d", "--out", c / "o", "--overwrite"]
-
-
-@case("pull --out is the --run --overwrite", protect=lambda f, c: [c / "run"])
-def _(f, c):
-    run = copy(f["bec_run"], c / "run")
-    return [*AN, "pull", "--dataset", "d", "--out", run, "--run", run, "--overwrite"]
-
-
 simple("users --role bogus", *AN, "users", "bob", "--role", "god")
 simple("users username with newline", *AN, "users", "bo\nb")
 simple("users username ending in a newline", *AN, "users", "bob\n")
@@ -1336,16 +1328,23 @@ simple("pull --adjudicators unknown user", *AN, "pull", "--dataset", "bec1", "--
        "--adjudicators", "nobody")  # fmt: skip
 
 
-@case("pull (live) --out user folder --overwrite", protect=lambda f, c: [c / "o"])
-def _(f, c):
-    user_folder(c / "o")
-    return [*AN, "pull", "--dataset", "bec1", "--out", c / "o", "--overwrite"]
+def pull_over_inputs(dataset: str, label: str) -> None:
+    """``pull --overwrite`` over a user's folder and over its own --run (of a dataset that does
+    not exist, 'd', and of the live one, 'bec1')."""
+
+    @case(f"pull{label} --out user folder --overwrite", protect=lambda f, c: [c / "o"])
+    def _(f, c):
+        user_folder(c / "o")
+        return [*AN, "pull", "--dataset", dataset, "--out", c / "o", "--overwrite"]
+
+    @case(f"pull{label} --out is the --run --overwrite", protect=lambda f, c: [c / "run"])
+    def _(f, c):
+        run = copy(f["bec_run"], c / "run")
+        return [*AN, "pull", "--dataset", dataset, "--out", run, "--run", run, "--overwrite"]
 
 
-@case("pull (live) --out is the --run --overwrite", protect=lambda f, c: [c / "run"])
-def _(f, c):
-    run = copy(f["bec_run"], c / "run")
-    return [*AN, "pull", "--dataset", "bec1", "--out", run, "--run", run, "--overwrite"]
+pull_over_inputs("d", "")
+pull_over_inputs("bec1", " (live)")
 
 
 @case("pull (live) --overwrite over a becpro run", protect=lambda f, c: [c / "run"])
@@ -1362,6 +1361,117 @@ def _(f, c):
 
 simple("agreement --dataset '..'", *AN, "agreement", "--dataset", "..")
 simple("families unknown", "families", "nope")
+
+
+# a named pipe where a file is expected: whoever opens it without looking waits for a writer
+# that never comes (run these with --only fifo --timeout 20: a blocked read never ends)
+
+
+def fifo(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() or path.is_symlink():
+        path.unlink()
+    os.mkfifo(path)
+    return path
+
+
+def fifo_case(name: str, make: Make) -> None:
+    CASES.append(Case(f"fifo: {name}", make))
+
+
+fifo_case(
+    "crowspairs --source", lambda f, c: [*CP, "--source", fifo(c / "cp.csv"), "--out", c / "o"]
+)
+fifo_case(
+    "stereoset --source", lambda f, c: [*SS, "--source", fifo(c / "s.jsonl"), "--out", c / "o"]
+)
+fifo_case("slguset --corpus", lambda f, c: [*SL, "--corpus", fifo(c / "zh.txt"), "--out", c / "o"])
+fifo_case("crowspairs --group-words",
+          lambda f, c: [*CP, "--group-words", fifo(c / "gw.tsv"), "--out", c / "o"])  # fmt: skip
+fifo_case("crowspairs --memory", lambda f, c: ["curate", "crowspairs", "--lang", "fr", "--memory",
+                                               fifo(c / "tm.sqlite"), "--limit", "2", "--out", c / "o"])  # fmt: skip
+
+
+@case("fifo: becpro lexicon professions.tsv")
+def _(f, c):
+    lex = lexicon_copy(c)
+    fifo(lex / "professions.tsv")
+    return ["curate", "becpro", "--lang", "en", "--lexicon", lex, "--out", c / "o"]
+
+
+@case("fifo: slguset --lexicon gender_pairs.tsv")
+def _(f, c):
+    lex = copy(BUNDLED / "slguset", c / "lex")
+    fifo(lex / "gender_pairs.tsv")
+    return [*SL, "--lexicon", lex, "--corpus", f["zh_corpus"], "--out", c / "o"]
+
+
+@case("fifo: release of a run whose manifest.json is a pipe")
+def _(f, c):
+    run = copy(f["bec_run"], c / "run")
+    fifo(run / "manifest.json")
+    return rel_args(f, c, run)
+
+
+@case("fifo: release of a run whose candidates.parquet is a pipe")
+def _(f, c):
+    run = copy(f["bec_run"], c / "run")
+    fifo(run / "candidates.parquet")
+    return rel_args(f, c, run)
+
+
+fifo_case("convert a pipe", lambda f, c: [*CV, fifo(c / "x.parquet"), "--format", "becpro-tsv",
+                                          "--out", c / "o.tsv"])  # fmt: skip
+
+
+@case("fifo: score a release whose parquet is a pipe")
+def _(f, c):
+    rel = copy(f["bec_rel"], c / "rel")
+    fifo(first_parquet(rel))
+    return ["score", "becpro", "-d", rel, "-m", f["bert"], "-o", c / "o", *SC_Q]
+
+
+@case("fifo: score a model whose config.json is a pipe")
+def _(f, c):
+    m = copy(Path(f["bert"]), c / "m")
+    fifo(m / "config.json")
+    return ["score", "becpro", "-d", f["bec_rel"], "-m", m, "-o", c / "o", *SC_Q]
+
+
+@case("fifo: score stereoset --nsp-corpus")
+def _(f, c):
+    return ["score", "stereoset", "-d", f["ss_rel"], "-m", f["bert"], "-o", c / "o", *SC_Q,
+            "--nsp-train", "head", "--nsp-corpus", fifo(c / "nsp.txt")]  # fmt: skip
+
+
+@case("fifo: merge a score folder whose models.json is a pipe")
+def _(f, c):
+    a = copy(f["cp_bert"], c / "a")
+    fifo(a / "models.json")
+    return ["score", "merge", a, f["cp_gpt2"], "-o", c / "o"]
+
+
+fifo_case("stereoset-eval --predictions",
+          lambda f, c: [x.format(c=c, **f) for x in SE] + [str(fifo(c / "p.json"))])  # fmt: skip
+
+
+@case("fifo: import-lm-eval results file")
+def _(f, c):
+    fifo(c / "r" / "results_2024.json")
+    return [*IMP, c / "r", "--dataset", f["cp_rel"], "-o", c / "o"]
+
+
+fifo_case("users --csv", lambda f, c: [*AN, "users", "--csv", fifo(c / "u.csv")])
+fifo_case("serve --tls-cert", lambda f, c: [*AN, "serve", "--tls-cert", fifo(c / "c.pem"),
+                                            "--tls-key", fifo(c / "k.pem"), "--port", "0"])  # fmt: skip
+fifo_case("push a run whose manifest.json is a pipe", lambda f, c: [
+    *AN, "push", _run_with_fifo(f, c), "--dataset", "d2"])  # fmt: skip
+
+
+def _run_with_fifo(f: dict, c: Path) -> Path:
+    run = copy(f["bec_run"], c / "run")
+    fifo(run / "manifest.json")
+    return run
 
 
 # -- running and classifying ----------------------------------------------------------------

@@ -77,12 +77,18 @@ def read_bytes(path: str | Path, what: str = "") -> bytes:
     path = Path(path)
     if path.is_dir():
         raise InputError(path, f"a folder, not {what or 'a file'}")
-    if not path.is_file():
+    if not path.is_file():  # a pipe would block the read for ever, a device never end
+        if path.exists():
+            raise InputError(path, f"not a regular file (a pipe, a socket or a device){_as(what)}")
         raise InputError(path, f"{what} not found" if what else "no such file")
     try:
         return path.read_bytes()
     except OSError as exc:
         raise InputError(path, f"cannot read {what or 'it'}: {exc.strerror or exc}") from None
+
+
+def _as(what: str) -> str:
+    return f", expected {what}" if what else ""
 
 
 def read_text(path: str | Path, encoding: str = DEFAULT, option: str = "--encoding") -> str:

@@ -34,6 +34,7 @@ from biasforge.contract.manifest import read_manifest, verify_manifest, write_ma
 from biasforge.contract.redact import public_path
 from biasforge.errors import InputError
 from biasforge.files import MANIFEST, overlap
+from biasforge.textfiles import read_bytes
 
 KIND = "score"
 MODELS = "models.json"  # every model's identity and procedure, in order
@@ -170,7 +171,7 @@ def enclosing_score_folder(path: str | Path) -> ScoreFolder | None:
 def _model_list(path: Path) -> list[dict]:
     """``models.json``: a list of objects."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(path).decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(path, f"not valid JSON: {exc}") from exc
     if not isinstance(data, list) or not all(isinstance(m, dict) for m in data):

@@ -228,3 +228,76 @@ def test_a_config_value_of_the_wrong_type_is_one_line(good, tmp_path):
     (model / "config.json").write_text(json.dumps({**config, "num_hidden_layers": "two"}))
     with pytest.raises(BiasforgeError, match=r"cannot load model .*num_hidden_layers"):
         load_model(str(model))
+
+
+# ------------------------------------------------------------------ named pipes
+
+
+def _predictions(path: Path) -> None:
+    from biasforge.scoring.stereoset_eval import read_predictions
+
+    read_predictions(path)
+
+
+def _lm_eval_results(path: Path) -> None:
+    from biasforge.scoring.lm_eval_import import read_runs
+
+    read_runs([path.parent], {}, "crowspairs")
+
+
+def _users(path: Path) -> None:
+    from biasforge.annotation.users import read_users_csv
+
+    read_users_csv(path)
+
+
+def _certificate(path: Path) -> None:
+    from biasforge.annotation.tls import user_certificate
+
+    user_certificate(path, path)
+
+
+def _manifest(path: Path) -> None:
+    from biasforge.contract.manifest import read_json_object
+
+    read_json_object(path)
+
+
+PIPE_READERS = {
+    "stereoset-eval --predictions": (_predictions, "p.json"),
+    "import-lm-eval results": (_lm_eval_results, "results_2024.json"),
+    "annotate users --csv": (_users, "u.csv"),
+    "annotate serve --tls-cert": (_certificate, "c.pem"),
+    "a manifest": (_manifest, "manifest.json"),
+}
+
+
+@pytest.mark.parametrize("reader", PIPE_READERS, ids=list(PIPE_READERS))
+def test_a_named_pipe_is_refused_not_waited_on(reader, tmp_path):
+    """A pipe where a file is expected: opening it would wait for ever for a writer."""
+    import os
+
+    from biasforge.errors import InputError
+
+    read, name = PIPE_READERS[reader]
+    pipe = tmp_path / "in" / name
+    pipe.parent.mkdir()
+    os.mkfifo(pipe)
+    _unblock_later(pipe)  # a reader that opened it anyway gets an empty file: a failure, no hang
+    with pytest.raises(InputError, match=r"not a regular file \(a pipe"):
+        read(pipe)
+
+
+def _unblock_later(pipe: Path, seconds: float = 3.0) -> None:
+    """Open ``pipe`` for writing (and close it) after ``seconds`` if someone is reading it."""
+    import contextlib
+    import os
+    import threading
+    import time
+
+    def writer() -> None:
+        time.sleep(seconds)
+        with contextlib.suppress(OSError):  # nobody reads it: nothing to unblock
+            os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+
+    threading.Thread(target=writer, daemon=True).start()
