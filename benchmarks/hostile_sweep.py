@@ -1,11 +1,13 @@
-"""A hostile, careless user on the CLI: ~150 bad inputs across every command, each classified.
+"""A hostile, careless user on the CLI: ~360 bad inputs across every command, each classified.
 
 Not a unit test: a tool for the maintainer, re-run after a hardening round to see what is still
 wrong. Every case runs ``biasforge …`` in a subprocess (as a user would) with a time limit and
 is classified as
 
 - ``OK``: refused with exit status 2 and no traceback (or, for a case that is a warning, exit
-  0 with a ``warning:`` line), and every input and earlier output it names is unchanged;
+  0 with a ``warning:`` line; for an ``accept-or-refuse`` case — valid input, or an item the
+  rules reject with a recorded reason — exit 0 too), and every input and earlier output it
+  protects is unchanged;
 - ``TRACEBACK``: a Python traceback, or an exit status other than 0 and 2;
 - ``HANG``: still running after ``--timeout`` seconds (default 60) where it should be instant;
 - ``DATA LOSS``: a file or folder the case protects changed or disappeared;
@@ -14,10 +16,13 @@ is classified as
 Usage::
 
     .venv/bin/python benchmarks/hostile_sweep.py [--only SUBSTRING] [--keep] [--timeout 60]
+    .venv/bin/python benchmarks/hostile_sweep.py --workdir /tmp/sweep   # keep and reuse fixtures
 
 It builds its own fixtures first (bundled data, the runs and releases of four families, a tiny
 BERT and GPT-2 built from ``tests/scoring/conftest.py``, a few score folders) under a temporary
-folder with its own ``BIASFORGE_HOME``; no network, no Hub, no DeepL (``DEEPL_AUTH_KEY`` unset).
+folder with its own ``BIASFORGE_HOME``, and starts an embedded Argilla server there (the BEC-Pro
+run pushed as ``bec1``; stopped at the end); no network, no Hub, no DeepL (``DEEPL_AUTH_KEY``
+unset). About 15 minutes on a quiet 2-core machine, most of it in the score cases.
 """
 
 from __future__ import annotations
