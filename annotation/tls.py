@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biasforge.errors import BiasforgeError, InputError
+from biasforge.textfiles import read_bytes
 
 TLS_DIR = "tls"
 CERT_FILE = "cert.pem"
@@ -57,7 +58,7 @@ def _leaf(cert_path: Path):
     """The first certificate of a PEM file (the server's own; chain certificates follow)."""
     x509 = _x509()
     try:
-        return x509.load_pem_x509_certificates(Path(cert_path).read_bytes())[0]
+        return x509.load_pem_x509_certificates(read_bytes(cert_path, "a PEM certificate"))[0]
     except OSError as exc:
         raise InputError(cert_path, f"cannot read the certificate ({exc.strerror})") from exc
     except ValueError as exc:
@@ -94,7 +95,9 @@ def user_certificate(cert_path: Path, key_path: Path) -> Certificate:
 
     cert = _leaf(cert_path)
     try:
-        key = serialization.load_pem_private_key(Path(key_path).read_bytes(), password=None)
+        key = serialization.load_pem_private_key(
+            read_bytes(key_path, "a PEM private key"), password=None
+        )
     except OSError as exc:
         raise InputError(key_path, f"cannot read the private key ({exc.strerror})") from exc
     except (ValueError, TypeError) as exc:

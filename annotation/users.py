@@ -21,7 +21,7 @@ from biasforge.annotation.api import check, http, users
 from biasforge.annotation.connection import Connection
 from biasforge.annotation.workspaces import ensure_workspace, members
 from biasforge.errors import BiasforgeError, InputError
-from biasforge.textfiles import check_quotes
+from biasforge.textfiles import check_quotes, read_bytes
 
 ROLES = ("annotator", "admin", "owner")
 USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -61,7 +61,7 @@ def username_problem(name: str) -> str | None:
 def read_users_csv(path: Path) -> list[tuple[str, str | None]]:
     """(username, role or None) from a CSV with a ``username`` column and an optional ``role``."""
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        text = read_bytes(path, "a users CSV").decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = Path(path).read_bytes()[: exc.start].count(b"\n") + 1
         raise InputError(path, "not UTF-8 text", line=line) from exc

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -76,12 +77,18 @@ def read_bytes(path: str | Path, what: str = "") -> bytes:
     path = Path(path)
     if path.is_dir():
         raise InputError(path, f"a folder, not {what or 'a file'}")
-    if not path.is_file():
+    if not path.is_file():  # a pipe would block the read for ever, a device never end
+        if path.exists():
+            raise InputError(path, f"not a regular file (a pipe, a socket or a device){_as(what)}")
         raise InputError(path, f"{what} not found" if what else "no such file")
     try:
         return path.read_bytes()
     except OSError as exc:
         raise InputError(path, f"cannot read {what or 'it'}: {exc.strerror or exc}") from None
+
+
+def _as(what: str) -> str:
+    return f", expected {what}" if what else ""
 
 
 def read_text(path: str | Path, encoding: str = DEFAULT, option: str = "--encoding") -> str:
@@ -107,6 +114,16 @@ def quote_problem(line: str) -> str | None:
     in a note that quotes a word, are fine)."""
     count = line.count('"')
     return f"unbalanced double quote ({count} on the line): a stray quote?" if count % 2 else None
+
+
+def control_problem(text: str) -> str | None:
+    """Why a text of a user's file (a sentence, a word) holds a control character other than
+    white space (a NUL, an escape), or None. No sentence holds one, a terminal or a browser
+    shows it as nothing or garbles the line, and the aligners use NUL as their own marker."""
+    for position, char in enumerate(text, 1):
+        if unicodedata.category(char) == "Cc" and char not in "\t\n\r":
+            return f"control character {char!r} at character {position}"
+    return None
 
 
 def check_quotes(path: str | Path, numbered: Iterable[tuple[int, str]]) -> None:

@@ -29,7 +29,7 @@ from biasforge.exports.licence import check_licence
 from biasforge.exports.validate import Violation, validate_table
 from biasforge.exports.versions import existing_versions, parse_version, previous_version
 from biasforge.families import Family
-from biasforge.files import clean_leftovers, staged_directory
+from biasforge.files import check_not_input, clean_leftovers, staged_directory
 from biasforge.progress import progress_bar
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -48,7 +48,7 @@ class ReleaseResult:
 
 
 def _check_name(name: str) -> None:
-    if not _NAME.match(name) or name.endswith(".partial"):
+    if not _NAME.fullmatch(name) or name.endswith(".partial"):  # "$" also matches before "\n"
         raise BiasforgeError(
             f"invalid release name {name!r}: use letters, digits, '.', '_' or '-' "
             "(it becomes a folder name and a Hub repository name)"
@@ -241,6 +241,7 @@ def make_release(
     parsed = parse_version(version)
     version = str(parsed)
     final = Path(out) / name / version
+    check_not_input(final, sources)  # a release inside a run goes with the run's --overwrite
     if final.parent.is_dir():  # what killed releases of any version of this name left
         clean_leftovers(final, siblings=True)
     if final.exists() and not exist_ok:

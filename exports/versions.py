@@ -48,7 +48,7 @@ class Version:
 
 def parse_version(text: str) -> Version:
     """Parse ``X.Y.Z`` (optionally ``-prerelease``); raise a clear error otherwise."""
-    match = _SEMVER.match(text.strip())
+    match = _SEMVER.fullmatch(text)  # no strip: "1.0.0\n" is not a version (nor a folder name)
     if not match:
         hint = " (build metadata '+…' is not allowed)" if "+" in text else ""
         raise BiasforgeError(

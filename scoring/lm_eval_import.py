@@ -37,6 +37,7 @@ from biasforge.scoring.data import dataset_identity
 from biasforge.scoring.interface import Capability, FilledSentence, LanguageModel, ModelIdentity
 from biasforge.scoring.runner import RunOptions, ScoreRequest, run_task, unique_names
 from biasforge.scoring.tasks import load_task
+from biasforge.textfiles import read_bytes
 
 PROCEDURE = (
     "lm-evaluation-harness loglikelihood (imported): token probabilities after the start token "
@@ -160,7 +161,8 @@ def _loglikelihoods(sample: dict, where: Path) -> list[float]:
 def _read_task(run: Run, samples: Path) -> None:
     """Add every choice's (log-likelihood, token count) of one task's samples to ``run``; a
     document that logs token counts (its family's figures need them) must have them all."""
-    for number, line in enumerate(samples.read_text(encoding="utf-8").splitlines(), 1):
+    text = read_bytes(samples, "an lm-eval samples file").decode("utf-8")
+    for number, line in enumerate(text.splitlines(), 1):
         try:
             sample = json.loads(line)
             doc = sample["doc"]
@@ -187,7 +189,7 @@ def read_runs(folders: Sequence[Path], source: dict, family: str) -> list[Run]:
     runs = []
     for results in _results_files(folders):
         try:
-            data = json.loads(results.read_text(encoding="utf-8"))
+            data = json.loads(read_bytes(results, "an lm-eval results file").decode("utf-8"))
             configs, config = data["configs"], data.get("config", {})
         except (ValueError, KeyError, TypeError):
             raise InputError(results, "not an lm-eval results file") from None

@@ -77,6 +77,12 @@ def model_name(spec: str) -> str:
     return path.name if path.exists() else spec
 
 
+def _first_line(exc: Exception) -> str:
+    """The first line of a loader's error (some run over several), or its type's name."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def load_model(
     spec: str, options: ModelOptions | None = None, name: str | None = None
 ) -> TransformersLM:
@@ -93,8 +99,8 @@ def load_model(
     try:
         config = transformers.AutoConfig.from_pretrained(path)
         tokenizer = transformers.AutoTokenizer.from_pretrained(path)
-    except (OSError, ValueError) as exc:
-        raise BiasforgeError(f"cannot load model {spec!r}: {exc}") from exc
+    except Exception as exc:  # a config value of the wrong type raises huggingface_hub's own
+        raise BiasforgeError(f"cannot load model {spec!r}: {_first_line(exc)}") from exc
     check_tokenizer(spec, tokenizer)
     kind = detect_kind(config) if options.kind == "auto" else options.kind
     if kind not in REGISTRY:
@@ -105,8 +111,9 @@ def load_model(
             path, dtype=dtype, **placement(options)
         )
     except Exception as exc:  # corrupt weights raise the loader's own types (SafetensorError…)
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise BiasforgeError(f"cannot load model {spec!r} as a {kind} model: {reason}") from exc
+        raise BiasforgeError(
+            f"cannot load model {spec!r} as a {kind} model: {_first_line(exc)}"
+        ) from exc
     if not options.device_map:
         model.to(options.device)
     adapter = entry.adapter(name or model_name(spec), model, tokenizer, options, path)

@@ -25,6 +25,7 @@ import numpy as np
 
 from biasforge.errors import InputError
 from biasforge.scoring.uncertainty import Figures
+from biasforge.textfiles import read_bytes
 
 DOMAINS = ("gender", "profession", "race", "religion")
 SPLITS = ("intrasentence", "intersentence")
@@ -217,7 +218,7 @@ def read_predictions(path: Path) -> dict[str, float]:
     (``{"intrasentence": [{"id", "score"}, …], "intersentence": […]}``); anything else is
     refused with one line naming the file and, for bad JSON, its line and column."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(path, "a predictions file").decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:

@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from biasforge.errors import InputError
 from biasforge.files import MANIFEST, sha256_file, write_json_atomic
+from biasforge.textfiles import read_bytes
 
 # Files whose bytes are data: each one present in a folder must be covered by the manifest.
 DATA_SUFFIXES = (".parquet", ".json", ".jsonl", ".tsv", ".csv")
@@ -93,7 +94,7 @@ def write_manifest(
 def read_json_object(path: Path) -> dict[str, Any]:
     """A JSON object from ``path``; one clear error when it is not one."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(path).decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON: {exc.msg}", line=exc.lineno) from exc
     except UnicodeDecodeError as exc:

@@ -34,6 +34,7 @@ from biasforge.contract.manifest import read_manifest, verify_manifest, write_ma
 from biasforge.contract.redact import public_path
 from biasforge.errors import InputError
 from biasforge.files import MANIFEST, overlap
+from biasforge.textfiles import read_bytes
 
 KIND = "score"
 MODELS = "models.json"  # every model's identity and procedure, in order
@@ -96,15 +97,17 @@ def check_distinct(paths: Sequence[str | Path], what: str) -> None:
 
 
 def write_score_manifest(
-    stage: Path, command: str, release: dict, models: list[str], options: dict
+    stage: Path, command: str, release: dict, models: list[str], options: dict, family: str
 ) -> dict[str, Any]:
     """The manifest, written last: what was run (``command``, the ``models`` as given, no
-    path of this machine), on which release, with which options and package versions."""
+    path of this machine), on which release, with which options and package versions. The
+    ``family`` lets ``--overwrite`` replace only a score folder of the same family."""
     return write_manifest(
         stage,
         KIND,
         packages=SCORE_PACKAGES,
         command=command,
+        family=family,
         dataset=release["path"],
         release=release,
         models=[public_path(m) if Path(m).exists() else m for m in models],
@@ -168,7 +171,7 @@ def enclosing_score_folder(path: str | Path) -> ScoreFolder | None:
 def _model_list(path: Path) -> list[dict]:
     """``models.json``: a list of objects."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(path).decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(path, f"not valid JSON: {exc}") from exc
     if not isinstance(data, list) or not all(isinstance(m, dict) for m in data):

@@ -63,6 +63,16 @@ def _deepl_values(name: str) -> tuple[str, ...] | None:
         return None
 
 
+def finite(param: typer.CallbackParam, value: float) -> float:
+    """A number option (a price, a pause): ``inf`` passes click's ``min=0`` and would make a
+    cost estimate meaningless or a retry wait forever."""
+    import math
+
+    if not math.isfinite(value):
+        raise BiasforgeError(f"{param.opts[0]} {value}: must be a finite number")
+    return value
+
+
 def limit(value: int | None) -> int | None:
     """``--limit``: at least 1 (no limit: leave the option out)."""
     if value is not None and value < 1:

@@ -44,12 +44,18 @@ def stereoset(
     ] = False,
     price_per_million: Annotated[
         float,
-        typer.Option(min=0, help="price per million characters (DeepL API Pro list: 20 EUR)"),
+        typer.Option(
+            min=0,
+            callback=check.finite,
+            help="price per million characters (DeepL API Pro list: 20 EUR)",
+        ),
     ] = 20.0,
     retries: Annotated[
         int, typer.Option(min=1, help="attempts per request on 429/5xx/network")
     ] = 5,
-    retry_delay: Annotated[float, typer.Option(min=0, help="first backoff pause in seconds")] = 1.0,
+    retry_delay: Annotated[
+        float, typer.Option(min=0, callback=check.finite, help="first backoff pause in seconds")
+    ] = 1.0,
     hf_split: Annotated[str, typer.Option(help="split when --source is a hub id")] = "validation",
     limit: check.Limit = None,
     encoding: check.encoding_option("--source, --glossary, --synonyms, --lexicon") = "utf-8",

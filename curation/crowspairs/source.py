@@ -21,7 +21,7 @@ import pandas as pd
 from biasforge.errors import InputError
 from biasforge.families.crowspairs import BIAS_TYPES, DIRECTIONS
 from biasforge.resources import package_path
-from biasforge.textfiles import DEFAULT, open_text
+from biasforge.textfiles import DEFAULT, control_problem, open_text
 
 BUNDLED_SAMPLE = package_path("biasforge.curation", "data", "crowspairs", "sample_en.csv")
 REQUIRED = ("sent_more", "sent_less", "stereo_antistereo", "bias_type")
@@ -60,6 +60,10 @@ def _row(
     if problem:
         raise InputError(path, problem, line=line)
     row = {name: (raw.get(name) or "").strip() for name in REQUIRED}
+    for name in ("sent_more", "sent_less"):
+        problem = control_problem(row[name])
+        if problem:
+            raise InputError(path, f"{name}: {problem}", line=line)
     row["bias_type"] = normal_bias_type(row["bias_type"])
     row["stereo_antistereo"] = row["stereo_antistereo"].lower()
     for name, allowed in (("bias_type", BIAS_TYPES), ("stereo_antistereo", DIRECTIONS)):

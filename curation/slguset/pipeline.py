@@ -56,6 +56,7 @@ from biasforge.curation.slguset.output import Tally, write_streamed_run
 from biasforge.curation.slguset.ray_head import check_reachable, ray_cluster
 from biasforge.curation.slguset.readers import (
     CorpusReader,
+    check_corpus_files,
     check_line_encoding,
     expand_corpus,
     kind_of,
@@ -127,6 +128,8 @@ class Options:
             raise BiasforgeError("--slurm-partition goes with --executor slurm")
         if self.executor == "slurm":
             self._check_slurm_values()
+        slurm_values.check_time(self.slurm_time)  # a bad value is refused even if unused
+        check_corpus_files(list(self.corpus))
         if self.name_eval:
             from biasforge.curation.slguset.name_eval import read_gold
 

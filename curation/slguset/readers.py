@@ -96,6 +96,24 @@ def expand_corpus(corpus: list[str]) -> list[str]:
     return out
 
 
+def check_corpus_files(corpus: list[str]) -> None:
+    """Refuse an empty corpus file given as --corpus (one in a folder of shards may be), and a
+    file given twice (itself, through a link, or in a folder also given): its sentences would
+    be mined and counted twice."""
+    for source in corpus:
+        if Path(source).is_file() and Path(source).stat().st_size == 0:
+            raise InputError(source, "is empty: no text to mine")
+    seen: dict[str, str] = {}
+    for source in expand_corpus(corpus):
+        path = Path(source)
+        if source.startswith("hf:") or not path.is_file():
+            continue  # read (and refused when missing) by the reader
+        key = str(path.resolve())
+        if key in seen:
+            raise InputError(path, f"is the --corpus {seen[key]} again: it would be mined twice")
+        seen[key] = source
+
+
 def plan_units(
     corpus: list[str], world_size: int = 1, chunk_bytes: int = CHUNK_BYTES
 ) -> list[Unit]:

@@ -26,7 +26,14 @@ import pandas as pd
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.files import stable_id
 from biasforge.resources import package_path
-from biasforge.textfiles import DEFAULT, check_encoding, encoding_for, open_text, read_text
+from biasforge.textfiles import (
+    DEFAULT,
+    check_encoding,
+    control_problem,
+    encoding_for,
+    open_text,
+    read_text,
+)
 
 SPLITS = ("intrasentence", "intersentence")
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
@@ -39,6 +46,9 @@ BUNDLED_SAMPLE = package_path("biasforge.curation", "data", "stereoset", "sample
 def _require_str(value: Any, what: str, path: Path, **where) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InputError(path, f"{what} must be a non-empty string, got {value!r}", **where)
+    problem = control_problem(value)
+    if problem:
+        raise InputError(path, f"{what}: {problem}", **where)
     return value.strip()
 
 

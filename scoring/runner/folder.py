@@ -53,7 +53,7 @@ def write_folder(
     write_json_atomic(
         stage / MODELS, [{**asdict(i), **recorded.get(i.name, {})} for i in identities]
     )
-    write_score_manifest(stage, f"score {task.name}", results.source, listed, run)
+    write_score_manifest(stage, f"score {task.name}", results.source, listed, run, task.family)
 
 
 def _write(path: Path, value: Any) -> None:

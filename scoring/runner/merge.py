@@ -36,7 +36,9 @@ def merge(folders: Sequence[Path], out: Path, overwrite: bool = False) -> Path:
     check_combinable(read)
     task = _task(read[0])
     run = {**read[0].options, "merged_from": [f.path.name for f in read]}
-    with staged_directory(Path(out), overwrite=overwrite, kind="score", inputs=folders) as stage:
+    with staged_directory(
+        Path(out), overwrite=overwrite, kind="score", family=task.family, inputs=folders
+    ) as stage:
         scored = _scored(task, read, stage)
         items = task.items_from_rows([s.rows for s in scored.values()])
         results = Results(read[0].release, items, scored, resampling_of(run), run, stage)

@@ -46,7 +46,7 @@ def run_task(
     started = time.time()
     inputs = (Path(request.dataset), *task.inputs(settings), *request.inputs)
     with staged_directory(
-        request.out, overwrite=options.overwrite, kind="score", inputs=inputs
+        request.out, overwrite=options.overwrite, kind="score", family=task.family, inputs=inputs
     ) as stage:
         scored = {
             name: _score(task, lm, items, settings, stage / name)
