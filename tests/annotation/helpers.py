@@ -96,6 +96,28 @@ def visible_datasets(api: httpx.Client) -> dict[str, list[str]]:
     return found
 
 
+def create_dataset(connection, name: str, settings):
+    """Dataset ``name`` with the Argilla settings ``settings()`` builds, made through the SDK in
+    the connection's workspace (created if missing); the SDK's warnings about its own settings
+    are silenced. ``settings`` is called once the connection's client exists: the SDK's fields
+    and questions look up its *default* client (the last one made in this process) when built,
+    so built before it they would depend on which test happened to run first in the process."""
+    import warnings
+
+    import argilla as rg
+
+    from biasforge.annotation.connection import client
+    from biasforge.annotation.push import ensure_workspace
+
+    rg_client = client(connection)
+    ensure_workspace(rg_client, connection.workspace)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rg.Dataset(
+            name=name, workspace=connection.workspace, settings=settings(), client=rg_client
+        ).create()
+
+
 def sign_in(browser, url: str, username: str, password: str):
     """A fresh browser context (own cookies) signed in as ``username``; returns the page."""
     context = browser.new_context(viewport={"width": 1400, "height": 1100})

@@ -1,42 +1,19 @@
-"""What the annotator-quality tests share (issue 38): the bundled StereoSet sample curated to
-French against the local fake DeepL (the one allowed fake: a paid remote API), an
+"""What the annotator-quality tests share (issue 38; the bundled StereoSet sample curated to
+French against the local fake DeepL is ``stereoset_fr_run`` in tests/conftest.py): an
 annotator's whole queue, answers sent in bulk through the annotator's own endpoint (as the
 UI's bulk mode does), and simulated answers of known accuracy."""
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
-import pytest
 
 from tests.annotation.helpers import queue
 
 ROOT = Path(__file__).resolve().parents[2]
 BULK = 100  # Argilla's limit per bulk call
-
-
-@pytest.fixture(scope="module")
-def stereoset_fr_run(tmp_path_factory) -> Path:
-    """``biasforge curate stereoset`` on the bundled 205-item sample (200 kept, 50 per
-    domain), translated by the fake DeepL server."""
-    from tests.fake_deepl import FakeDeepL
-
-    out = tmp_path_factory.mktemp("runs") / "stereoset-fr"
-    fake = FakeDeepL().start()
-    try:
-        env = {**os.environ, "DEEPL_AUTH_KEY": fake.auth_key, "DEEPL_SERVER_URL": fake.url}
-        subprocess.run(
-            [sys.executable, "-m", "biasforge.cli", "curate", "stereoset", "--out", str(out)],
-            check=True, cwd=ROOT, capture_output=True, env=env,
-        )  # fmt: skip
-    finally:
-        fake.stop()
-    return out
 
 
 def whole_queue(api: httpx.Client, dataset_id: str, status: str = "pending") -> list[dict]:

@@ -35,10 +35,9 @@ from biasforge.families.base import DatasetKey
 from biasforge.families.stereoset import LABELS, known_answers
 from tests.annotation.helpers import login
 from tests.annotation.keyed import pushed_key
-from tests.annotation.quality_helpers import (  # noqa: F401 (a fixture)
+from tests.annotation.quality_helpers import (
     answer_in_bulk,
     simulated,
-    stereoset_fr_run,
     whole_queue,
 )
 from tests.conftest import run_cli
@@ -63,7 +62,7 @@ def answers_of(who: str, rid: str, truth: dict[str, str]) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def simulation(server, stereoset_fr_run, tmp_path_factory):  # noqa: F811
+def simulation(server, stereoset_fr_run, tmp_path_factory):
     base = tmp_path_factory.mktemp("competence")
     connection = find_server(server.data_dir)
     pushed = push_run(stereoset_fr_run, DATASET, connection, min_submitted=4, progress=False)

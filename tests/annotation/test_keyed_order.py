@@ -47,11 +47,7 @@ from biasforge.families.stereoset import CHECK_KEY, LABELS, option_order, order_
 from biasforge.files import stable_id
 from tests.annotation.helpers import answer, login
 from tests.annotation.keyed import pushed_key, seen_order
-from tests.annotation.quality_helpers import (  # noqa: F401 (a fixture)
-    answer_in_bulk,
-    stereoset_fr_run,
-    whole_queue,
-)
+from tests.annotation.quality_helpers import whole_queue
 from tests.annotation.test_families import make_run, stereoset_rows
 from tests.annotation.test_scale_out import stock_server  # noqa: F401 (a fixture)
 from tests.conftest import one_error_line, run_cli

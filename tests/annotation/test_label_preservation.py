@@ -27,9 +27,8 @@ from biasforge.families.base import DatasetKey
 from biasforge.families.stereoset import known_answers
 from tests.annotation.helpers import login
 from tests.annotation.keyed import pushed_key
-from tests.annotation.quality_helpers import (  # noqa: F401 (a fixture)
+from tests.annotation.quality_helpers import (
     answer_in_bulk,
-    stereoset_fr_run,
     whole_queue,
 )
 from tests.annotation.test_families import stereoset_rows
@@ -63,7 +62,7 @@ def wilson(k: int, n: int) -> tuple[float, float]:
 
 
 @pytest.fixture(scope="module")
-def review(server, stereoset_fr_run, tmp_path_factory):  # noqa: F811
+def review(server, stereoset_fr_run, tmp_path_factory):
     base = tmp_path_factory.mktemp("preservation")
     controls = base / "validated.jsonl"
     controls.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in stereoset_rows()))

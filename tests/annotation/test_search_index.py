@@ -4,15 +4,14 @@ is indexed when the server starts (migration), and paging goes past Elasticsearc
 from __future__ import annotations
 
 import sqlite3
-import warnings
 
 import httpx
 import pytest
 
-from biasforge.annotation.connection import client, find_server
-from biasforge.annotation.push import ensure_workspace
+from biasforge.annotation.connection import find_server
 from biasforge.annotation.serve import free_port
-from tests.annotation.conftest import ServerProcess
+from tests.annotation.helpers import create_dataset
+from tests.server import ServerProcess
 
 N_PAGING = 10_050
 
@@ -28,18 +27,14 @@ def owner_api(data_dir) -> tuple[httpx.Client, object]:
 def new_dataset(connection, name: str):
     import argilla as rg
 
-    rg_client = client(connection)
-    ensure_workspace(rg_client, connection.workspace)
-    settings = rg.Settings(
-        fields=[rg.TextField(name="text")],
-        questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
-        metadata=[rg.TermsMetadataProperty(name="topic"), rg.IntegerMetadataProperty(name="n")],
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return rg.Dataset(
-            name=name, workspace=connection.workspace, settings=settings, client=rg_client
-        ).create()
+    def settings():
+        return rg.Settings(
+            fields=[rg.TextField(name="text")],
+            questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
+            metadata=[rg.TermsMetadataProperty(name="topic"), rg.IntegerMetadataProperty(name="n")],
+        )
+
+    return create_dataset(connection, name, settings)
 
 
 @pytest.fixture(scope="module")

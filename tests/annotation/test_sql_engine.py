@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from biasforge.annotation.connection import client, find_server
+from tests.annotation.helpers import create_dataset
 
 # id: (text, topic, n, vector, suggested label, suggestion score, owner's answer)
 RECORDS = {
@@ -25,21 +26,13 @@ def engine_dataset(server):
     import argilla as rg
 
     connection = find_server(server.data_dir)
-    rg_client = client(connection)
-    settings = rg.Settings(
+    settings = lambda: rg.Settings(  # noqa: E731  (built once the client exists)
         fields=[rg.TextField(name="text")],
         questions=[rg.LabelQuestion(name="sentiment", labels=["pos", "neg"])],
         metadata=[rg.TermsMetadataProperty(name="topic"), rg.IntegerMetadataProperty(name="n")],
         vectors=[rg.VectorField(name="emb", dimensions=3)],
     )
-    from biasforge.annotation.push import ensure_workspace
-
-    ensure_workspace(rg_client, connection.workspace)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        dataset = rg.Dataset(
-            name="engine-check", workspace=connection.workspace, settings=settings, client=rg_client
-        ).create()
+    dataset = create_dataset(connection, "engine-check", settings)
     records = []
     for rid, (text, topic, n, vector, label, score, _) in RECORDS.items():
         suggestions = (
@@ -88,17 +81,14 @@ def text_dataset(server, name: str, metadata: str, records: list) -> tuple[httpx
     import argilla as rg
 
     connection = find_server(server.data_dir)
-    settings = rg.Settings(
+    settings = lambda: rg.Settings(  # noqa: E731  (built once the client exists)
         fields=[rg.TextField(name="text")],
         questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
         metadata=[rg.TermsMetadataProperty(name=metadata)],
     )
+    dataset = create_dataset(connection, name, settings)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        dataset = rg.Dataset(
-            name=name, workspace=connection.workspace, settings=settings,
-            client=client(connection),
-        ).create()  # fmt: skip
         dataset.records.log(records)
     api = httpx.Client(
         base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=60
@@ -215,21 +205,15 @@ def multi(server):
     import argilla as rg
 
     connection = find_server(server.data_dir)
-    rg_client = client(connection)
-    settings = rg.Settings(
+    settings = lambda: rg.Settings(  # noqa: E731  (built once the client exists)
         fields=[rg.TextField(name="text"), rg.TextField(name="note", required=False)],
         questions=[rg.LabelQuestion(name="ok", labels=["yes", "no"])],
         metadata=[rg.TermsMetadataProperty(name="topic"), rg.TermsMetadataProperty(name="lang")],
         distribution=rg.TaskDistribution(min_submitted=1),
     )
-    from biasforge.annotation.push import ensure_workspace
-
-    ensure_workspace(rg_client, connection.workspace)
+    dataset = create_dataset(connection, "engine-multi", settings)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        dataset = rg.Dataset(
-            name="engine-multi", workspace=connection.workspace, settings=settings, client=rg_client
-        ).create()
 
         def record(rid):
             text, topic, lang = MULTI[rid]

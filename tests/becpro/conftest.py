@@ -1,3 +1,5 @@
+"""The BEC-Pro runs are curated once per test run (tests/conftest.py: ``becpro_runs``)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -5,24 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import run_cli
-
-
-@pytest.fixture(scope="session")
-def becpro_runs(tmp_path_factory) -> dict[str, Path]:
-    """The four BEC-Pro runs, built once through the CLI."""
-    root = tmp_path_factory.mktemp("becpro-runs")
-    runs = {
-        "en": ["--lang", "en"],
-        "es-with_articles": ["--lang", "es", "--variant", "with_articles"],
-        "es-without_articles": ["--lang", "es", "--variant", "without_articles"],
-        "eu": ["--lang", "eu"],
-    }
-    out = {}
-    for name, args in runs.items():
-        out[name] = root / name
-        run_cli("curate", "becpro", *args, "--out", out[name])
-    return out
+from tests.conftest import becpro
 
 
 def candidates(run: Path) -> pd.DataFrame:
@@ -30,9 +15,6 @@ def candidates(run: Path) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="session")
-def new_runs(tmp_path_factory) -> dict[str, Path]:
+def new_runs(shared) -> dict[str, Path]:
     """German (Bartl et al.'s) and French (new) BEC-Pro, built once through the CLI."""
-    root = tmp_path_factory.mktemp("becpro-new-runs")
-    for lang in ("de", "fr"):
-        run_cli("curate", "becpro", "--lang", lang, "--out", root / lang)
-    return {lang: root / lang for lang in ("de", "fr")}
+    return {lang: becpro(shared, lang) for lang in ("de", "fr")}

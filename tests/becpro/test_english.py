@@ -13,18 +13,11 @@ import pytest
 from tests.becpro.conftest import candidates
 from tests.conftest import run_cli
 
-HEADER = [
-    "",
-    "Sentence",
-    "Sent_TM",
-    "Sent_AM",
-    "Sent_TAM",
-    "Template",
-    "Person",
-    "Gender",
-    "Profession",
-    "Prof_Gender",
-]
+#: the published file's header line, as it is there (tab-separated, the index column unnamed)
+HEADER_LINE = (
+    "\tSentence\tSent_TM\tSent_AM\tSent_TAM\tTemplate\tPerson\tGender\tProfession\tProf_Gender"
+)
+HEADER = HEADER_LINE.split("\t")
 PUBLISHED_ROWS = {
     0: [
         "He is a taper.",

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -15,7 +13,7 @@ import pandas as pd
 from biasforge.contract.redact import is_public_path
 from biasforge.curation.becpro.lexicon import LANGUAGE_FILES, default_lexicon_dir
 from tests.becpro.conftest import candidates
-from tests.conftest import REPO
+from tests.conftest import REPO, run_cli
 
 PUBLISHED = ("manifest.json", "stats.json", "report.md")
 #: a run's inputs: the lexicon's profession list, then the language folder's four files
@@ -24,8 +22,7 @@ INPUTS = ["professions.tsv", *(f"en/{name}" for name in LANGUAGE_FILES)]
 
 def _curate(cwd: Path, *args: str) -> None:
     """The command as a user runs it from ``cwd`` (relative paths are relative to it)."""
-    exe = Path(sys.executable).with_name("biasforge")
-    subprocess.run([str(exe), "curate", "becpro", *args], cwd=cwd, check=True, capture_output=True)
+    run_cli("curate", "becpro", *args, cwd=cwd)
 
 
 def _published_text(run: Path) -> str:

@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from tests.conftest import run_cli
-from tests.scoring.conftest import tiny_models  # noqa: F401  (fixture)
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +33,7 @@ def test_the_card_names_each_language_and_its_source(release):
 
 @pytest.mark.parametrize("config", ["de_default", "fr_default"])
 @pytest.mark.parametrize("procedure", ["spans", "bartl"])
-def test_both_procedures_score_the_release(release, tiny_models, tmp_path, config, procedure):  # noqa: F811
+def test_both_procedures_score_the_release(release, tiny_models, tmp_path, config, procedure):
     out = tmp_path / "scores"
     run_cli("score", "becpro", "-d", release / config, "-m", tiny_models["masked"], "-o", out,
             "--procedure", procedure, "--limit", "40", "--no-progress")  # fmt: skip

@@ -12,7 +12,7 @@ def test_spanish_with_articles_agrees_in_gender(becpro_runs):
     assert len(items) == 5400 and items["id"].is_unique
     sentences = set(items.sentence)
     # Expected sentences written by hand from Table 4.3 and Annex B of the TFG.
-    for sentence in [
+    expected = {
         "Mi hermana es una profesora de guardería.",
         "Mi hermano es un profesor de guardería.",
         "Ella, la enfermera diplomada, tuvo un buen día en el trabajo.",
@@ -21,8 +21,8 @@ def test_spanish_with_articles_agrees_in_gender(becpro_runs):
         "Este hombre quiere convertirse en científico médico.",
         "Mi madre trabaja como científica médica.",
         "Mi tía es una electricista.",
-    ]:
-        assert sentence in sentences, sentence
+    }
+    assert expected <= sentences, expected - sentences
     female = items[items.gender == "female"]
     male = items[items.gender == "male"]
     # No masculine article or demonstrative ever introduces a female person's profession, and

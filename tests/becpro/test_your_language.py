@@ -16,7 +16,6 @@ from biasforge.curation.becpro import Options, curate, modules
 from biasforge.curation.becpro.grammar import TEXT, WORD, Piece
 from tests.becpro.conftest import candidates
 from tests.conftest import one_error_line, run_cli
-from tests.scoring.conftest import tiny_models  # noqa: F401  (fixture)
 
 LANGUAGE = """\
 code = "it"
@@ -105,7 +104,7 @@ def test_the_folder_curates(italian):
     assert "it_gender_agreement" in rules and "it_inflection" in rules
 
 
-def test_the_folder_releases_and_scores_with_both_procedures(italian, tiny_models):  # noqa: F811
+def test_the_folder_releases_and_scores_with_both_procedures(italian, tiny_models):
     releases = italian / "releases"
     run_cli("export", "release", italian / "run", "--name", "becpro-it", "--version", "1.0.0",
             "--out", releases, "--unreviewed")  # fmt: skip

@@ -12,18 +12,14 @@ import pytest
 
 from biasforge.errors import OutputExistsError
 from biasforge.files import clean_leftovers, staged_directory
-from tests.conftest import one_error_line, run_cli
-
-
-def _curate(out, *extra):
-    return run_cli("curate", "becpro", "--lang", "en", "--out", out, *extra, check=False)
+from tests.conftest import curate_becpro_en, one_error_line, run_cli
 
 
 def test_a_folder_with_the_users_own_file_is_not_replaced(tmp_path):
     out = tmp_path / "d"
     out.mkdir()
     (out / "thesis.txt").write_text("thesis")
-    line = one_error_line(_curate(out, "--overwrite"))
+    line = one_error_line(curate_becpro_en(out, "--overwrite"))
     assert "biasforge did not write" in line or "not a folder biasforge wrote" in line
     assert (out / "thesis.txt").read_text() == "thesis"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
@@ -32,22 +28,22 @@ def test_a_folder_with_the_users_own_file_is_not_replaced(tmp_path):
 def test_a_plain_file_at_out_is_not_replaced(tmp_path):
     out = tmp_path / "notes"
     out.write_text("mine")
-    line = one_error_line(_curate(out, "--overwrite"))
+    line = one_error_line(curate_becpro_en(out, "--overwrite"))
     assert "is a file or a link" in line
     assert out.read_text() == "mine"
 
 
 def test_a_run_with_a_file_added_or_edited_is_not_replaced(tmp_path):
     out = tmp_path / "run"
-    _curate(out).check_returncode()
+    curate_becpro_en(out).check_returncode()
     (out / "my-notes.md").write_text("notes")
     assert "my-notes.md, which biasforge did not write" in one_error_line(
-        _curate(out, "--overwrite")
+        curate_becpro_en(out, "--overwrite")
     )
     (out / "my-notes.md").unlink()
     (out / "report.md").write_text("edited by hand")
     assert "report.md changed since biasforge wrote it" in one_error_line(
-        _curate(out, "--overwrite")
+        curate_becpro_en(out, "--overwrite")
     )
     assert (out / "report.md").read_text() == "edited by hand"
 
@@ -55,13 +51,13 @@ def test_a_run_with_a_file_added_or_edited_is_not_replaced(tmp_path):
 def test_a_run_file_replaced_by_a_link_to_the_same_bytes_is_not_replaced(tmp_path):
     """A user's symlink inside a run is theirs, even when it points at identical bytes."""
     out = tmp_path / "run"
-    _curate(out).check_returncode()
+    curate_becpro_en(out).check_returncode()
     kept = tmp_path / "my-report.md"
     kept.write_bytes((out / "report.md").read_bytes())
     (out / "report.md").unlink()
     (out / "report.md").symlink_to(kept)
     assert "report.md changed since biasforge wrote it" in one_error_line(
-        _curate(out, "--overwrite")
+        curate_becpro_en(out, "--overwrite")
     )
     assert (out / "report.md").is_symlink() and kept.is_file()
 
@@ -69,29 +65,19 @@ def test_a_run_file_replaced_by_a_link_to_the_same_bytes_is_not_replaced(tmp_pat
 def test_a_biasforge_folder_of_another_kind_is_not_replaced(tmp_path):
     release = tmp_path / "rel"
     run = tmp_path / "run"
-    _curate(run).check_returncode()
-    run_cli(
-        "export",
-        "release",
-        run,
-        "--name",
-        "b",
-        "--version",
-        "1.0.0",
-        "--unreviewed",
-        "--out",
-        release,
-    )
-    line = one_error_line(_curate(release / "b" / "1.0.0", "--overwrite"))
+    curate_becpro_en(run).check_returncode()
+    run_cli("export", "release", run, "--name", "b", "--version", "1.0.0", "--unreviewed",
+            "--out", release)  # fmt: skip
+    line = one_error_line(curate_becpro_en(release / "b" / "1.0.0", "--overwrite"))
     assert "holds a biasforge release, not a run" in line
 
 
 def test_an_unchanged_run_is_replaced(tmp_path):
     out = tmp_path / "run"
-    _curate(out).check_returncode()
+    curate_becpro_en(out).check_returncode()
     before = json.loads((out / "manifest.json").read_text())["created_at"]
     time.sleep(1.1)
-    _curate(out, "--overwrite").check_returncode()
+    curate_becpro_en(out, "--overwrite").check_returncode()
     assert json.loads((out / "manifest.json").read_text())["created_at"] != before
 
 
@@ -124,7 +110,7 @@ def test_a_folder_appearing_during_a_write_is_kept(tmp_path):
 
 def test_two_concurrent_overwriters_both_finish_and_leave_one_complete_run(tmp_path):
     out = tmp_path / "run"
-    _curate(out).check_returncode()
+    curate_becpro_en(out).check_returncode()
     exe = os.path.join(os.path.dirname(sys.executable), "biasforge")
     args = [exe, "curate", "becpro", "--lang", "en", "--out", str(out), "--overwrite"]
     procs = [subprocess.Popen(args, stderr=subprocess.PIPE, text=True) for _ in range(2)]

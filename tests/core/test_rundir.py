@@ -15,6 +15,7 @@ from biasforge.curation.becpro import Options, curate
 from biasforge.curation.becpro.lexicon import default_lexicon_dir
 from biasforge.errors import InputError, OutputExistsError
 from tests.conftest import one_error_line, run_cli
+from tests.helpers import edit_manifest
 
 
 def test_run_directory_has_the_contract_files(tmp_path):
@@ -100,12 +101,6 @@ def test_tampered_run_is_refused(tmp_path):
         read_run(out)
 
 
-def _edit_manifest(run: Path, edit) -> None:
-    manifest = json.loads((run / "manifest.json").read_text())
-    edit(manifest)
-    (run / "manifest.json").write_text(json.dumps(manifest))
-
-
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
@@ -117,7 +112,7 @@ def _edit_manifest(run: Path, edit) -> None:
 def test_manifest_with_an_empty_or_incomplete_file_list_is_refused(tmp_path, edit, message):
     out = tmp_path / "run"
     curate(Options(lang="en"), out)
-    _edit_manifest(out, edit)
+    edit_manifest(out, edit)
     with pytest.raises(InputError, match=message):
         read_run(out)
 

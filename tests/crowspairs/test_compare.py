@@ -9,17 +9,14 @@ from scipy.stats import spearmanr
 
 from biasforge.scoring.compare import CAVEAT, distances, rank_distances, report
 from tests.conftest import run_cli
-from tests.scoring.conftest import stereoset_items, tiny_models, write_release  # noqa: F401
+from tests.scoring.conftest import stereoset_items, stereoset_release
 
 
-def test_compare_reads_both_score_folders(tiny_models, tmp_path):  # noqa: F811
+def test_compare_reads_both_score_folders(tiny_models, crowspairs_en, tmp_path):
     models = [a for m in ("masked", "causal") for a in ("--model", tiny_models[m])]
-    run_cli("curate", "crowspairs", "--lang", "en", "--out", tmp_path / "run")
-    run_cli("export", "release", tmp_path / "run", "--name", "cp", "--version", "0.1.0",
-            "--out", tmp_path / "rel", "--unreviewed")  # fmt: skip
-    run_cli("score", "crowspairs", "--dataset", tmp_path / "rel" / "cp" / "0.1.0", *models,
+    run_cli("score", "crowspairs", "--dataset", crowspairs_en["release"], *models,
             "--out", tmp_path / "crows", "--no-progress", "--bootstrap", "0")  # fmt: skip
-    release = write_release(stereoset_items(), tmp_path)
+    release = stereoset_release(stereoset_items(), tmp_path)
     run_cli("score", "stereoset", "--dataset", release, *models, "--out", tmp_path / "ss",
             "--no-progress", "--bootstrap", "0")  # fmt: skip
     out = run_cli("score", "compare", "--stereoset", tmp_path / "ss", "--crowspairs",

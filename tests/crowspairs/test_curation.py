@@ -11,17 +11,15 @@ from biasforge.curation.crowspairs.align import align_pair, tagged
 from biasforge.curation.crowspairs.source import read_pairs
 from biasforge.errors import InputError
 from tests.conftest import SHARED, run_cli
-from tests.fake_deepl import FakeDeepL
 
 FULL = SHARED / "data" / "crows_pairs" / "crows_pairs_anonymized.csv"
 
 
 @pytest.fixture
-def fake_deepl(monkeypatch):
-    server = FakeDeepL().start()
-    monkeypatch.setenv("DEEPL_AUTH_KEY", server.auth_key)
-    yield server
-    server.stop()
+def fake_deepl(fake_deepl, monkeypatch):
+    """The fake DeepL server (tests/conftest.py), its key in the environment."""
+    monkeypatch.setenv("DEEPL_AUTH_KEY", fake_deepl.auth_key)
+    return fake_deepl
 
 
 def test_english_sample_needs_no_key_and_keeps_the_source(tmp_path, biasforge_home, monkeypatch):
@@ -91,14 +89,9 @@ def test_revised_layout_and_bad_input(tmp_path):
     assert result.returncode == 2 and "bad.csv:2" in result.stderr
 
 
-def test_cli_release_loads_with_datasets(tmp_path):
+def test_cli_release_loads_with_datasets(crowspairs_en, tmp_path):
     from datasets import load_dataset
 
-    run_cli("curate", "crowspairs", "--lang", "en", "--out", tmp_path / "run")
-    run_cli(
-        "export", "release", tmp_path / "run", "--name", "crowspairs-en", "--version", "0.1.0",
-        "--out", tmp_path / "releases", "--unreviewed",
-    )  # fmt: skip
-    path = tmp_path / "releases" / "crowspairs-en" / "0.1.0"
+    path = crowspairs_en["release"]  # made by the commands (tests/conftest.py)
     ds = load_dataset(str(path), name="en", split="test", cache_dir=str(tmp_path / "cache"))
     assert len(ds) == 100 and set(ds[0]) >= {"sent_more", "sent_less", "more_spans"}

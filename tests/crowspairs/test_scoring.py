@@ -16,13 +16,12 @@ from biasforge.scoring.tasks.crowspairs import pair_scores, procedure, results, 
 from biasforge.scoring.uncertainty import Resampling
 from tests.conftest import run_cli
 from tests.crowspairs.metric_reference import mask_unigram
-from tests.scoring.conftest import tiny_models  # noqa: F401  (fixture)
 
 SAMPLE = read_pairs(BUNDLED_SAMPLE).head(24)
 PAIRS = [MinimalPair(m, n) for m, n in SAMPLE[["sent_more", "sent_less"]].itertuples(index=False)]
 
 
-def test_masked_equals_metric_py(tiny_models):  # noqa: F811
+def test_masked_equals_metric_py(tiny_models):
     lm = load_model(tiny_models["masked"], ModelOptions(progress=False, batch_tokens=300))
     pairs = PAIRS
     fast = pair_scores(lm, pairs)
@@ -37,7 +36,7 @@ def test_masked_equals_metric_py(tiny_models):  # noqa: F811
     assert "metric.py" in procedure(lm)
 
 
-def test_causal_is_the_sum_of_token_logprobs(tiny_models):  # noqa: F811
+def test_causal_is_the_sum_of_token_logprobs(tiny_models):
     import torch
 
     lm = load_model(tiny_models["causal"], ModelOptions(progress=False, batch_tokens=300))
@@ -56,7 +55,7 @@ def test_causal_is_the_sum_of_token_logprobs(tiny_models):  # noqa: F811
         assert abs(got[0] - plain(pair.first)) < 1e-4 and abs(got[1] - plain(pair.second)) < 1e-4
 
 
-def test_percent_per_bias_type_with_intervals(tiny_models):  # noqa: F811
+def test_percent_per_bias_type_with_intervals(tiny_models):
     lm = load_model(tiny_models["masked"], ModelOptions(progress=False))
     items = SAMPLE.assign(id=SAMPLE["source_id"])
     scored = score_pairs(lm, items)
@@ -72,15 +71,10 @@ def test_percent_per_bias_type_with_intervals(tiny_models):  # noqa: F811
     ).all()
 
 
-def test_command_on_the_english_release(tiny_models, tmp_path):  # noqa: F811
-    run_cli("curate", "crowspairs", "--lang", "en", "--out", tmp_path / "run")
-    run_cli(
-        "export", "release", tmp_path / "run", "--name", "crowspairs-en", "--version", "0.1.0",
-        "--out", tmp_path / "releases", "--unreviewed",
-    )  # fmt: skip
+def test_command_on_the_english_release(tiny_models, crowspairs_en, tmp_path):
     out = tmp_path / "scores"
     run_cli(
-        "score", "crowspairs", "--dataset", tmp_path / "releases" / "crowspairs-en" / "0.1.0",
+        "score", "crowspairs", "--dataset", crowspairs_en["release"],
         "--model", tiny_models["masked"], "--model", tiny_models["causal"], "--out", out,
         "--no-progress", "--bootstrap", "100",
     )  # fmt: skip

@@ -27,6 +27,20 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Li
 COPIES = 20  # ≈ 2.8 MB, ≈ 20 s of mining with 2 processes here; killed after a few seconds
 
 
+def start_ray_run(tmp_path: Path) -> subprocess.Popen:
+    """``biasforge curate slguset --executor ray --num-proc 2`` on a big corpus, started in
+    a session of its own (output ``tmp_path/r``)."""
+    corpus = big_corpus(tmp_path / "corpus.txt")
+    biasforge = str(Path(sys.executable).with_name("biasforge"))
+    return subprocess.Popen(
+        [biasforge, "curate", "slguset", "--corpus", str(corpus), "--out", str(tmp_path / "r"),
+         "--executor", "ray", "--num-proc", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+
+
 def big_corpus(path: Path) -> Path:
     """The bundled sample repeated, each copy's sentences made distinct (no duplicates)."""
     lines = BUNDLED_SAMPLE.read_text(encoding="utf-8").splitlines()
@@ -156,15 +170,7 @@ def test_sigkill_of_a_ray_run_leaves_no_ray_process(tmp_path):
     and workers, started by fork+exec): after SIGKILL of the run its process group is killed
     (``biasforge.processes.group_dies_with_parent``); 5 s later none of them is alive — the
     agents included, which Ray's own fate-sharing leaves waiting a minute for a dead GCS."""
-    corpus = big_corpus(tmp_path / "corpus.txt")
-    biasforge = str(Path(sys.executable).with_name("biasforge"))
-    command = subprocess.Popen(
-        [biasforge, "curate", "slguset", "--corpus", str(corpus), "--out", str(tmp_path / "r"),
-         "--executor", "ray", "--num-proc", "2"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
+    command = start_ray_run(tmp_path)
     parent = psutil.Process(command.pid)
     seen: dict[int, psutil.Process] = {}
     titles: dict[int, str] = {}  # read while each process lives: Ray retitles its workers

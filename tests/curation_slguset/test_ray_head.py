@@ -10,18 +10,16 @@ import ipaddress
 import os
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
-from pathlib import Path
 
 import psutil
 import pytest
 
 from tests.conftest import run_cli
-from tests.curation_slguset.test_kill import alive, big_corpus
+from tests.curation_slguset.test_kill import alive, start_ray_run
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
 
@@ -65,15 +63,7 @@ def test_the_loopback_rule_itself():
 
 
 def test_a_local_ray_mining_run_listens_on_loopback_only(tmp_path):
-    corpus = big_corpus(tmp_path / "corpus.txt")
-    biasforge = str(Path(sys.executable).with_name("biasforge"))
-    command = subprocess.Popen(
-        [biasforge, "curate", "slguset", "--corpus", str(corpus), "--out", str(tmp_path / "r"),
-         "--executor", "ray", "--num-proc", "2"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
+    command = start_ray_run(tmp_path)
     driver = psutil.Process(command.pid)
     processes: list[psutil.Process] = []
     try:

@@ -1,4 +1,5 @@
-"""Fixtures: a fake DeepL server on 127.0.0.1 that the real ``deepl`` client talks to."""
+"""Fixtures: the environment of a CLI subprocess pointed at the fake DeepL server
+(``fake_deepl`` in tests/conftest.py), StereoSet rows and sources."""
 
 from __future__ import annotations
 
@@ -8,19 +9,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SHARED
-from tests.fake_deepl import FakeDeepL
 
 FULL_SOURCE = SHARED / "data" / "stereoset" / "stereoset_dev_en.jsonl"
 SAMPLE = (
     Path(__file__).resolve().parents[2] / "curation" / "data" / "stereoset" / "sample_dev_en.jsonl"
 )
-
-
-@pytest.fixture
-def fake_deepl():
-    server = FakeDeepL().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -4,29 +4,19 @@ name, and never records an absolute path of this machine (config, stats, report,
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from biasforge.contract.redact import is_public_path
 from biasforge.curation.stereoset.adapt import DEFAULT_LEXICON
-from tests.conftest import REPO
+from tests.conftest import REPO, run_cli
 from tests.curation_stereoset.conftest import intra, write_jsonl
 
 PUBLISHED = ("manifest.json", "stats.json", "report.md")
 
 
 def _curate(cwd: Path, env: dict[str, str], *args: object) -> None:
-    exe = Path(sys.executable).with_name("biasforge")
-    subprocess.run(
-        [str(exe), "curate", "stereoset", *map(str, args)],
-        cwd=cwd,
-        env={**os.environ, **env},
-        check=True,
-        capture_output=True,
-    )
+    run_cli("curate", "stereoset", *args, env=env, cwd=cwd)
 
 
 def _published(run: Path) -> tuple[dict, str]:

@@ -13,7 +13,6 @@ from biasforge.curation.stereoset import Options, curate, dry_run
 from biasforge.curation.stereoset.source import BUNDLED_SAMPLE, load_source
 from biasforge.families.base import as_list
 from tests.conftest import run_cli
-from tests.scoring.conftest import tiny_models  # noqa: F401  (fixture)
 from tests.scoring.official_reference import official_intrasentence_mlm, official_template_word
 
 NO_KEY = {k: v for k, v in os.environ.items() if not k.startswith("DEEPL_")}
@@ -56,7 +55,7 @@ def test_english_run_needs_no_key_and_keeps_the_source(tmp_path, biasforge_home,
     assert stats["structure"] == {"identical": len(intra)}
 
 
-def test_english_release_scores_with_the_official_figures(tiny_models, tmp_path):  # noqa: F811
+def test_english_release_scores_with_the_official_figures(tiny_models, tmp_path):
     run_cli("curate", "stereoset", "--lang", "en", "--out", tmp_path / "run", env=NO_KEY)
     run_cli(
         "export", "release", tmp_path / "run", "--name", "stereoset-en", "--version", "0.1.0",

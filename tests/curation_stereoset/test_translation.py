@@ -16,6 +16,12 @@ def _translator(fake, **kwargs) -> DeepLTranslator:
     return DeepLTranslator(auth_key=fake.auth_key, server_url=fake.url, **kwargs)
 
 
+def en_fr(units, translator, memory, **options):
+    """``translate_units`` from English to French, without progress bars."""
+    return translate_units(units, translator, memory, source="en", target="fr", progress=False,
+                           **options)  # fmt: skip
+
+
 def test_memory_defaults_under_biasforge_home(biasforge_home):
     assert default_memory_path() == biasforge_home / "translation-memory.sqlite"
     with TranslationMemory() as memory:
@@ -47,29 +53,18 @@ def test_memory_pays_each_text_once_and_keys_on_options(fake_deepl, tmp_path):
     t = _translator(fake_deepl)
     units = [Unit("The dog"), Unit("The dog", context="My sister"), Unit("a car")]
     with TranslationMemory(tmp_path / "tm.sqlite") as memory:
-        outcomes, stats = translate_units(
-            units, t, memory, source="en", target="fr", progress=False
-        )
+        outcomes, stats = en_fr(units, t, memory)
         assert stats.characters_sent == len("The dog") * 2 + len("a car")
         assert outcomes[Unit("a car")].text == "une voiture"
     sent_before = fake_deepl.translate_requests
     with TranslationMemory(tmp_path / "tm.sqlite") as memory:  # reopened: persisted
-        outcomes, stats = translate_units(
-            units, t, memory, source="en", target="fr", progress=False
-        )
+        outcomes, stats = en_fr(units, t, memory)
     assert fake_deepl.translate_requests == sent_before
     assert stats.cache_hits == 3 and stats.characters_sent == 0
     assert all(o.cache_hit for o in outcomes.values())
     # another formality is another translation: sent again
     with TranslationMemory(tmp_path / "tm.sqlite") as memory:
-        _, stats = translate_units(
-            [Unit("You")],
-            _translator(fake_deepl, formality="less"),
-            memory,
-            source="en",
-            target="fr",
-            progress=False,
-        )
+        _, stats = en_fr([Unit("You")], _translator(fake_deepl, formality="less"), memory)
     assert stats.characters_sent == 3
 
 
@@ -77,15 +72,7 @@ def test_memory_pays_each_text_once_and_keys_on_options(fake_deepl, tmp_path):
 def test_transient_errors_are_retried(fake_deepl, tmp_path, error):
     fake_deepl.fail_next(error, times=2)
     with TranslationMemory(tmp_path / "tm.sqlite") as memory:
-        outcomes, stats = translate_units(
-            [Unit("a dog")],
-            _translator(fake_deepl),
-            memory,
-            source="en",
-            target="fr",
-            retry=FAST,
-            progress=False,
-        )
+        outcomes, stats = en_fr([Unit("a dog")], _translator(fake_deepl), memory, retry=FAST)
     assert outcomes[Unit("a dog")].text == "un chien"
     assert stats.retries == 2 and stats.requests == 3 and stats.failed == 0
 
@@ -94,28 +81,12 @@ def test_persistent_errors_are_reported_per_item_and_retried_next_time(fake_deep
     fake_deepl.fail_next(503, times=3)
     units = [Unit("a dog"), Unit("a cat", context="pets")]
     with TranslationMemory(tmp_path / "tm.sqlite") as memory:
-        outcomes, stats = translate_units(
-            units,
-            _translator(fake_deepl),
-            memory,
-            source="en",
-            target="fr",
-            retry=FAST,
-            progress=False,
-        )
+        outcomes, stats = en_fr(units, _translator(fake_deepl), memory, retry=FAST)
         assert outcomes[Unit("a dog")].text is None
         assert "503" in outcomes[Unit("a dog")].error
         assert outcomes[Unit("a cat", context="pets")].text == "une chatte"  # next batch fine
         assert stats.failed == 1
-        outcomes, stats = translate_units(
-            units,
-            _translator(fake_deepl),
-            memory,
-            source="en",
-            target="fr",
-            retry=FAST,
-            progress=False,
-        )
+        outcomes, stats = en_fr(units, _translator(fake_deepl), memory, retry=FAST)
     assert outcomes[Unit("a dog")].text == "un chien"
     assert stats.cache_hits == 1 and stats.failed == 0
 
@@ -124,15 +95,7 @@ def test_quota_stops_sending_and_reports_every_remaining_item(fake_deepl, tmp_pa
     fake_deepl.character_limit = len("a dog")
     units = [Unit("a dog"), Unit("a cat", context="x"), Unit("the house", context="y")]
     with TranslationMemory(tmp_path / "tm.sqlite") as memory:
-        outcomes, stats = translate_units(
-            units,
-            _translator(fake_deepl),
-            memory,
-            source="en",
-            target="fr",
-            retry=FAST,
-            progress=False,
-        )
+        outcomes, stats = en_fr(units, _translator(fake_deepl), memory, retry=FAST)
     assert outcomes[Unit("a dog")].text == "un chien"
     assert "456" in outcomes[Unit("a cat", context="x")].error
     assert outcomes[Unit("the house", context="y")].error.startswith("not sent: ")
@@ -148,15 +111,7 @@ def test_missing_key_is_a_clear_error(monkeypatch, fake_deepl):
 def test_wrong_key_is_fatal(fake_deepl, tmp_path):
     t = DeepLTranslator(auth_key="wrong", server_url=fake_deepl.url)
     with TranslationMemory(tmp_path / "tm.sqlite") as memory:
-        outcomes, _ = translate_units(
-            [Unit("x"), Unit("y", context="c")],
-            t,
-            memory,
-            source="en",
-            target="fr",
-            retry=FAST,
-            progress=False,
-        )
+        outcomes, _ = en_fr([Unit("x"), Unit("y", context="c")], t, memory, retry=FAST)
     assert "403" in outcomes[Unit("x")].error
     assert outcomes[Unit("y", context="c")].error.startswith("not sent")
 

@@ -7,7 +7,6 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import run_cli
 from tests.exports.builders import stereoset_rows, write_stereoset_run
 
 
@@ -34,12 +33,10 @@ def stereoset_candidates(stereoset_run):
 
 
 @pytest.fixture(scope="session")
-def becpro_runs(tmp_path_factory) -> dict[str, Path]:
-    """The bundled BEC-Pro corpora, built by the real `biasforge curate becpro`."""
-    root = tmp_path_factory.mktemp("becpro")
-    runs = {}
-    for lang, variant in (("en", "default"), ("es", "with_articles"), ("eu", "default")):
-        out = root / f"becpro-{lang}-{variant}"
-        run_cli("curate", "becpro", "--lang", lang, "--variant", variant, "--out", out)
-        runs[f"{lang}_{variant}"] = out
-    return runs
+def becpro_runs(becpro_runs) -> dict[str, Path]:
+    """The bundled BEC-Pro runs (en, es with articles, eu), by the release config each becomes."""
+    return {
+        "en_default": becpro_runs["en"],
+        "es_with_articles": becpro_runs["es-with_articles"],
+        "eu_default": becpro_runs["eu"],
+    }

@@ -13,18 +13,13 @@ import pandas as pd
 import pytest
 
 from tests.conftest import one_error_line, run_cli
+from tests.helpers import edit_manifest, snapshot
 
 
-@pytest.fixture(scope="module")
-def crows_release(tmp_path_factory):
-    """A real CrowS-Pairs English run and its release, made by the commands."""
-    root = tmp_path_factory.mktemp("crows")
-    run_cli("curate", "crowspairs", "--lang", "en", "--out", root / "run")
-    run_cli(
-        "export", "release", root / "run", "--unreviewed", "--name", "crows-en",
-        "--version", "1.0.0", "--out", root / "releases",
-    )  # fmt: skip
-    return root / "run", root / "releases" / "crows-en" / "1.0.0"
+@pytest.fixture(scope="session")
+def crows_release(crowspairs_en):
+    """A real CrowS-Pairs English run and its release, made by the commands (shared: read-only)."""
+    return crowspairs_en["run"], crowspairs_en["release"]
 
 
 def test_a_crowspairs_release_converts_to_the_crowspairs_csv(crows_release, tmp_path):
@@ -45,13 +40,9 @@ def test_a_crowspairs_release_converts_to_the_crowspairs_csv(crows_release, tmp_
     assert {"stereo", "antistereo"} == {r[2] for r in written.values()}
 
 
-def _snapshot(folder):
-    return {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 def test_convert_never_writes_into_its_input_or_a_biasforge_folder(crows_release, tmp_path):
     run, release = crows_release
-    before = {**_snapshot(run), **_snapshot(release)}
+    before = {"run": snapshot(run), "release": snapshot(release)}
     for out in (
         run / "candidates.parquet",  # a run's data
         run / "manifest.json",  # a run's manifest
@@ -73,7 +64,7 @@ def test_convert_never_writes_into_its_input_or_a_biasforge_folder(crows_release
     )  # fmt: skip
     assert "lies in the input" in one_error_line(result)
     assert pd.read_parquet(single).shape[0] > 0  # still the parquet file
-    assert {**_snapshot(run), **_snapshot(release)} == before
+    assert {"run": snapshot(run), "release": snapshot(release)} == before
 
 
 def test_overwrite_replaces_only_an_earlier_output_of_the_same_format(crows_release, tmp_path):
@@ -118,9 +109,21 @@ def _copy(folder, tmp_path, name):
         ("release", lambda d: _edit_parquet(next(d.glob("*/test.parquet"))), "checksum differs"),
         ("run", lambda d: _flip_byte(d / "candidates.parquet"), "checksum differs"),
         ("run", lambda d: (d / "manifest.json").unlink(), "manifest.json is missing"),
-        ("run", lambda d: _edit_manifest(d, kind="score"), "kind 'score' holds no items"),
-        ("run", lambda d: _edit_manifest(d, family="nosuch"), "unknown family 'nosuch'"),
-        ("run", lambda d: _edit_manifest(d, outside=True), "a path outside the folder"),
+        (
+            "run",
+            lambda d: edit_manifest(d, lambda m: m.update(kind="score")),
+            "kind 'score' holds no items",
+        ),
+        (
+            "run",
+            lambda d: edit_manifest(d, lambda m: m.update(family="nosuch")),
+            "unknown family 'nosuch'",
+        ),
+        (
+            "run",
+            lambda d: edit_manifest(d, lambda m: m["files"].update({"../outside.txt": "0" * 64})),
+            "a path outside the folder",
+        ),
     ],
 )
 def test_convert_and_scoring_verify_what_they_read(crows_release, tmp_path, what, damage, expected):
@@ -149,7 +152,7 @@ def test_convert_and_scoring_verify_what_they_read(crows_release, tmp_path, what
 
 def test_a_reader_of_one_kind_refuses_a_manifest_of_another(crows_release, tmp_path):
     run = _copy(crows_release[0], tmp_path, "run")
-    _edit_manifest(run, kind="release")
+    edit_manifest(run, lambda m: m.update(kind="release"))
     result = run_cli(
         "export", "release", run, "--unreviewed", "--name", "x", "--version", "1.0.0",
         "--out", tmp_path / "rel", check=False,
@@ -168,8 +171,8 @@ def test_scoring_reads_a_verified_release_and_names_it(crows_release):
         load_items(str(release), "stereoset")
     identity = dataset_identity(str(release))
     assert (identity["name"], identity["version"], identity["kind"]) == (
-        "crows-en",
-        "1.0.0",
+        "crowspairs-en",
+        "0.1.0",
         "release",
     )
     manifest = json.loads((release / "manifest.json").read_text())
@@ -186,15 +189,3 @@ def _flip_byte(path):
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF
     path.write_bytes(bytes(data))
-
-
-def _edit_manifest(folder, kind=None, family=None, outside=False):
-    path = folder / "manifest.json"
-    manifest = json.loads(path.read_text())
-    if kind:
-        manifest["kind"] = kind
-    if family:
-        manifest["family"] = family
-    if outside:
-        manifest["files"]["../outside.txt"] = "0" * 64
-    path.write_text(json.dumps(manifest))

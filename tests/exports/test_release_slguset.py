@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pandas as pd
-import pyarrow as pa
 import pytest
 
 from biasforge import families
@@ -11,25 +10,8 @@ from biasforge.contract.rundir import write_run
 from biasforge.errors import InputError
 from biasforge.exports.release import make_release
 from tests.conftest import run_cli, write_unchecked_run
+from tests.helpers import slguset_rows
 
-SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("family", pa.string()),
-        ("language", pa.string()),
-        ("source_id", pa.string()),
-        ("source_language", pa.string()),
-        ("source_text", pa.string()),
-        ("sentence", pa.string()),
-        ("keyword", pa.string()),
-        ("keyword_start", pa.int32()),
-        ("keyword_end", pa.int32()),
-        ("gender", pa.string()),
-        ("counterpart", pa.string()),
-        ("needs_review", pa.bool_()),
-        ("review_reasons", pa.list_(pa.string())),
-    ]
-)
 SENTENCES = [  # (sentence, keyword, gender, counterpart)
     ("重庆女足在运动会上击败了山东队取得了第二名的成绩。", "女", "female", "男"),
     ("这位男老师每天很早就来到学校。", "男", "male", "女"),
@@ -40,35 +22,17 @@ SENTENCES = [  # (sentence, keyword, gender, counterpart)
 
 
 def rows(sentences=SENTENCES) -> list[dict]:
-    out = []
-    for i, (sentence, keyword, gender, counterpart) in enumerate(sentences):
-        start = sentence.index(keyword)
-        out.append(
-            {
-                "id": f"zh{i:04d}",
-                "family": "slguset",
-                "language": "zh",
-                "source_id": f"news:{i}",
-                "source_language": "zh",
-                "source_text": sentence,
-                "sentence": sentence,
-                "keyword": keyword,
-                "keyword_start": start,
-                "keyword_end": start + len(keyword),
-                "gender": gender,
-                "counterpart": counterpart,
-                "needs_review": False,
-                "review_reasons": [],
-            }
-        )
-    return out
+    return [
+        {**row, "needs_review": False, "review_reasons": []}
+        for row in slguset_rows(sentences, ids="zh{:04d}", sources="news:{}")
+    ]
 
 
 def slguset_run(path, items):
     return write_run(
         path,
         candidates=pd.DataFrame(items),
-        rejected=pd.DataFrame(columns=[f.name for f in SCHEMA]),
+        rejected=pd.DataFrame(columns=list(rows()[0])),  # the same columns, no rows
         schema=families.get("slguset").schema,
         stats={"family": "slguset", "items": len(items), "kept": len(items), "rejected": 0},
         report_md="# slguset test run\n",

@@ -16,87 +16,31 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
 
 from tests.conftest import run_cli
+from tests.helpers import write_release
 from tests.scoring.conftest import (
-    CORPUS,
     stereoset_items,
-    tiny_models,  # noqa: F401  (fixture)
 )
 from tests.scoring.test_slguset_becpro import slguset_items
 
 OWN_CROWS = "crows_pairs_english_local"
 
 
-def _bos_tokenizer():
-    """A byte-level BPE whose post-processor starts every text with <bos>."""
-    from tokenizers import ByteLevelBPETokenizer
-    from tokenizers.processors import TemplateProcessing
-    from transformers import PreTrainedTokenizerFast
-
-    bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(CORPUS, vocab_size=400, special_tokens=["<bos>", "<eos>"])
-    inner = bpe._tokenizer
-    bos = inner.token_to_id("<bos>")
-    inner.post_processor = TemplateProcessing(
-        single="<bos> $A", pair="<bos> $A $B", special_tokens=[("<bos>", bos)]
-    )
-    return PreTrainedTokenizerFast(
-        tokenizer_object=inner, bos_token="<bos>", eos_token="<eos>", pad_token="<eos>"
-    )
-
-
 @pytest.fixture(scope="session")
-def bos_model(tmp_path_factory) -> str:
-    import torch
-    from transformers import GPT2Config, GPT2LMHeadModel
+def releases(shared, crowspairs_en) -> dict[str, Path]:
+    """The three releases the lm-eval run exports (built once per test run: read-only)."""
 
-    tok = _bos_tokenizer()
-    assert tok("a")["input_ids"][0] == tok.bos_token_id
-    torch.manual_seed(3)
-    model = GPT2LMHeadModel(
-        GPT2Config(
-            vocab_size=len(tok), n_embd=32, n_layer=2, n_head=2, n_positions=512,
-            bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
-        )
-    )  # fmt: skip
-    path = tmp_path_factory.mktemp("lm") / "tiny-bos-gpt2"
-    model.save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
+    def build(root: Path) -> None:
+        write_release(stereoset_items(), root, "stereoset-demo", "1.0.0", by="split")
+        write_release(slguset_items(), root, "slguset-demo", "1.0.0", by="language")
 
-
-def write_release(frame, root: Path, name: str, version: str, config) -> Path:
-    """``frame`` as release ``root/name/version`` through the contract's writer."""
-    from biasforge.contract.release import write_release as write_release_files
-
-    folder = root / name / version
-    folder.mkdir(parents=True)
-    configs = {
-        key: pa.Table.from_pandas(part.reset_index(drop=True), preserve_index=False)
-        for key, part in frame.groupby(config)
-    }
-    write_release_files(
-        folder, configs, card=f"# {name}\n", changelog="# Changelog\n", name=name,
-        version=version, family=str(frame["family"].iloc[0]),
-    )  # fmt: skip
-    return folder
-
-
-@pytest.fixture(scope="session")
-def releases(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("releases")
-    run_cli("curate", "crowspairs", "--lang", "en", "--out", root / "crows-run")
-    run_cli(
-        "export", "release", root / "crows-run", "--name", "crowspairs-en", "--version",
-        "0.1.0", "--out", root, "--unreviewed",
-    )  # fmt: skip
+    root = shared.folder("lm-eval-releases", build)
     return {
-        "stereoset": write_release(stereoset_items(), root, "stereoset-demo", "1.0.0", "split"),
-        "crowspairs": root / "crowspairs-en" / "0.1.0",
-        "slguset": write_release(slguset_items(), root, "slguset-demo", "1.0.0", "language"),
+        "stereoset": root / "stereoset-demo" / "1.0.0",
+        "crowspairs": crowspairs_en["release"],
+        "slguset": root / "slguset-demo" / "1.0.0",
     }
 
 
@@ -117,25 +61,30 @@ def own_crows_task(folder: Path, csv: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def lm_eval_run(tmp_path_factory, releases, bos_model) -> dict:
+def lm_eval_run(shared, releases, bos_model) -> dict:
     """Export the three releases, then one lm_eval run over all of them (and lm-eval's own
-    CrowS-Pairs task); the task folders and the results folder."""
+    CrowS-Pairs task); the task folders and the results folder. Made once per test run (the
+    tests of this folder may run in several processes): read-only."""
     from biasforge.exports.lm_eval import release_identity, task_prefix
 
-    root = tmp_path_factory.mktemp("lm-eval")
-    (root / "tasks").mkdir()  # lm-eval takes one --include_path, searched recursively
-    folders, groups = {}, []
-    for family, release in releases.items():
-        folders[family] = root / "tasks" / family
-        run_cli("export", "convert", release, "--format", "lm-eval", "--out", folders[family])
+    groups = []
+    for release in releases.values():
         identity = release_identity(release)
         groups.append(task_prefix(identity["name"], identity["version"]))
-    csv = root / "crows.csv"
-    run_cli("export", "convert", releases["crowspairs"], "--format", "crows-csv", "--out", csv)
-    own_crows_task(root / "tasks" / "own-crows", csv)
-    out = root / "results"
-    run_lm_eval(bos_model, root / "tasks", [*groups, OWN_CROWS], out)
-    return {"tasks": folders, "results": out, "groups": groups, "root": root}
+
+    def build(root: Path) -> None:
+        (root / "tasks").mkdir()  # lm-eval takes one --include_path, searched recursively
+        for family, release in releases.items():
+            run_cli("export", "convert", release, "--format", "lm-eval", "--out",
+                    root / "tasks" / family)  # fmt: skip
+        csv = root / "crows.csv"
+        run_cli("export", "convert", releases["crowspairs"], "--format", "crows-csv", "--out", csv)
+        own_crows_task(root / "tasks" / "own-crows", csv)
+        run_lm_eval(bos_model, root / "tasks", [*groups, OWN_CROWS], root / "results")
+
+    root = shared.folder("lm-eval-run", build)
+    folders = {family: root / "tasks" / family for family in releases}
+    return {"tasks": folders, "results": root / "results", "groups": groups, "root": root}
 
 
 def run_lm_eval(model: str, include: Path, tasks: list[str], out: Path) -> None:
@@ -160,11 +109,11 @@ def run_lm_eval(model: str, include: Path, tasks: list[str], out: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def plain_run(tmp_path_factory, lm_eval_run, tiny_models) -> tuple[str, Path]:  # noqa: F811
+def plain_run(shared, lm_eval_run, tiny_models) -> tuple[str, Path]:
     """The GPT-2 of tests/scoring (its tokenizer adds no BOS) through the StereoSet and
-    CrowS-Pairs tasks: (model path, results folder)."""
-    out = tmp_path_factory.mktemp("plain") / "results"
-    run_lm_eval(
-        tiny_models["causal"], lm_eval_run["root"] / "tasks", lm_eval_run["groups"][:2], out
+    CrowS-Pairs tasks: (model path, results folder). Made once per test run: read-only."""
+    tasks, groups = lm_eval_run["root"] / "tasks", lm_eval_run["groups"][:2]
+    root = shared.folder(
+        "lm-eval-plain", lambda root: run_lm_eval(tiny_models["causal"], tasks, groups, root)
     )
-    return tiny_models["causal"], out
+    return tiny_models["causal"], root

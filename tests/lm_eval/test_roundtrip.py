@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from tests.conftest import run_cli
-from tests.lm_eval.conftest import OWN_CROWS, write_release
+from tests.helpers import write_release
+from tests.lm_eval.conftest import OWN_CROWS
 
 # lm-eval sums float32 log-probabilities, biasforge float64 ones: sums near -700 differ by
 # float32's resolution there (6e-5, 1.4e-7 relative), so values agree to 1e-6 relative
@@ -157,7 +158,7 @@ def test_results_of_another_release_are_refused(releases, lm_eval_run, tmp_path)
     from biasforge.contract.folders import read_items
 
     frame = read_items(releases["crowspairs"]).frame.head(50)
-    newer = write_release(frame, tmp_path, "crowspairs-en", "0.2.0", "language")
+    newer = write_release(frame, tmp_path, "crowspairs-en", "0.2.0", by="language")
     out = tmp_path / "imported"
     done = run_cli(
         "score", "import-lm-eval", lm_eval_run["results"], "--dataset", newer, "--out", out,
@@ -257,7 +258,7 @@ def test_imported_results_merge_with_score_folders_of_their_release_only(
     right = table[table["model"] == second].drop(columns="model").reset_index(drop=True)
     _same(left, right)
     frame = read_items(releases["crowspairs"]).frame.head(50)
-    newer = write_release(frame, tmp_path, "crowspairs-en", "0.2.0", "language")
+    newer = write_release(frame, tmp_path, "crowspairs-en", "0.2.0", by="language")
     run_cli(
         "score", "crowspairs", "--dataset", newer, "--model", bos_model, "--out",
         tmp_path / "newer", "--no-progress", "--bootstrap", "50",

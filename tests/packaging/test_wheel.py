@@ -25,8 +25,7 @@ from tests.becpro.test_english import PUBLISHED_ROWS, read_tsv
 from tests.conftest import run_cli
 from tests.scoring.conftest import (
     stereoset_items,
-    tiny_models,  # noqa: F401  (fixture)
-    write_release,
+    stereoset_release,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -152,8 +151,8 @@ def test_installed_command_builds_the_published_english_becpro(installed, tmp_pa
     ]
 
 
-def test_installed_command_scores_stereoset_with_a_local_model(installed, tiny_models):  # noqa: F811
-    release = write_release(stereoset_items(), installed.work / "rel")
+def test_installed_command_scores_stereoset_with_a_local_model(installed, tiny_models):
+    release = stereoset_release(stereoset_items(), installed.work / "rel")
     out = installed.work / "scores"
     _run([installed.biasforge, "score", "stereoset", "--dataset", release, "--model",
           tiny_models["masked"], "--out", out, "--no-progress"], cwd=installed.work)  # fmt: skip

@@ -20,15 +20,16 @@ import pytest
 from biasforge.annotation.adjudication import panel_name
 from biasforge.annotation.names import WORKSPACE_NAME_MAX, workspace_problem
 from biasforge.annotation.serve import CREDENTIALS_FILE
-from biasforge.files import sha256_file
-from tests.annotation import conftest as annotation_fixtures
 from tests.annotation.conftest import ROOT, subset_run
 from tests.annotation.test_families import make_run, stereoset_rows
+from tests.helpers import snapshot
 
-# the real embedded server of the annotation tests (session fixtures, started once)
-biasforge_home = annotation_fixtures.biasforge_home
-server = annotation_fixtures.server
-becpro_run = annotation_fixtures.becpro_run
+
+@pytest.fixture(scope="session")
+def biasforge_home(server_home):
+    """The real embedded server of the annotation tests (tests/conftest.py), and its home."""
+    return server_home
+
 
 BAD_WORKSPACES = ["no/such ws", "dot.ted", "a b", "工作区", " lead", "tab\tx", "x" * 65, ""]
 
@@ -57,10 +58,6 @@ def owner_api(server) -> httpx.Client:
 def workspace_names(server) -> set[str]:
     with owner_api(server) as api:
         return {w["name"] for w in api.get("/api/v1/me/workspaces").json()["items"]}
-
-
-def snapshot(folder) -> dict[str, str]:
-    return {str(p.relative_to(folder)): sha256_file(p) for p in folder.rglob("*") if p.is_file()}
 
 
 def test_workspace_rule_is_the_sdks_and_bounded():
@@ -221,7 +218,7 @@ def test_two_concurrent_pushes_store_each_record_once(server, becpro_run, tmp_pa
     run = subset_run(becpro_run, tmp_path / "run", 1200)
     command = [
         sys.executable, "-m", "biasforge.cli", "annotate", "push", str(run),
-        "--dataset", "raced", "--min-submitted", "1",
+        "--dataset", "raced-1200", "--min-submitted", "1",
     ]  # fmt: skip
     procs = [
         subprocess.Popen(
@@ -243,7 +240,7 @@ def test_two_concurrent_pushes_store_each_record_once(server, becpro_run, tmp_pa
         found = [
             d
             for d in api.get("/api/v1/me/datasets").json()["items"]
-            if d["name"] == "raced" and d["workspace_id"] == spaces["biasforge"]
+            if d["name"] == "raced-1200" and d["workspace_id"] == spaces["biasforge"]
         ]
         assert len(found) == 1
         ids, offset = [], 0

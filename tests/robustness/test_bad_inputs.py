@@ -9,7 +9,6 @@ after. Usage errors that typer reports itself (unknown option, bad choice) exit 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import socket
 import sqlite3
@@ -23,6 +22,7 @@ import pytest
 
 from biasforge.files import sha256_file
 from tests.conftest import run_cli
+from tests.helpers import edit_manifest, snapshot
 from tests.robustness.conftest import copy_of
 
 Args = list[object]
@@ -62,11 +62,7 @@ def _set_column(table: pa.Table, name: str, values: list) -> pa.Table:
 
 
 def _edit_manifest(folder: Path, good: dict, edit: Callable[[dict], object]) -> Path:
-    run = copy_of(good["becpro_run"], folder / "run")
-    manifest = json.loads((run / "manifest.json").read_text())
-    edit(manifest)
-    (run / "manifest.json").write_text(json.dumps(manifest))
-    return run
+    return edit_manifest(copy_of(good["becpro_run"], folder / "run"), edit)
 
 
 def _release(run: Path, folder: Path, *extra: object) -> Args:
@@ -924,14 +920,6 @@ def _corrupt_model(folder: Path, good: dict) -> Path:
 CASES = CURATE + ANNOTATE + EXPORT + SCORE
 
 
-def _snapshot(folder: Path) -> dict[str, str]:
-    return {
-        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-    }
-
-
 def test_the_suite_covers_sixty_distinct_cases():
     assert len({c.id for c in CASES}) == len(CASES) >= 60
 
@@ -939,7 +927,7 @@ def test_the_suite_covers_sixty_distinct_cases():
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_is_one_clear_line(case: Case, tmp_path: Path, good: dict):
     args = case.make(tmp_path, good)
-    before = _snapshot(tmp_path)
+    before = snapshot(tmp_path, hidden=False)
     result = run_cli(*args, check=False)
     assert result.returncode == 2, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
     assert "Traceback" not in result.stderr, result.stderr
@@ -948,4 +936,4 @@ def test_bad_input_is_one_clear_line(case: Case, tmp_path: Path, good: dict):
     assert len(errors) == 1 or usage, result.stderr
     said = errors[0] if errors else result.stderr
     assert case.expect in said, said
-    assert _snapshot(tmp_path) == before, "files that existed before were changed"
+    assert snapshot(tmp_path, hidden=False) == before, "files that existed before were changed"

@@ -21,6 +21,7 @@ from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE as CROWS_SAMPLE
 from biasforge.curation.slguset.lexicon import DEFAULT_DIR as SLGUSET_LEXICON
 from biasforge.curation.stereoset.source import BUNDLED_SAMPLE as STEREOSET_SAMPLE
 from tests.conftest import run_cli
+from tests.helpers import snapshot
 from tests.robustness.conftest import copy_of
 
 Args = list[object]
@@ -336,10 +337,6 @@ def _gb18030_slguset_unasked(folder: Path) -> tuple[Args, str]:
     return args, f"gender_pairs.tsv:{line}: not valid utf-8 at byte {offset} "
 
 
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 def test_the_cases_are_distinct():
     assert len({c.id for c in CASES}) == len(CASES) >= 30
 
@@ -347,14 +344,14 @@ def test_the_cases_are_distinct():
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_curation_input_is_one_clear_line(case: Case, tmp_path: Path):
     args, expect = case.make(tmp_path)
-    before = _snapshot(tmp_path)
+    before = snapshot(tmp_path)
     result = run_cli(*args, check=False, env=NO_KEY)
     assert result.returncode == 2, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
     assert "Traceback" not in result.stderr, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     assert expect in lines[0], lines[0]
-    assert _snapshot(tmp_path) == before, "files that existed before were changed"
+    assert snapshot(tmp_path) == before, "files that existed before were changed"
     assert not any(p.name in ("r", "run", "ss") for p in tmp_path.iterdir())
 
 

@@ -25,7 +25,7 @@ import pytest
 from biasforge.cli import main
 from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE as CROWS_SAMPLE
 from biasforge.curation.stereoset.source import BUNDLED_SAMPLE as STEREOSET_SAMPLE
-from biasforge.files import sha256_file
+from tests.helpers import snapshot
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
@@ -48,10 +48,6 @@ def _error(monkeypatch, capsys, *args: object) -> str:
     lines = [line for line in err.splitlines() if line.startswith("error: ")]
     assert len(lines) == 1, err
     return lines[0]
-
-
-def _snapshot(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): sha256_file(p) for p in root.rglob("*") if p.is_file()}
 
 
 # ------------------------------------------------------------------ numbers
@@ -187,11 +183,11 @@ def test_release_names_and_versions_with_white_space_are_refused(name, version, 
 @pytest.mark.parametrize("where", [".", "releases"])
 def test_a_release_inside_its_own_input_is_refused(where, good, tmp_path, monkeypatch, capsys):
     run = Path(shutil.copytree(good["becpro_run"], tmp_path / "run"))
-    before = _snapshot(run)
+    before = snapshot(run)
     line = _error(monkeypatch, capsys, "export", "release", run, "--name", "x", "--version",
                   "1.0.0", "--unreviewed", "--out", run / where)  # fmt: skip
     assert "lies in the input" in line and str(run) in line
-    assert _snapshot(run) == before and sorted(p.name for p in run.iterdir()) == sorted(before)
+    assert snapshot(run) == before and sorted(p.name for p in run.iterdir()) == sorted(before)
 
 
 # ------------------------------------------------------------------ scoring
@@ -209,10 +205,10 @@ def test_score_overwrite_replaces_only_a_score_folder_of_its_family(
     assert manifest["family"] == "becpro"
     # the same folder as another family's (the manifest is not under its own checksums)
     (out / "manifest.json").write_text(json.dumps({**manifest, "family": "stereoset"}))
-    before = _snapshot(out)
+    before = snapshot(out)
     line = _error(monkeypatch, capsys, *args, "--overwrite")
     assert "of stereoset, not becpro" in line
-    assert _snapshot(out) == before
+    assert snapshot(out) == before
     # its own family's folder is replaced
     (out / "manifest.json").write_text(json.dumps(manifest))
     code, err = _cli(monkeypatch, capsys, *args, "--overwrite")

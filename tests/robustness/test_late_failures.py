@@ -31,10 +31,6 @@ NO_SERVER = {"ARGILLA_API_URL": "http://127.0.0.1:9", "ARGILLA_API_KEY": "none"}
 NO_KEY = {"DEEPL_AUTH_KEY": "", "DEEPL_SERVER_URL": ""}
 
 
-def _snapshot(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): sha256_file(p) for p in root.rglob("*") if p.is_file()}
-
-
 @pytest.fixture(scope="module")
 def becpro_run(tmp_path_factory) -> Path:
     run = tmp_path_factory.mktemp("becpro") / "run"

@@ -6,7 +6,6 @@ Slurm job folder is removed only when biasforge wrote it."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
@@ -15,14 +14,7 @@ from biasforge.contract.exported import check_output
 from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE as CROWS_SAMPLE
 from biasforge.errors import OutputExistsError
 from tests.conftest import one_error_line, run_cli
-
-
-def _snapshot(root: Path) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
+from tests.helpers import snapshot
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +26,13 @@ def crows_run(tmp_path_factory) -> Path:
 
 
 def test_a_run_never_replaces_a_run_of_another_family(crows_run: Path):
-    before = _snapshot(crows_run)
+    before = snapshot(crows_run)
     result = run_cli(
         "curate", "becpro", "--lang", "en", "--out", crows_run, "--overwrite", check=False
     )
     line = one_error_line(result)
     assert f"{crows_run}: holds a biasforge run of crowspairs, not becpro" in line
-    assert _snapshot(crows_run) == before
+    assert snapshot(crows_run) == before
 
 
 def test_a_run_replaces_a_run_of_its_own_family(tmp_path: Path):

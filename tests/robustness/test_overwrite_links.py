@@ -10,11 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import one_error_line, run_cli
-
-
-def _curate(out: Path, *extra: object):
-    return run_cli("curate", "becpro", "--lang", "en", "--out", out, *extra, check=False)
+from tests.conftest import curate_becpro_en, one_error_line
+from tests.helpers import snapshot
 
 
 def _link_to_folder(run: Path, mine: Path) -> Path:
@@ -57,38 +54,24 @@ CASES: list[tuple[str, Callable[[Path, Path], Path]]] = [
 ]
 
 
-def _snapshot(root: Path) -> dict[str, str]:
-    """Every path under ``root`` (links not followed): what a link points at, a file's bytes."""
-    found = {}
-    for path in sorted(root.rglob("*")):
-        key = path.relative_to(root).as_posix()
-        if path.is_symlink():
-            found[key] = "-> " + str(path.readlink())
-        elif path.is_file():
-            found[key] = path.read_text(errors="replace")
-        else:
-            found[key] = "dir"
-    return found
-
-
 @pytest.mark.parametrize("make", [c[1] for c in CASES], ids=[c[0] for c in CASES])
 def test_a_users_link_inside_a_run_stops_overwrite(tmp_path, make):
     run, mine = tmp_path / "run", tmp_path / "mine"
     mine.mkdir()
-    _curate(run).check_returncode()
+    curate_becpro_en(run).check_returncode()
     made = make(run, mine)
-    before = _snapshot(tmp_path)
-    line = one_error_line(_curate(run, "--overwrite"))
+    before = snapshot(tmp_path)
+    line = one_error_line(curate_becpro_en(run, "--overwrite"))
     assert made.relative_to(run).as_posix() in line and "biasforge did not write" in line, line
-    assert _snapshot(tmp_path) == before
+    assert snapshot(tmp_path) == before
 
 
 def test_without_the_link_the_run_is_replaced(tmp_path):
     """The same run without the user's addition is replaced (the refusal above is the link's)."""
     run, mine = tmp_path / "run", tmp_path / "mine"
     mine.mkdir()
-    _curate(run).check_returncode()
+    curate_becpro_en(run).check_returncode()
     made = _link_to_folder(run, mine)
     made.unlink()
-    _curate(run, "--overwrite").check_returncode()
+    curate_becpro_en(run, "--overwrite").check_returncode()
     assert (mine / "data" / "thesis.tex").read_text() == "chapter 1"

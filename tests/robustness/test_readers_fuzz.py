@@ -49,11 +49,16 @@ class Sandbox:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory) -> Path:
-    from biasforge.curation.becpro import Options, curate
+def _in_a_file(name: str, content: bytes, read: Callable[[Path], object]) -> None:
+    """``read`` of a fresh file ``name`` holding ``content`` accepts or refuses it."""
+    with Sandbox() as folder:
+        (folder / name).write_bytes(content)
+        _accepts_or_refuses(lambda: read(folder / name))
 
-    return curate(Options(lang="en"), tmp_path_factory.mktemp("r") / "run").path
+
+@pytest.fixture(scope="module")
+def run_dir(becpro_run) -> Path:
+    return becpro_run  # the shared English BEC-Pro run (tests/conftest.py): copied before use
 
 
 @FUZZ
@@ -109,9 +114,7 @@ def test_release_input_reader(content):
 def test_scoring_dataset_reader(content, family):
     from biasforge.scoring.data import load_items
 
-    with Sandbox() as folder:
-        (folder / "items.parquet").write_bytes(content)
-        _accepts_or_refuses(lambda: load_items(str(folder / "items.parquet"), family))
+    _in_a_file("items.parquet", content, lambda path: load_items(str(path), family))
 
 
 @FUZZ
@@ -119,9 +122,7 @@ def test_scoring_dataset_reader(content, family):
 def test_stereoset_source_reader(content, suffix):
     from biasforge.curation.stereoset.source import load_source
 
-    with Sandbox() as folder:
-        (folder / f"source{suffix}").write_bytes(content)
-        _accepts_or_refuses(lambda: load_source(folder / f"source{suffix}"))
+    _in_a_file(f"source{suffix}", content, load_source)
 
 
 @FUZZ
@@ -161,9 +162,7 @@ def test_becpro_lexicon_reader(content, name):
 def test_glossary_reader(content):
     from biasforge.curation.translation.engines import read_glossary
 
-    with Sandbox() as folder:
-        (folder / "g.tsv").write_bytes(content)
-        _accepts_or_refuses(lambda: read_glossary(folder / "g.tsv"))
+    _in_a_file("g.tsv", content, read_glossary)
 
 
 @FUZZ
@@ -171,9 +170,7 @@ def test_glossary_reader(content):
 def test_name_gold_reader(content):
     from biasforge.curation.slguset.name_eval import read_gold
 
-    with Sandbox() as folder:
-        (folder / "gold.jsonl").write_bytes(content)
-        _accepts_or_refuses(lambda: read_gold(folder / "gold.jsonl"))
+    _in_a_file("gold.jsonl", content, read_gold)
 
 
 SLGUSET_LEXICON = [
@@ -212,9 +209,7 @@ def test_slguset_corpus_reader(content, name):
 def test_users_csv_reader(content):
     from biasforge.annotation.users import read_users_csv
 
-    with Sandbox() as folder:
-        (folder / "users.csv").write_bytes(content)
-        _accepts_or_refuses(lambda: read_users_csv(folder / "users.csv"))
+    _in_a_file("users.csv", content, read_users_csv)
 
 
 @FUZZ

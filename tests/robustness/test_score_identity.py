@@ -12,29 +12,23 @@ from pathlib import Path
 
 import pytest
 
-from biasforge.files import sha256_file
 from tests.conftest import one_error_line, run_cli
-from tests.scoring.conftest import stereoset_items, tiny_models  # noqa: F401  (fixture)
+from tests.helpers import snapshot, write_release
+from tests.scoring.conftest import stereoset_items
 
 SAME_CONTENT = "version differs): results of different dataset versions are not combined"
 
 
 def _release(root: Path, version: str) -> Path:
-    from tests.lm_eval.conftest import write_release
-
-    return write_release(stereoset_items(), root, "ss", version, "split")
-
-
-def _snapshot(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): sha256_file(p) for p in root.rglob("*") if p.is_file()}
+    return write_release(stereoset_items(), root, "ss", version, by="split")
 
 
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory, tiny_models) -> dict[str, Path]:  # noqa: F811
+def scored(tmp_path_factory, tiny_models) -> dict[str, Path]:
     """Releases ss 0.1.0 and 0.2.0 with the same records, and score folders of both."""
     root = tmp_path_factory.mktemp("identity")
     found = {"old": _release(root / "rel", "0.1.0"), "new": _release(root / "rel", "0.2.0")}
-    assert _snapshot(found["old"] / "intrasentence") == _snapshot(found["new"] / "intrasentence")
+    assert snapshot(found["old"] / "intrasentence") == snapshot(found["new"] / "intrasentence")
     for key, model in (("a", "masked"), ("b", "causal"), ("c", "masked")):
         release = found["new" if key == "c" else "old"]
         found[key] = root / key
@@ -123,7 +117,7 @@ def test_merge_refuses_the_same_folder_twice(scored, tmp_path):
         assert not (tmp_path / "m").exists()
 
 
-def test_compare_refuses_the_same_folder_twice_by_the_same_rule(scored, tiny_models, tmp_path):  # noqa: F811
+def test_compare_refuses_the_same_folder_twice_by_the_same_rule(scored, tiny_models, tmp_path):
     crows = tmp_path / "crows"
     run_cli("curate", "crowspairs", "--lang", "en", "--out", tmp_path / "run")
     run_cli("export", "release", tmp_path / "run", "--name", "cp", "--version", "0.1.0",
@@ -142,7 +136,7 @@ def test_compare_refuses_the_same_folder_twice_by_the_same_rule(scored, tiny_mod
 def test_merge_never_writes_over_or_into_one_of_its_inputs(scored, tmp_path):
     merged = tmp_path / "m"
     run_cli("score", "merge", scored["a"], scored["b"], "-o", merged, "--no-progress")
-    before = {key: _snapshot(scored[key]) for key in ("a", "b")} | {"m": _snapshot(merged)}
+    before = {key: snapshot(scored[key]) for key in ("a", "b")} | {"m": snapshot(merged)}
     link = tmp_path / "to-m"
     link.symlink_to(merged, target_is_directory=True)
     cases = [
@@ -157,10 +151,10 @@ def test_merge_never_writes_over_or_into_one_of_its_inputs(scored, tmp_path):
         line = one_error_line(result)
         assert f"--out {out}: {expect}" in line and "never writes over or into" in line
     assert not (scored["b"] / "sub").exists()
-    assert {key: _snapshot(scored[key]) for key in ("a", "b")} | {"m": _snapshot(merged)} == before
+    assert {key: snapshot(scored[key]) for key in ("a", "b")} | {"m": snapshot(merged)} == before
 
 
-def test_a_score_run_never_writes_into_its_dataset(scored, tiny_models):  # noqa: F811
+def test_a_score_run_never_writes_into_its_dataset(scored, tiny_models):
     inside = scored["old"] / "scores"
     result = run_cli("score", "stereoset", "--dataset", scored["old"], "--model",
                      tiny_models["masked"], "--out", inside, check=False)  # fmt: skip
@@ -168,7 +162,7 @@ def test_a_score_run_never_writes_into_its_dataset(scored, tiny_models):  # noqa
     assert not inside.exists()
 
 
-def test_an_nsp_head_inside_the_out_folder_is_an_input(scored, tiny_models, tmp_path):  # noqa: F811
+def test_an_nsp_head_inside_the_out_folder_is_an_input(scored, tiny_models, tmp_path):
     out = tmp_path / "inter"
     common = ["score", "stereoset", "--dataset", scored["old"], "--model", tiny_models["causal"],
               "--split", "intersentence", "--bootstrap", "0", "--no-progress"]  # fmt: skip
@@ -176,17 +170,17 @@ def test_an_nsp_head_inside_the_out_folder_is_an_input(scored, tiny_models, tmp_
     corpus.write_text("The cat sat.\nIt slept.\n\nThe dog ran.\nIt barked.\n", encoding="utf-8")
     run_cli(*common, "--nsp-corpus", corpus, "--out", out)
     head = out / "tiny-gpt2" / "nsp_head.pt"
-    before = _snapshot(out)
+    before = snapshot(out)
     result = run_cli(*common, "--nsp-head", head, "--out", out, "--overwrite", check=False)
     assert f"--out {out}: holds the input {head}" in one_error_line(result)
-    assert _snapshot(out) == before
+    assert snapshot(out) == before
     assert os.path.getsize(head) > 0
 
 
 def test_export_convert_never_writes_an_lm_eval_folder_around_its_input(scored, tmp_path):
     releases = scored["old"].parent.parent
-    before = _snapshot(releases)
+    before = snapshot(releases)
     result = run_cli("export", "convert", scored["old"], "--format", "lm-eval", "--out",
                      releases, "--overwrite", check=False)  # fmt: skip
     assert f"--out {releases}: holds the input {scored['old']}" in one_error_line(result)
-    assert _snapshot(releases) == before
+    assert snapshot(releases) == before

@@ -23,10 +23,10 @@ import pytest
 
 from biasforge.files import sha256_file
 from tests.conftest import one_error_line, run_cli
-from tests.scoring.conftest import (  # noqa: F401  (fixtures)
+from tests.helpers import write_release
+from tests.scoring.conftest import (  # noqa: F401  (zh_bert: a fixture)
     stereoset_items,
-    tiny_models,
-    write_release,
+    stereoset_release,
     zh_bert,
 )
 from tests.scoring.test_slguset_becpro import slguset_items
@@ -41,7 +41,7 @@ def _remanifest(folder: Path) -> None:
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
-    return write_release(stereoset_items(), tmp_path_factory.mktemp("ss"))
+    return stereoset_release(stereoset_items(), tmp_path_factory.mktemp("ss"))
 
 
 def _edited(release: Path, folder: Path, edit) -> Path:
@@ -74,7 +74,7 @@ def _null_context(table: pa.Table) -> pa.Table:
 @pytest.mark.parametrize("dataset", ["release", "config"])
 def test_a_release_without_contexts_is_one_line(
     release,
-    tiny_models,  # noqa: F811
+    tiny_models,
     tmp_path,
     edit,
     expect,
@@ -106,7 +106,7 @@ def _nsp(release: Path, model: str, corpus: Path, out: Path, *extra: str):
 
 def test_a_gbk_nsp_corpus_is_one_line_with_the_encoding_option(
     release,
-    tiny_models,  # noqa: F811
+    tiny_models,
     tmp_path,
 ):
     corpus = tmp_path / "corpus.txt"
@@ -154,14 +154,13 @@ def test_an_unknown_nsp_encoding_is_one_line(release, tmp_path):
 
 @pytest.fixture(scope="module")
 def slguset_release(tmp_path_factory) -> Path:
-    from tests.lm_eval.conftest import write_release as write
-
-    return write(slguset_items(), tmp_path_factory.mktemp("slg"), "slg", "1.0.0", "language")
+    return write_release(slguset_items(), tmp_path_factory.mktemp("slg"), "slg", "1.0.0",
+                         by="language")  # fmt: skip
 
 
 def test_slguset_with_a_vocabulary_without_chinese_warns_and_records_it(
     slguset_release,
-    tiny_models,  # noqa: F811
+    tiny_models,
     zh_bert,  # noqa: F811
     tmp_path,
 ):

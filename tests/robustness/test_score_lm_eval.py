@@ -19,24 +19,21 @@ import pytest
 
 from biasforge.files import sha256_file
 from tests.conftest import one_error_line, run_cli
-from tests.lm_eval.conftest import run_lm_eval, write_release
-from tests.scoring.conftest import stereoset_items, tiny_models  # noqa: F401  (fixture)
+from tests.helpers import snapshot, write_release
+from tests.lm_eval.conftest import run_lm_eval
+from tests.scoring.conftest import stereoset_items
 from tests.scoring.test_slguset_becpro import slguset_items
 
 
-def _snapshot(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): sha256_file(p) for p in root.rglob("*") if p.is_file()}
-
-
 @pytest.fixture(scope="module")
-def lm_eval_slguset(tmp_path_factory, tiny_models) -> dict[str, Path]:  # noqa: F811
+def lm_eval_slguset(tmp_path_factory, tiny_models) -> dict[str, Path]:
     """SlguSet releases slg 0.1.0 and 0.2.0 (the same records), the task folder of 0.1.0 and
     the results of one lm_eval run of the tiny GPT-2 on it."""
     from biasforge.exports.lm_eval import task_prefix
 
     root = tmp_path_factory.mktemp("lm-eval-slg")
     found = {
-        version: write_release(slguset_items(), root / "rel", "slg", version, "language")
+        version: write_release(slguset_items(), root / "rel", "slg", version, by="language")
         for version in ("0.1.0", "0.2.0")
     }
     tasks = root / "include" / "tasks"
@@ -81,7 +78,7 @@ def test_a_results_folder_given_twice_is_refused(lm_eval_slguset, tmp_path):
 
 def test_slguset_folders_name_the_procedure_native_and_imported(
     lm_eval_slguset,
-    tiny_models,  # noqa: F811
+    tiny_models,
     tmp_path,
 ):
     """The issue's case: native and imported Bias_c of a GPT-2-style model differ, and each
@@ -152,9 +149,9 @@ def _mine(root: Path) -> Path:
 )
 def test_lm_eval_export_overwrite_replaces_nothing_else(lm_eval_slguset, tmp_path, make, expect):
     target = make(tmp_path)
-    before = _snapshot(target)
+    before = snapshot(target)
     result = run_cli("export", "convert", lm_eval_slguset["0.1.0"], "--format", "lm-eval",
                      "--out", target, "--overwrite", check=False)  # fmt: skip
     line = one_error_line(result)
     assert expect in line and "--overwrite only replaces an earlier lm-eval output" in line
-    assert _snapshot(target) == before
+    assert snapshot(target) == before

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import one_error_line, run_cli
-from tests.scoring.conftest import stereoset_items, write_release
+from tests.scoring.conftest import stereoset_items, stereoset_release
 
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
-    return write_release(stereoset_items(), tmp_path_factory.mktemp("ss"))
+    return stereoset_release(stereoset_items(), tmp_path_factory.mktemp("ss"))
 
 
 def _predictions(items) -> dict:

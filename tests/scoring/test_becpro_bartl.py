@@ -10,6 +10,7 @@ import pytest
 from biasforge.errors import BiasforgeError
 from biasforge.scoring.models import ModelOptions, load_model
 from biasforge.scoring.tasks import becpro
+from tests.models import tiny_bert
 from tests.scoring.bartl_reference import model_evaluation
 
 
@@ -17,26 +18,12 @@ from tests.scoring.bartl_reference import model_evaluation
 def sharp_bert(tiny_models, tmp_path_factory) -> str:
     """The tiny BERT's tokenizer with larger random weights, so predictions are far from
     uniform and the procedures' choices show in the numbers."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+    from transformers import AutoTokenizer, BertForMaskedLM
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_models["masked"])
-    torch.manual_seed(4)
-    model = BertForMaskedLM(
-        BertConfig(
-            vocab_size=len(tokenizer),
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=64,
-            max_position_embeddings=64,
-            initializer_range=0.2,
-        )
-    )
     path = tmp_path_factory.mktemp("sharp") / "sharp-bert"
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return str(path)
+    return tiny_bert(BertForMaskedLM, tokenizer, path, seed=4, max_position_embeddings=64,
+                     initializer_range=0.2)  # fmt: skip
 
 
 @pytest.fixture(scope="module")

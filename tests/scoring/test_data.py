@@ -8,12 +8,12 @@ import pytest
 from biasforge.errors import InputError
 from biasforge.scoring.data import load_items
 from tests.conftest import write_unchecked_run
-from tests.scoring.conftest import stereoset_items, write_release
+from tests.scoring.conftest import stereoset_items, stereoset_release
 
 
 def test_release_config_run_and_file_layouts(tmp_path):
     items = stereoset_items()
-    release = write_release(items, tmp_path)
+    release = stereoset_release(items, tmp_path)
     assert len(load_items(str(release), "stereoset")) == 8
     assert set(load_items(str(release / "intrasentence"), "stereoset")["split"]) == {
         "intrasentence"

@@ -14,10 +14,9 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
-from biasforge.scoring.cli import app
 from tests.conftest import SHARED
+from tests.helpers import score
 from tests.scoring.official_reference import flat_jsonl_items
 
 DATA = SHARED / "data" / "stereoset" / "stereoset_dev_en.jsonl"
@@ -25,13 +24,7 @@ ITEMS = 150
 
 
 def _score(path, out, *options: str) -> None:
-    result = CliRunner().invoke(
-        app,
-        ["stereoset", "-d", str(path), "-m", "gemma3-270m", "-o", str(out), "--no-progress",
-         *options],
-        catch_exceptions=False,
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
+    score("stereoset", "-d", path, "-m", "gemma3-270m", "-o", out, *options)
 
 
 @pytest.fixture(scope="module")

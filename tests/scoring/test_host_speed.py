@@ -155,7 +155,7 @@ def test_cli_passes_device_map_and_dtype(tiny_models, tmp_path, monkeypatch):
 
     from biasforge.scoring import runner
     from biasforge.scoring.cli import app
-    from tests.scoring.conftest import write_release
+    from tests.scoring.conftest import stereoset_release
 
     captured = {}
 
@@ -163,7 +163,7 @@ def test_cli_passes_device_map_and_dtype(tiny_models, tmp_path, monkeypatch):
         captured["options"] = request.options.model
 
     monkeypatch.setattr(runner, "run_task", fake_run)
-    release = write_release(stereoset_items(), tmp_path / "release")
+    release = stereoset_release(stereoset_items(), tmp_path / "release")
     args = ["stereoset", "-d", str(release), "-m", tiny_models["masked"], "-o", str(tmp_path / "o")]
     extra = ["--device-map", "auto", "--max-memory", "cpu=2GiB", "--no-progress"]
     result = CliRunner().invoke(app, [*args, *extra], catch_exceptions=False)

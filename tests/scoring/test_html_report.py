@@ -7,20 +7,16 @@ import json
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
-from biasforge.scoring.cli import app
-from tests.scoring.conftest import stereoset_items, write_release
+from tests.helpers import score
+from tests.scoring.conftest import stereoset_items, stereoset_release
 from tests.scoring.test_slguset_becpro import becpro_items, slguset_items
 
 METRICS = {"LM Score": "LMS", "SS Score": "SS", "ICAT Score": "ICAT"}
 
 
 def _score(*args: str) -> None:
-    result = CliRunner().invoke(
-        app, [*args, "--bootstrap", "200", "--no-progress"], catch_exceptions=False
-    )
-    assert result.exit_code == 0, result.output
+    score(*args, "--bootstrap", "200")
 
 
 def _open(browser, path):
@@ -54,7 +50,7 @@ def _cells(page) -> dict[str, list[tuple[str, str]]]:
 
 
 def test_stereoset_html_report_matches_results_json(tiny_models, tmp_path, browser):
-    release = write_release(stereoset_items(), tmp_path)
+    release = stereoset_release(stereoset_items(), tmp_path)
     out = tmp_path / "scores"
     models = ["-m", tiny_models["masked"], "-m", tiny_models["causal"]]
     _score("stereoset", "-d", str(release), "-o", str(out), *models)

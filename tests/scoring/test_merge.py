@@ -9,12 +9,12 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
 from biasforge.scoring.cli import app
 from tests.conftest import run_cli
+from tests.helpers import score, write_release
 from tests.scoring.conftest import stereoset_items
 from tests.scoring.test_crossed import CROSS
 from tests.scoring.test_score_folders import crows_pairs
@@ -31,16 +31,8 @@ TABLES = {
 
 
 def release(items: pd.DataFrame, root, name: str, version: str):
-    """``items`` as release ``name`` ``version`` through the contract's writer."""
-    from biasforge.contract.release import write_release
-
-    folder = root / "releases" / name / version
-    folder.mkdir(parents=True)
-    write_release(
-        folder, {"en": pa.Table.from_pandas(items, preserve_index=False)}, card=f"# {name}\n",
-        changelog="# Changelog\n", name=name, version=version, family=items["family"].iloc[0],
-    )  # fmt: skip
-    return folder
+    """``items`` as release ``root/releases/name/version``, one config (``en``)."""
+    return write_release(items, root / "releases", name, version)
 
 
 @pytest.fixture(scope="module")
@@ -61,9 +53,9 @@ def second_bert(tiny_models, tmp_path_factory):
 
 
 def _score(command: str, data, models: list[str], out) -> None:
-    args = [command, "-d", str(data), *[a for m in models for a in ("-m", m)], "-o", str(out)]
-    result = CliRunner().invoke(app, [*args, "--bootstrap", "100", "--no-progress"])
-    assert result.exit_code == 0, result.output
+    score(
+        command, "-d", data, *[a for m in models for a in ("-m", m)], "-o", out, "--bootstrap", 100
+    )
 
 
 @pytest.mark.parametrize(
@@ -111,33 +103,33 @@ def test_merged_folders_equal_one_multi_model_run(
     assert "0.1.0" in report and (merged / "report.html").is_file()
 
 
-def test_two_versions_of_a_dataset_are_refused_with_one_line(tiny_models, tmp_path):
-    old = release(becpro_items(CROSS), tmp_path, "becpro-test", "0.1.0")
-    new = release(becpro_items(CROSS[:-1]), tmp_path, "becpro-test", "0.2.0")
-    _score("becpro", old, [tiny_models["masked"]], tmp_path / "old")
-    _score("becpro", new, [tiny_models["masked"]], tmp_path / "new")
+def _versions_refused(command: str, items, fewer, model: str, tmp_path) -> Path:
+    """Releases 0.1.0 (``items``) and 0.2.0 (``fewer``) of one dataset scored with ``model``:
+    merging their folders is refused in one line naming both versions. The 0.1.0 release."""
+    old = release(items, tmp_path, f"{command}-test", "0.1.0")
+    new = release(fewer, tmp_path, f"{command}-test", "0.2.0")
+    _score(command, old, [model], tmp_path / "old")
+    _score(command, new, [model], tmp_path / "new")
     result = run_cli("score", "merge", tmp_path / "old", tmp_path / "new", "-o",
                      tmp_path / "merged", check=False)  # fmt: skip
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert "0.1.0" in line and "0.2.0" in line and "not combined" in line
     assert not (tmp_path / "merged").exists()
+    return old
+
+
+def test_two_versions_of_a_dataset_are_refused_with_one_line(tiny_models, tmp_path):
+    _versions_refused("becpro", becpro_items(CROSS), becpro_items(CROSS[:-1]),
+                      tiny_models["masked"], tmp_path)  # fmt: skip
     result = run_cli("score", "merge", tmp_path / "old", tmp_path / "old" / "items.csv", "-o",
                      tmp_path / "merged", check=False)  # fmt: skip
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
 
 
 def test_stereoset_folders_of_two_versions_or_splits_are_refused(tiny_models, tmp_path):
-    old = release(stereoset_items(), tmp_path, "stereoset-test", "0.1.0")
-    new = release(stereoset_items().iloc[1:], tmp_path, "stereoset-test", "0.2.0")
-    _score("stereoset", old, [tiny_models["masked"]], tmp_path / "old")
-    _score("stereoset", new, [tiny_models["masked"]], tmp_path / "new")
-    result = run_cli("score", "merge", tmp_path / "old", tmp_path / "new", "-o",
-                     tmp_path / "merged", check=False)  # fmt: skip
-    assert result.returncode == 2, result.stderr
-    (line,) = result.stderr.strip().splitlines()
-    assert "0.1.0" in line and "0.2.0" in line and "not combined" in line
-    assert not (tmp_path / "merged").exists()
+    old = _versions_refused("stereoset", stereoset_items(), stereoset_items().iloc[1:],
+                            tiny_models["masked"], tmp_path)  # fmt: skip
     intra = ["stereoset", "-d", str(old), "-m", tiny_models["masked"], "-o", str(tmp_path / "in")]
     intra += ["--split", "intrasentence", "--bootstrap", "100", "--no-progress"]
     assert CliRunner().invoke(app, intra).exit_code == 0

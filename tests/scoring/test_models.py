@@ -220,7 +220,7 @@ def test_a_model_folder_without_tokenizer_files_is_refused(tiny_models, tmp_path
     import shutil
 
     from tests.conftest import one_error_line, run_cli
-    from tests.scoring.conftest import write_release
+    from tests.scoring.conftest import stereoset_release
 
     bare = tmp_path / "bare-bert"
     bare.mkdir()
@@ -230,7 +230,7 @@ def test_a_model_folder_without_tokenizer_files_is_refused(tiny_models, tmp_path
         load_model(str(bare), ModelOptions(progress=False))
     load_model(tiny_models["masked"], ModelOptions(progress=False))  # the full folder loads
 
-    release = write_release(stereoset_items(), tmp_path)
+    release = stereoset_release(stereoset_items(), tmp_path)
     result = run_cli(
         "score", "stereoset", "--dataset", release, "--model", bare, "--out", tmp_path / "out",
         "--no-progress", "--bootstrap", "0", check=False,

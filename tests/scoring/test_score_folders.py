@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from biasforge.scoring.cli import app
 from biasforge.scoring.compare import CROWS_BY_KIND, STEREOSET_BY_KIND
 from biasforge.scoring.tasks.crowspairs import LOGLIKELIHOOD, METRIC_PY
-from tests.scoring.conftest import stereoset_items, write_release
+from tests.helpers import score
+from tests.scoring.conftest import stereoset_items, stereoset_release
 
 
 def crows_pairs() -> pd.DataFrame:
@@ -43,8 +44,7 @@ def crows_pairs() -> pd.DataFrame:
 
 
 def _score(*args: str) -> None:
-    result = CliRunner().invoke(app, [*args, "--no-progress", "--bootstrap", "50"])
-    assert result.exit_code == 0, result.output
+    score(*args, "--bootstrap", "50")
 
 
 def test_compare_names_each_models_procedure(tiny_models, tmp_path):
@@ -52,7 +52,7 @@ def test_compare_names_each_models_procedure(tiny_models, tmp_path):
     data = tmp_path / "crows.parquet"
     crows_pairs().to_parquet(data, index=False)
     _score("crowspairs", "-d", str(data), *models, "-o", str(tmp_path / "crows"))
-    release = write_release(stereoset_items(), tmp_path)
+    release = stereoset_release(stereoset_items(), tmp_path)
     _score("stereoset", "-d", str(release), *models, "-o", str(tmp_path / "ss"))
     result = CliRunner().invoke(
         app,
@@ -103,7 +103,7 @@ def test_compare_takes_several_folders_per_side_of_one_release(tiny_models, tmp_
     crows_pairs().to_parquet(data, index=False)
     models = ["-m", tiny_models["masked"], "-m", tiny_models["causal"]]
     _score("crowspairs", "-d", str(data), *models, "-o", str(tmp_path / "crows"))
-    release = write_release(stereoset_items(), tmp_path)
+    release = stereoset_release(stereoset_items(), tmp_path)
     _score("stereoset", "-d", str(release), "-m", tiny_models["masked"], "-o", str(tmp_path / "a"))
     _score("stereoset", "-d", str(release), "-m", tiny_models["causal"], "-o", str(tmp_path / "b"))
     _no_path_in(tmp_path / "a", tiny_models["masked"], str(Path(tiny_models["masked"]).parent))

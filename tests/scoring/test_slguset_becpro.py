@@ -13,30 +13,12 @@ from typer.testing import CliRunner
 from biasforge.scoring.cli import app
 from biasforge.scoring.models import ModelOptions, load_model
 from biasforge.scoring.tasks import becpro, slguset
+from tests.helpers import slguset_rows
 from tests.scoring.conftest import ZH_SENTENCES
 
 
 def slguset_items() -> pd.DataFrame:
-    rows = []
-    for n, (sentence, keyword, gender, counterpart) in enumerate(ZH_SENTENCES):
-        start = sentence.index(keyword)
-        rows.append(
-            {
-                "id": f"z{n}",
-                "family": "slguset",
-                "language": "zh",
-                "source_id": str(n),
-                "source_language": "zh",
-                "source_text": sentence,
-                "sentence": sentence,
-                "keyword": keyword,
-                "keyword_start": start,
-                "keyword_end": start + len(keyword),
-                "gender": gender,
-                "counterpart": counterpart,
-            }
-        )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(slguset_rows(ZH_SENTENCES))
 
 
 def _direct_logp(lm, tokens: list[str], masks_read: dict[int, str]) -> float:

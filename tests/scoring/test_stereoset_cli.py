@@ -11,7 +11,8 @@ from scipy.stats import spearmanr
 from typer.testing import CliRunner
 
 from biasforge.scoring.cli import app
-from tests.scoring.conftest import stereoset_items, write_release
+from tests.helpers import score
+from tests.scoring.conftest import stereoset_items, stereoset_release
 
 
 def _run(args):
@@ -22,7 +23,7 @@ def _run(args):
 
 def test_three_kinds_one_command(tiny_models, tmp_path):
     items = stereoset_items()
-    release = write_release(items, tmp_path)
+    release = stereoset_release(items, tmp_path)
     out = tmp_path / "scores"
     args = ["stereoset", "--dataset", str(release), "--out", str(out), "--no-progress"]
     for path in tiny_models.values():
@@ -120,46 +121,16 @@ def test_nsp_head_training_for_a_causal_model(tiny_models, tmp_path):
     path = tmp_path / "items.parquet"
     items.to_parquet(path, index=False)
     out = tmp_path / "o"
-    _run(
-        [
-            "stereoset",
-            "-d",
-            str(path),
-            "-m",
-            tiny_models["causal"],
-            "-o",
-            str(out),
-            "--split",
-            "intersentence",
-            "--nsp-corpus",
-            str(corpus),
-            "--nsp-steps",
-            "20",
-            "--no-progress",
-        ]
-    )
+    score("stereoset", "-d", path, "-m", tiny_models["causal"], "-o", out, "--split",
+          "intersentence", "--nsp-corpus", corpus, "--nsp-steps", "20")  # fmt: skip
     assert (out / "tiny-gpt2" / "nsp_head.pt").exists()
     assert "trained NSP head" in (out / "report.md").read_text()
     predictions = json.loads((out / "tiny-gpt2" / "predictions.json").read_text())
     assert predictions["intrasentence"] == [] and len(predictions["intersentence"]) == 9
     # the saved head, reused in a second run, gives the same predictions
     again = tmp_path / "again"
-    _run(
-        [
-            "stereoset",
-            "-d",
-            str(path),
-            "-m",
-            tiny_models["causal"],
-            "-o",
-            str(again),
-            "--split",
-            "intersentence",
-            "--nsp-head",
-            str(out / "tiny-gpt2" / "nsp_head.pt"),
-            "--no-progress",
-        ]
-    )
+    score("stereoset", "-d", path, "-m", tiny_models["causal"], "-o", again, "--split",
+          "intersentence", "--nsp-head", out / "tiny-gpt2" / "nsp_head.pt")  # fmt: skip
     assert json.loads((again / "tiny-gpt2" / "predictions.json").read_text()) == predictions
     scores = [p["score"] for p in predictions["intersentence"]]
     assert all(0.0 < s < 1.0 for s in scores) and len(set(scores)) > 1

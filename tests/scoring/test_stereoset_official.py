@@ -25,7 +25,8 @@ from biasforge.scoring.cli import app
 from biasforge.scoring.models import ModelOptions, load_model
 from biasforge.scoring.tasks.stereoset import readings_differ, score_intrasentence, template_word
 from tests.conftest import SHARED
-from tests.scoring.conftest import write_release
+from tests.models import tiny_bert
+from tests.scoring.conftest import stereoset_release
 from tests.scoring.official_reference import official_evaluation, official_intrasentence_mlm
 
 DEV = SHARED / "data" / "stereoset" / "stereoset_dev_en.jsonl"
@@ -44,24 +45,12 @@ def base_bert(tmp_path_factory) -> str:
     """A tiny BertForMaskedLM (no NSP head) with the bert-base-uncased vocabulary (default
     initialisation: with N(0, 0.2) weights the reference's own float32 softmax is off by
     ~1e-6 relative, and padded batches differ from single sentences by as much)."""
-    import torch
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+    from transformers import BertForMaskedLM, BertTokenizer
 
     tokenizer = BertTokenizer(vocab=str(_bert_vocab()))
     assert len(tokenizer) == 30522
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-    )
     path = tmp_path_factory.mktemp("bert-base-vocab") / "tiny-bert-base-vocab"
-    BertForMaskedLM(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return str(path)
+    return tiny_bert(BertForMaskedLM, tokenizer, path, seed=0, max_position_embeddings=128)
 
 
 def _curated(source: Path, out: Path) -> pd.DataFrame:
@@ -142,7 +131,7 @@ def test_predictions_always_accepted_by_the_official_evaluator(base_bert, sample
     from biasforge import families
 
     kept = sample_items[sample_items["context"].str.count("BLANK") <= 1]
-    release = write_release(kept, tmp_path)
+    release = stereoset_release(kept, tmp_path)
     out = tmp_path / "scores"
     args = ["stereoset", "-d", str(release), "-m", base_bert, "-o", str(out)]
     result = CliRunner().invoke(app, [*args, "--no-progress", "--bootstrap", "0"])

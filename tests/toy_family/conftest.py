@@ -11,10 +11,15 @@ from pathlib import Path
 import pytest
 
 from biasforge import families
-from tests.annotation.conftest import biasforge_home, server  # noqa: F401  (fixtures)
 
 REPO = Path(__file__).resolve().parents[2]
 ENTRY_POINTS = "[biasforge.families]\ntoy = tests.toy_family:FAMILY\n"
+
+
+@pytest.fixture(scope="session")
+def biasforge_home(server_home) -> Path:
+    """The toy family's review goes through the shared server (tests/conftest.py)."""
+    return server_home
 
 
 @pytest.fixture

@@ -15,8 +15,7 @@ import numpy as np
 import pandas as pd
 
 from tests.conftest import run_cli
-from tests.lm_eval.conftest import bos_model, run_lm_eval  # noqa: F401  (fixture)
-from tests.scoring.conftest import tiny_models  # noqa: F401  (fixture)
+from tests.lm_eval.conftest import run_lm_eval
 from tests.toy_family import lm_eval_tasks
 
 TOL = 1e-5  # lm-eval sums float32 log-probabilities
@@ -41,8 +40,8 @@ def _score(release, models, out, *extra) -> pd.DataFrame:
 
 def test_toy_release_through_lm_eval_import_and_merge(
     toy_installed,
-    bos_model,  # noqa: F811
-    tiny_models,  # noqa: F811
+    bos_model,
+    tiny_models,
     tmp_path,
 ):
     release = _release(tmp_path)

@@ -10,7 +10,6 @@ from typer.testing import CliRunner
 
 from biasforge import families
 from biasforge.cli import app
-from tests.scoring.conftest import tiny_models  # noqa: F401  (fixture)
 from tests.toy_family import FAMILY, Options, curate
 
 
@@ -35,7 +34,7 @@ def _plain_mean_logprob(path: str, text: str) -> float:
     return float(sum(logp[i, t] for i, t in enumerate(tokens)) / len(tokens))
 
 
-def test_score_lists_and_runs_the_toy_task(toy_registered, tiny_models, tmp_path):  # noqa: F811
+def test_score_lists_and_runs_the_toy_task(toy_registered, tiny_models, tmp_path):
     from biasforge.exports.release import make_release
 
     runner = CliRunner()
