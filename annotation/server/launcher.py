@@ -136,15 +136,10 @@ def start(argv: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["create-owner"]:
+    one_shot = {"create-owner": create_owner, "rotate-api-key": rotate_api_key}
+    if argv[:1] and argv[0] in one_shot:  # commands that change one user and exit
         try:
-            return create_owner(argv[1])
-        except patches.TargetChanged as changed:
-            print(f"error: {changed}", file=sys.stderr, flush=True)
-            return 2
-    if argv[:1] == ["rotate-api-key"]:
-        try:
-            return rotate_api_key(argv[1])
+            return one_shot[argv[0]](argv[1])
         except patches.TargetChanged as changed:
             print(f"error: {changed}", file=sys.stderr, flush=True)
             return 2
