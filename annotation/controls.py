@@ -99,10 +99,10 @@ def _known(family: Family, row: dict[str, Any], given: Any) -> dict[str, str] | 
 
 
 def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    from biasforge.textfiles import decode
+    from biasforge.textfiles import read_text
 
-    rows = []
-    for number, line in enumerate(decode(path.read_bytes(), path).splitlines(), 1):
+    rows = []  # read_text: a pipe or a device given as the file is refused, not waited on
+    for number, line in enumerate(read_text(path).splitlines(), 1):
         if not line.strip():
             continue
         try:

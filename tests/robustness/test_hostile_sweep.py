@@ -259,12 +259,20 @@ def _manifest(path: Path) -> None:
     read_json_object(path)
 
 
+def _controls(path: Path) -> None:
+    from biasforge.annotation.controls import read_controls_file
+    from biasforge.families import get
+
+    read_controls_file(path, get("becpro"))
+
+
 PIPE_READERS = {
     "stereoset-eval --predictions": (_predictions, "p.json"),
     "import-lm-eval results": (_lm_eval_results, "results_2024.json"),
     "annotate users --csv": (_users, "u.csv"),
     "annotate serve --tls-cert": (_certificate, "c.pem"),
     "a manifest": (_manifest, "manifest.json"),
+    "annotate push --controls": (_controls, "controls.jsonl"),
 }
 
 
