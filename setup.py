@@ -3,15 +3,17 @@ the ``package-dir`` mapping in pyproject.toml, named in the ``biasforge`` namesp
 
 The stages keep their top-level folders (``curation/`` installs as ``biasforge.curation``), and
 setuptools' own discovery (``[tool.setuptools.packages.find]``) names packages after folders,
-so it cannot apply that mapping; this file applies it with ``find_packages``, so no package list
-is kept by hand (a new subpackage is never left out of the wheel). Everything else is in
-pyproject.toml.
+so it cannot apply that mapping; this file applies it with ``find_namespace_packages``, so no
+package list is kept by hand (a new subpackage is never left out of the wheel). Namespace
+discovery also names the data folders (``scoring/data``...): listed, setuptools stops warning
+that they "would be ignored" (a hundred lines per folder in every install log). Everything
+else is in pyproject.toml.
 """
 
 import tomllib
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 
 ROOT = Path(__file__).resolve().parent
 PACKAGE_DIR = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"][
@@ -22,6 +24,6 @@ setup(
     packages=sorted(
         f"{name}.{sub}" if sub else name
         for name, folder in PACKAGE_DIR.items()
-        for sub in ["", *find_packages(str(ROOT / folder))]
+        for sub in ["", *find_namespace_packages(str(ROOT / folder), exclude=["*__pycache__*"])]
     )
 )
