@@ -17,6 +17,17 @@ SHARED = REPO.parent / "shared"
 pytest_plugins = ["tests.scheduling"]  # how the suite is spread over xdist workers
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Many tests read the project's data and papers from ``../shared`` beside the checkout;
+    without it they would fail one by one, so the run stops at once with one line saying why."""
+    if not (SHARED / "data").is_dir():
+        pytest.exit(
+            f"the tests read the project's data from {SHARED}/data, which is missing: "
+            "clone the repository beside the shared folder",
+            returncode=2,
+        )
+
+
 @pytest.fixture(scope="session")
 def browser():
     """Debian's chromium, headless, driven by Playwright (its own download is unreachable).
