@@ -73,7 +73,9 @@ def installed(tmp_path_factory) -> Installed:
     _run([sys.executable, "-m", "twine", "check", "--strict", *sorted(dist.iterdir())], cwd=root)
     (wheel,) = dist.glob("biasforge-*.whl")
     _run([sys.executable, "-m", "venv", venv], cwd=root)
-    pip = [venv / "bin" / "python", "-m", "pip", "install", "--quiet"]
+    # --no-compile: byte-compiling torch, transformers and scipy was most of the fixture's CPU
+    # time; nothing here depends on it (Python compiles what it imports, as for any user)
+    pip = [venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-compile"]
     _run([*pip, TORCH], cwd=root)
     (site,) = (venv / "lib").glob("python3*/site-packages")
     before = {p.name for p in site.iterdir()}
