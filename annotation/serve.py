@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from biasforge.annotation.db_template import copy_template, publish_template, template_path
 from biasforge.annotation.listen import PLAIN_HTTP_WARNING, Binding, Listening, local_host
 from biasforge.annotation.paths import default_data_dir, server_code_dir
 from biasforge.annotation.server_env import ensure_server_venv
@@ -366,24 +365,9 @@ class EmbeddedServer:
     def _prepare_database(
         self, python: Path, env: dict[str, str], logs: Path, credentials: Path
     ) -> None:
-        """Patches checked, database migrated, owner created: one launcher process. A new data
-        folder starts from a copy of the cached migrated database when there is a sound one
-        (``db_template``); otherwise it migrates, and a new one leaves its copy as the
-        template."""
-        database = self.data_dir / "argilla.db"
-        fresh = not database.exists()
-        copied = fresh and copy_template(python, database)
-        args = ["prepare", str(credentials)]
-        made = self.data_dir / "tmp" / "template.sqlite"
-        if copied:
-            with open(logs / "migrate.log", "a", encoding="utf-8") as log:
-                print(f"database: a copy of {template_path(python)}", file=log)
-        else:
-            args.append("--migrate")
-            args += ["--template-out", str(made)] if fresh else []
-        self._setup_step(python, env, logs, *args)
-        if made.exists():
-            publish_template(python, made)
+        """Patches checked, database migrated (a no-op at head), owner created: one launcher
+        process, since each one pays the ~3 s import of argilla_server."""
+        self._setup_step(python, env, logs, "prepare", str(credentials))
 
     def _setup_step(self, python: Path, env: dict[str, str], logs: Path, *args: str) -> None:
         """Run one launcher command to completion (prepare); errors to

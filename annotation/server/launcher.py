@@ -154,27 +154,12 @@ def migrate() -> None:
 def prepare(argv: list[str]) -> int:
     """A start's database work in one process (each process pays the ~3 s import of
     argilla_server): biasforge's patches, so a changed target stops the start here with one
-    line; then, with ``--migrate``, the migrations and the search index, and with
-    ``--template-out PATH`` a copy of the migrated database made before any account exists
-    (serve.py keeps it to start the next new data folder from); then the owner."""
+    line; then the migrations and the search index; then the owner."""
     parser = argparse.ArgumentParser(prog="launcher.py prepare")
     parser.add_argument("credentials")
-    parser.add_argument("--migrate", action="store_true")
-    parser.add_argument("--template-out")
     args = parser.parse_args(argv)
     install_patches()
-    if args.migrate:
-        migrate()
-        if args.template_out:
-            import sqlite3
-
-            import sql_index
-
-            with (
-                contextlib.closing(sqlite3.connect(sql_index.database_path())) as source,
-                contextlib.closing(sqlite3.connect(args.template_out)) as copy,
-            ):
-                source.backup(copy)
+    migrate()
     return create_owner(args.credentials)
 
 
