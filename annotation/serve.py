@@ -42,8 +42,10 @@ ENGINE_NAME = "biasforge-sql"
 #: server/load_tuning.py) and the stateless SQL search engine. 3 rather than 2: each process
 #: spends part of an answer waiting (its threads, the write gate), and a third keeps both cores
 #: busy meanwhile (benchmarks/bench_annotators.py --web-workers N; figures in the README).
-#: Each costs its memory (~300 MB) and a few seconds of start-up.
+#: Each costs its memory (~300 MB) and a few seconds of start-up. ``BIASFORGE_WEB_WORKERS``
+#: chooses another count (1 where nobody answers at once: a try-out, the tests' own servers).
 WEB_WORKERS = 3
+WEB_WORKERS_VARIABLE = "BIASFORGE_WEB_WORKERS"
 #: seconds a writer waits for another one's SQLite lock before failing (Argilla's default: 5)
 SQLITE_BUSY_TIMEOUT = 30
 #: an unauthenticated route that answers once the server is up (/api/v1/status needs a login)
@@ -51,6 +53,18 @@ READY_PATH = "/api/v1/version"
 #: seconds the web server may take to answer (about 7 s on an idle machine; a shared, loaded
 #: 2-core machine has taken over 90 s with two web processes importing argilla_server)
 START_TIMEOUT = 240
+
+
+def chosen_web_workers() -> int:
+    """The web process count: ``$BIASFORGE_WEB_WORKERS`` (1 to 32), else :data:`WEB_WORKERS`."""
+    chosen = os.environ.get(WEB_WORKERS_VARIABLE, "").strip()
+    if not chosen:
+        return WEB_WORKERS
+    if not chosen.isdigit() or not 1 <= int(chosen) <= 32:
+        raise BiasforgeError(
+            f"{WEB_WORKERS_VARIABLE}={chosen!r}: expected a number of web processes, 1 to 32"
+        )
+    return int(chosen)
 
 
 def write_secret_json(path: Path, data: dict[str, Any]) -> None:
@@ -230,7 +244,7 @@ class EmbeddedServer:
     #: False: the server as before the load tuning (one web process, rollback journal, bcrypt
     #: cost 12 in the event loop); the annotator benchmark's baseline
     load_tuning: bool = True
-    web_workers: int = WEB_WORKERS
+    web_workers: int = field(default_factory=chosen_web_workers)
     #: where the web server listens and how it is reached (default: 127.0.0.1, plain HTTP)
     listening: Listening | None = None
     children: list[tuple[str, subprocess.Popen]] = field(default_factory=list)
@@ -273,10 +287,9 @@ class EmbeddedServer:
         redis_url = self._start_redis(redis_bin, logs)
         self.url = self.listening.url
         env = self._server_env(redis_url)
-        self._setup_step(python, env, logs, "database", "migrate")
         credentials_path = ensure_credentials(self.data_dir)
         credentials = read_secret_json(credentials_path)
-        self._setup_step(python, env, logs, "create-owner", str(credentials_path))
+        self._prepare_database(python, env, logs, credentials_path)
         server = self._start_server(python, env, logs)
         if self.worker:
             argv = [str(python), _launcher(), "worker", "--num-workers", "1"]
@@ -349,8 +362,15 @@ class EmbeddedServer:
             ),
         }
 
+    def _prepare_database(
+        self, python: Path, env: dict[str, str], logs: Path, credentials: Path
+    ) -> None:
+        """Patches checked, database migrated (a no-op at head), owner created: one launcher
+        process, since each one pays the ~3 s import of argilla_server."""
+        self._setup_step(python, env, logs, "prepare", str(credentials))
+
     def _setup_step(self, python: Path, env: dict[str, str], logs: Path, *args: str) -> None:
-        """Run one launcher command to completion (migrate, create-owner); errors to
+        """Run one launcher command to completion (prepare); errors to
         ``logs/migrate.log``, nothing on the terminal but the launcher's ``error:`` line (a
         changed patch target) when it fails."""
         log = logs / "migrate.log"

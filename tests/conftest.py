@@ -15,6 +15,10 @@ from tests.shared import Shared
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 pytest_plugins = ["tests.scheduling"]  # how the suite is spread over xdist workers
+# Every server the tests start (the shared one, a module's own, a docs page's) runs one web
+# process: more only cost start-up CPU where nobody answers at once. The tests of several web
+# processes (tests/annotation/test_server_load.py) start theirs with the default count.
+os.environ.setdefault("BIASFORGE_WEB_WORKERS", "1")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -20,9 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 class ServerProcess:
     """``biasforge annotate serve`` run as a real subprocess."""
 
-    def __init__(self, data_dir: Path, port: int) -> None:
+    def __init__(self, data_dir: Path, port: int, env: dict[str, str] | None = None) -> None:
         self.data_dir = data_dir
         self.port = port
+        self.env = env
         self.proc: subprocess.Popen | None = None
         self.state: dict = {}
 
@@ -47,7 +48,7 @@ class ServerProcess:
             stdout=self.log,
             stderr=subprocess.STDOUT,
             cwd=ROOT,
-            env=os.environ.copy(),
+            env=self.env or os.environ.copy(),
         )
         deadline = time.monotonic() + timeout
         state_file = self.data_dir / "server.json"

@@ -8,7 +8,8 @@ naming the target and exit status 2. ``start`` is run by uvicorn here, with ``--
 web processes that each import ``asgi`` (the patched application), since Argilla's own
 ``start`` command has no such option and its worker processes would not get the patches.
 After ``database migrate`` it also creates the search index and indexes the records it does
-not hold yet (a data folder from before the index). One extra command, ``create-owner``,
+not hold yet (a data folder from before the index). ``prepare`` does a start's database work
+(patches, migrations, owner) in one process. One extra command, ``create-owner``,
 creates the owner account from a 0600 credentials file, so passwords and API keys never
 appear on a command line (where ``ps`` would show them) nor in the server's output; another,
 ``rotate-api-key USERNAME``, gives a user a new API key when their password is reset.
@@ -135,7 +136,36 @@ def start(argv: list[str]) -> int:
     return 0
 
 
+def migrate() -> None:
+    """Argilla's migrations to head, then the search index (patches already installed)."""
+    from argilla_server.cli import app
+
+    sys.argv = ["argilla_server", "database", "migrate"]
+    try:
+        app()
+    except SystemExit as done:
+        if done.code not in (None, 0):
+            raise
+    import sql_index
+
+    sql_index.migrate(log=lambda line: print(line, file=sys.stderr))
+
+
+def prepare(argv: list[str]) -> int:
+    """A start's database work in one process (each process pays the ~3 s import of
+    argilla_server): biasforge's patches, so a changed target stops the start here with one
+    line; then the migrations and the search index; then the owner."""
+    parser = argparse.ArgumentParser(prog="launcher.py prepare")
+    parser.add_argument("credentials")
+    args = parser.parse_args(argv)
+    install_patches()
+    migrate()
+    return create_owner(args.credentials)
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["prepare"]:
+        return prepare(argv[1:])
     one_shot = {"create-owner": create_owner, "rotate-api-key": rotate_api_key}
     if argv[:1] and argv[0] in one_shot:  # commands that change one user and exit
         try:
@@ -146,19 +176,12 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["start"]:
         return start(argv[1:])  # patches applied by asgi, in each web process
     install_patches()
+    if argv[:2] == ["database", "migrate"]:
+        migrate()
+        return 0
     from argilla_server.cli import app
 
     sys.argv = ["argilla_server", *argv]
-    if argv[:2] == ["database", "migrate"]:
-        try:
-            app()
-        except SystemExit as done:
-            if done.code not in (None, 0):
-                raise
-        import sql_index
-
-        sql_index.migrate(log=lambda line: print(line, file=sys.stderr))
-        return 0
     app()
     return 0
 

@@ -48,6 +48,25 @@ def test_everything_listens_on_loopback_only(server):
     assert server.port in {port for _, port in sockets}
 
 
+def test_the_number_of_web_processes_is_chosen_by_the_environment(server, tmp_path):
+    assert os.environ["BIASFORGE_WEB_WORKERS"] == "1"  # tests/conftest.py, for this server
+    web = psutil.Process(server.state["server_pid"])
+    assert [c for c in web.children() if "spawn_main" in " ".join(c.cmdline())] == []
+    assert httpx.get(f"{server.url}/api/v1/version").status_code == 200  # it serves itself
+    data_dir = tmp_path / "argilla"
+    for bad in ("0", "three", "33"):
+        refused = subprocess.run(
+            [sys.executable, "-m", "biasforge.cli", "annotate", "serve", "--port", "0",
+             "--data-dir", str(data_dir)],
+            env={**os.environ, "BIASFORGE_WEB_WORKERS": bad},
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert refused.returncode == 2 and refused.stderr.splitlines() == [
+            f"error: BIASFORGE_WEB_WORKERS={bad!r}: expected a number of web processes, 1 to 32"
+        ]
+        assert not (data_dir / "server.json").exists() and not (data_dir / "logs").exists()
+
+
 def test_second_start_is_refused_and_leaves_the_running_server_alone(server):
     tmp = server.data_dir / "tmp"  # where the running server's web UI was unpacked
     assert tmp.is_dir()

@@ -1,13 +1,15 @@
 """The embedded server under several annotators at once, its login and its private status route.
 
-Correctness only (no timings: speed is measured by benchmarks/bench_annotators.py). The
-session's server runs with the default settings: several web processes sharing the SQLite
-database in WAL mode, passwords checked off the event loop at biasforge's bcrypt cost.
+Correctness only (no timings: speed is measured by benchmarks/bench_annotators.py). This
+module's own server runs with the default settings (the session's shared one runs a single web
+process): several web processes sharing the SQLite database in WAL mode, passwords checked off
+the event loop at biasforge's bcrypt cost.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 from collections import Counter
@@ -15,17 +17,36 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import psutil
+import pytest
 
 from biasforge.annotation.api import http, iter_records, users
 from biasforge.annotation.connection import find_server
 from biasforge.annotation.push import push_run
-from biasforge.annotation.serve import CREDENTIALS_FILE, WEB_WORKERS, read_secret_json
+from biasforge.annotation.serve import (
+    CREDENTIALS_FILE,
+    WEB_WORKERS,
+    WEB_WORKERS_VARIABLE,
+    free_port,
+    read_secret_json,
+)
 from biasforge.annotation.server_env import ensure_server_venv
 from biasforge.annotation.users import add_users
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import queue
+from tests.server import ServerProcess
 
 ANNOTATORS, RECORDS = 5, 20
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """This module's own server, with the default number of web processes."""
+    env = {k: v for k, v in os.environ.items() if k != WEB_WORKERS_VARIABLE}
+    proc = ServerProcess(tmp_path_factory.mktemp("load-server") / "argilla", free_port(), env)
+    proc.start()
+    yield proc
+    if proc.running():
+        proc.stop()
 
 
 def test_status_needs_a_login_version_does_not(server):
