@@ -1,21 +1,18 @@
-"""The ``biasforge annotate`` commands as a user runs them (subprocesses, embedded server)."""
+"""The ``biasforge annotate`` commands as a user runs them (``run_cli``, embedded server)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import httpx
 
 from tests.annotation.conftest import ROOT, subset_run
+from tests.cli_runner import run_cli, whole
 
 
 def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "biasforge.cli", "annotate", *args],
-        cwd=ROOT, capture_output=True, text=True, env=env or os.environ.copy(), timeout=300,
-    )  # fmt: skip
+    return run_cli("annotate", *args, check=False, env=whole(env) if env else None, cwd=ROOT)
 
 
 def test_users_from_csv_get_working_passwords_shown_once(server, tmp_path):
