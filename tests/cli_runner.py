@@ -43,6 +43,11 @@ EXE = Path(sys.executable).with_name("biasforge")
 TIMEOUT = 600  # seconds a subprocess may run
 JOIN = 30  # seconds to wait for a thread a command left running
 
+#: variables libraries read once, when first imported (huggingface_hub's endpoint and offline
+#: switch, datasets' and transformers' caches): a command given other values than this process
+#: has needs a process of its own, or it would quietly use this process's (or leave its own).
+READ_AT_IMPORT = ("HF_", "HUGGINGFACE_", "TRANSFORMERS_", "DATASETS_", "TOKENIZERS_")
+
 #: a fresh interpreter's warnings filters (release build, no -W or PYTHONWARNINGS):
 #: https://docs.python.org/3/library/warnings.html#default-warning-filter
 FRESH_WARNINGS = (
@@ -107,6 +112,11 @@ def run_in_process(
 
     if threading.current_thread() is not threading.main_thread():
         raise RuntimeError("run_cli in the test process runs from the main thread only")
+    fixed = [
+        k for k, v in (env or {}).items() if k.startswith(READ_AT_IMPORT) and os.environ.get(k) != v
+    ]
+    if fixed:
+        raise RuntimeError(f"{', '.join(fixed)}: read by libraries at import; use process=True")
     with _restored(), CliRunner().isolation(env=env) as (out, err, _):
         if cwd is not None:
             os.chdir(cwd)

@@ -4,19 +4,12 @@ The blocks of one page share one working folder and one ``BIASFORGE_HOME``: a bl
 what an earlier block of its page made, so a block's test first runs the page's earlier blocks
 that have not run yet in this process (none, in file order; some, when a test runner splits the
 page across processes). Every server a page started is stopped when the session ends.
-
-A block is run by bash, except one that is nothing but ``biasforge`` commands with nothing for
-a shell to do (no pipe, redirection, variable, glob or other shell syntax): its commands run
-one after the other through ``run_cli`` (in this process, with the page's environment and
-folder), stopping at the first that fails as ``bash -e`` would. A block that starts a server
-(``annotate serve``) or forks workers (``--num-proc``) stays a shell.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -24,15 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_runner import run_cli
 from tests.docs.blocks import REPO, SKIP_REASONS, Block, all_blocks, blocks_of, commands, pages
 
 BLOCKS = all_blocks()
 SERVE = re.compile(r"^(\s*biasforge annotate serve\b.*?)(\s*#.*)?$", re.MULTILINE)
-SHELL_SYNTAX = re.compile(
-    r"[|&;<>()$`*?\[\]{}~!\\'\"]"
-)  # anything bash would do more than split on
-OWN_PROCESS = {"serve", "--num-proc"}  # a server outliving the command; workers forked from it
 
 
 @dataclass
@@ -44,14 +32,11 @@ class Page:
     failed: int | None = None
 
     @property
-    def env(self) -> dict[str, str | None]:
-        """The environment of the page's commands (None: a variable unset for them)."""
+    def env(self) -> dict[str, str]:
         venv_bin = str(Path(sys.executable).parent)
-        unset = {k: None for k in os.environ if k.startswith(("ARGILLA_", "DEEPL_"))}
-        env = {k: v for k, v in os.environ.items() if k not in unset}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ARGILLA_", "DEEPL_"))}
         return {
             **env,
-            **unset,
             "PATH": f"{venv_bin}{os.pathsep}{env.get('PATH', '')}",
             "BIASFORGE_HOME": str(self.folder / ".biasforge"),
             "HF_HUB_OFFLINE": "1",
@@ -78,7 +63,10 @@ def page_folders(tmp_path_factory):
     yield folder
     for state in made.values():
         if (state.folder / ".biasforge" / "argilla" / "server.json").exists():
-            run_cli("annotate", "stop", check=False, env=state.env, process=True)
+            subprocess.run(
+                [str(Path(sys.executable).with_name("biasforge")), "annotate", "stop"],
+                env=state.env, capture_output=True, timeout=120,
+            )  # fmt: skip
 
 
 def script(block: Block) -> str:
@@ -88,43 +76,11 @@ def script(block: Block) -> str:
     return code
 
 
-def biasforge_commands(block: Block) -> list[list[str]] | None:
-    """The argument lists of a block made only of plain ``biasforge`` commands, one a line
-    (continuations joined, comments dropped); None for a block a shell must run."""
-    argvs = []
-    for line in commands(block.code):
-        if SHELL_SYNTAX.search(line):
-            return None
-        words = shlex.split(line)
-        if words[0] != "biasforge" or OWN_PROCESS & set(words):
-            return None
-        argvs.append(words[1:])
-    return argvs
-
-
-def run_shell(block: Block, state: Page) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in state.env.items() if v is not None}
-    return subprocess.run(
-        ["bash", "-e", "-o", "pipefail", "-c", script(block)],
-        cwd=state.folder, env=env, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-
-
-def run_commands(argvs: list[list[str]], state: Page) -> subprocess.CompletedProcess:
-    """The commands in order, as ``bash -e`` runs them: the first that fails ends the block."""
-    out, err = [], []
-    for argv in argvs:
-        result = run_cli(*argv, check=False, env=state.env, cwd=state.folder)
-        out.append(result.stdout)
-        err.append(result.stderr)
-        if result.returncode != 0:
-            break
-    return subprocess.CompletedProcess(argvs, result.returncode, "".join(out), "".join(err))
-
-
 def run_block(block: Block, state: Page) -> None:
-    argvs = biasforge_commands(block)
-    result = run_shell(block, state) if argvs is None else run_commands(argvs, state)
+    result = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", script(block)],
+        cwd=state.folder, env=state.env, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
     if result.returncode != 0:
         state.failed = block.line
         pytest.fail(
