@@ -50,14 +50,18 @@ def test_an_uncaught_exception_is_a_traceback_and_exit_1(monkeypatch):
     assert result.stderr.rstrip().endswith("RuntimeError: a bug")
 
 
-def test_the_process_is_left_as_it_was(tmp_path):
-    before = (
+def process_state() -> tuple:
+    return (
         dict(os.environ),
         os.getcwd(),
         list(warnings.filters),
         logging.getLogger().level,
         signal.getsignal(signal.SIGTERM),
     )
+
+
+def test_the_process_is_left_as_it_was(tmp_path):
+    before = process_state()
     (tmp_path / "runs").mkdir()
     result = run_cli(
         "curate", "becpro", "--lang", "en", "--out", "runs/en",
@@ -65,11 +69,5 @@ def test_the_process_is_left_as_it_was(tmp_path):
     )  # fmt: skip
     assert "kept" in result.stdout
     assert (tmp_path / "runs" / "en" / "candidates.parquet").is_file()  # relative to cwd
-    after = (
-        dict(os.environ),
-        os.getcwd(),
-        list(warnings.filters),
-        logging.getLogger().level,
-        signal.getsignal(signal.SIGTERM),
-    )
+    after = process_state()
     assert after == before
