@@ -11,8 +11,9 @@ from tests.annotation.conftest import ROOT, subset_run
 from tests.cli_runner import run_cli, whole
 
 
-def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return run_cli("annotate", *args, check=False, env=whole(env) if env else None, cwd=ROOT)
+def cli(*args: str, env: dict | None = None, process: bool = False) -> subprocess.CompletedProcess:
+    env = whole(env) if env else None
+    return run_cli("annotate", *args, check=False, env=env, cwd=ROOT, process=process)
 
 
 def test_users_from_csv_get_working_passwords_shown_once(server, tmp_path):
@@ -88,6 +89,7 @@ def test_serve_in_background_then_stop(server, tmp_path):
         str(data_dir),
         "--port",
         str(free_port()),
+        process=True,  # a server that outlives the command: started from a process of its own
     )
     assert started.returncode == 0, started.stderr
     state = read_state(data_dir)
