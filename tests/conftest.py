@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import run_cli
 from tests.shared import Shared
 
 REPO = Path(__file__).resolve().parents[1]
@@ -210,28 +210,6 @@ def becpro_es_run(shared) -> Path:
     """A real Spanish BEC-Pro run (with articles); it holds the "repcionista" misprint of the
     TFG's Table B.1, flagged by the rules as a likely misprint of "recepcionista"."""
     return becpro(shared, "es-with_articles")
-
-
-def run_cli(
-    *args: str, check: bool = True, env: dict[str, str] | None = None, cwd: Path | None = None
-) -> subprocess.CompletedProcess:
-    """Run the installed ``biasforge`` console script as a user would, in a subprocess (from
-    ``cwd``: relative paths in ``args`` are relative to it)."""
-    exe = Path(sys.executable).with_name("biasforge")
-    result = subprocess.run(
-        [str(exe), *map(str, args)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        cwd=cwd,
-        timeout=600,
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(
-            f"biasforge {' '.join(map(str, args))} exited {result.returncode}\n"
-            f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-        )
-    return result
 
 
 def curate_becpro_en(out: Path, *extra: object) -> subprocess.CompletedProcess:

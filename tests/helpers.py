@@ -87,8 +87,8 @@ def write_release(frame, root: Path, name: str, version: str, by: str | None = N
 
 def score(*args: str) -> str:
     """``biasforge score ARGS --no-progress`` in this process (typer's runner), for tests of
-    what the scores are; tests of the command line itself (exit codes, stderr) run the
-    installed command (``run_cli``). Returns the output."""
+    what the scores are; tests of the command line itself (exit codes, stderr) use
+    ``run_cli`` (tests/cli_runner.py). Returns the output."""
     from typer.testing import CliRunner
 
     from biasforge.scoring.cli import app

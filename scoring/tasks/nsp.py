@@ -40,11 +40,22 @@ Scorer = Callable[[Sequence[tuple[str, str]]], list[float]]
 Documents = Sequence[Sequence[str]]  # each document's sentences, in order
 
 
-@functools.lru_cache(maxsize=2)
 def read_corpus(path: Path, encoding: str = DEFAULT) -> Documents:
     """Documents as tuples of sentences, read through the shared reader of users' text files
     (a file that is missing, a folder or not ``encoding`` is one line naming it, the line and
-    ``--nsp-encoding``); read once per run however many models train on it."""
+    ``--nsp-encoding``); read once per run however many models train on it. The file's
+    identity, size and modification time are part of the cache's key: a corpus edited or
+    replaced between two runs in one process (a notebook, a test) is read again."""
+    try:
+        found = Path(path).stat()
+        stamp = (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+    except OSError:
+        stamp = None  # not read from the cache: the reader names the problem
+    return _read_corpus(path, encoding, stamp)
+
+
+@functools.lru_cache(maxsize=2)
+def _read_corpus(path: Path, encoding: str, stamp: tuple | None) -> Documents:
     documents: list[tuple[str, ...]] = []
     current: list[str] = []
     for _, line in lines(path, encoding, "--nsp-encoding"):

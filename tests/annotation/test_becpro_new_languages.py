@@ -5,8 +5,6 @@ note; the released card names each language's source."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +18,7 @@ from biasforge.annotation.users import add_users
 from biasforge.exports.release import make_release
 from tests.annotation.conftest import ROOT
 from tests.annotation.helpers import answer, login, queue
+from tests.cli_runner import run_cli
 
 TEAM = ("newlang-ann1", "newlang-ann2")
 SENTENCES = {
@@ -56,11 +55,7 @@ def reviewed(server, tmp_path_factory):
     pulled = []
     for lang, sentences in SENTENCES.items():
         full = base / f"becpro-{lang}"
-        subprocess.run(
-            [sys.executable, "-m", "biasforge.cli", "curate", "becpro", "--lang", lang,
-             "--out", str(full)],
-            check=True, cwd=ROOT, capture_output=True,
-        )  # fmt: skip
+        run_cli("curate", "becpro", "--lang", lang, "--out", full, cwd=ROOT)
         run = selection(full, base / f"run-{lang}", sentences)
         dataset = f"becpro-{lang}-newlang"
         pushed = push_run(run, dataset, connection, min_submitted=2, progress=False)

@@ -1,21 +1,19 @@
-"""The ``biasforge annotate`` commands as a user runs them (subprocesses, embedded server)."""
+"""The ``biasforge annotate`` commands as a user runs them (``run_cli``, embedded server)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import httpx
 
 from tests.annotation.conftest import ROOT, subset_run
+from tests.cli_runner import run_cli, whole
 
 
-def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "biasforge.cli", "annotate", *args],
-        cwd=ROOT, capture_output=True, text=True, env=env or os.environ.copy(), timeout=300,
-    )  # fmt: skip
+def cli(*args: str, env: dict | None = None, process: bool = False) -> subprocess.CompletedProcess:
+    env = whole(env) if env else None
+    return run_cli("annotate", *args, check=False, env=env, cwd=ROOT, process=process)
 
 
 def test_users_from_csv_get_working_passwords_shown_once(server, tmp_path):
@@ -91,6 +89,7 @@ def test_serve_in_background_then_stop(server, tmp_path):
         str(data_dir),
         "--port",
         str(free_port()),
+        process=True,  # a server that outlives the command: started from a process of its own
     )
     assert started.returncode == 0, started.stderr
     state = read_state(data_dir)

@@ -308,16 +308,10 @@ def test_adjudication_is_merged_on_next_pull(reviewed, tmp_path):
 
 
 def test_agreement_command_prints_the_same_alpha(reviewed):
-    import os
-    import subprocess
-    import sys
-
     from tests.annotation.conftest import ROOT
+    from tests.cli_runner import run_cli
 
-    result = subprocess.run(
-        [sys.executable, "-m", "biasforge.cli", "annotate", "agreement", "--dataset", DATASET],
-        cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=120,
-    )  # fmt: skip
+    result = run_cli("annotate", "agreement", "--dataset", DATASET, check=False, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     lines = dict(line.split(": ", 1) for line in result.stdout.strip().splitlines())
     assert set(lines) == {"grammatical", "agreement"}

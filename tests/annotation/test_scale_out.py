@@ -9,8 +9,6 @@ annotators' answers, pull under both policies, adjudication and the pull that me
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import httpx
 import pandas as pd
@@ -18,6 +16,7 @@ import pytest
 
 from biasforge.annotation.adjudication import is_adjudication_of
 from biasforge.annotation.serve import CREDENTIALS_FILE, EmbeddedServer, free_port, read_secret_json
+from tests import cli_runner
 from tests.annotation.conftest import ROOT, subset_run
 from tests.annotation.helpers import answer, login, queue, visible_datasets
 
@@ -49,10 +48,7 @@ def stock_server(biasforge_home, tmp_path_factory):
 
 
 def run_cli(env: dict, *args: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", "biasforge.cli", "annotate", *args],
-        env=env, cwd=ROOT, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    result = cli_runner.run_cli("annotate", *args, check=False, env=cli_runner.whole(env), cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 

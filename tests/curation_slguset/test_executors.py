@@ -55,7 +55,9 @@ def corpus(tmp_path_factory):
 @pytest.fixture(scope="module")
 def local_run(corpus, tmp_path_factory):
     out = tmp_path_factory.mktemp("local") / "run"
-    run_cli("curate", "slguset", "--corpus", corpus, "--out", out, "--num-proc", "2")
+    # a process of its own: the local executor forks its workers from the command's process
+    run_cli("curate", "slguset", "--corpus", corpus, "--out", out, "--num-proc", "2",
+            process=True)  # fmt: skip
     return read_run(out)
 
 
@@ -79,6 +81,7 @@ def test_ray_executor_on_a_local_cluster_gives_the_local_run(corpus, local_run, 
         "ray",
         "--num-proc",
         "2",
+        process=True,  # Ray: a head and workers that must end with the command's process
     )  # a local Ray cluster with 2 CPUs, started and stopped by the command
     assert "candidates kept" in result.stdout
     ray_run = read_run(out)

@@ -123,7 +123,8 @@ def test_two_processes_give_the_same_candidates_as_one(tmp_path):
     big.write_text(text * 8, encoding="utf-8")  # > 1 MB: split into byte ranges
     one, two = tmp_path / "one", tmp_path / "two"
     run_cli("curate", "slguset", "--corpus", big, "--out", one)
-    run_cli("curate", "slguset", "--corpus", big, "--out", two, "--num-proc", "2")
+    # a process of its own: the local executor forks its workers from the command's process
+    run_cli("curate", "slguset", "--corpus", big, "--out", two, "--num-proc", "2", process=True)
     a, b = read_run(one), read_run(two)
     assert b.stats["num_proc"] == 2
     pd.testing.assert_frame_equal(a.candidates, b.candidates)

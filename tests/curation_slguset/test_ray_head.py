@@ -136,7 +136,8 @@ def test_an_unreachable_ray_address_is_refused_in_one_line(where, request, tmp_p
     corpus.write_text("他每天骑车上班。\n", encoding="utf-8")
     started = time.monotonic()
     result = run_cli("curate", "slguset", "--corpus", corpus, "--out", tmp_path / "r",
-                     "--executor", "ray", "--ray-address", address, check=False)  # fmt: skip
+                     "--executor", "ray", "--ray-address", address, check=False,
+                     process=True)  # fmt: skip  # Ray's client keeps process-wide state
     assert time.monotonic() - started < 30
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()

@@ -182,24 +182,10 @@ def test_intersentence_context_is_translated_once_and_given_with_continuations(
 
 
 def test_dry_run_needs_no_key_and_predicts_what_is_sent(fake_deepl, deepl_env, tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "DEEPL_AUTH_KEY"}
-    dry = subprocess.run(
-        [
-            str(Path(sys.executable).with_name("biasforge")),
-            "curate",
-            "stereoset",
-            "--dry-run",
-            "--server-url",
-            fake_deepl.url,
-            "--price-per-million",
-            "25",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=True,
-    )
+    dry = run_cli(
+        "curate", "stereoset", "--dry-run", "--server-url", fake_deepl.url,
+        "--price-per-million", "25", env={"DEEPL_AUTH_KEY": None},
+    )  # fmt: skip
     chars = int(re.search(r"would send \d+ texts = (\d+) characters", dry.stdout).group(1))
     cost = float(re.search(r"per million characters: ([\d.]+)", dry.stdout).group(1))
     assert fake_deepl.translate_requests == 0

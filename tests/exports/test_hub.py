@@ -27,6 +27,13 @@ def hf_home(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
 
 
+def hub_cli(*args, **kwargs):
+    """``run_cli`` in a process of its own: huggingface_hub reads ``HF_ENDPOINT`` and
+    ``HF_HUB_OFFLINE`` once, when first imported, so a command talking to the fake Hub needs
+    its own interpreter."""
+    return run_cli(*args, process=True, **kwargs)
+
+
 def _online(endpoint: str, token: str | None = "hf_test_token") -> dict[str, str]:
     env = {"HF_HUB_OFFLINE": "0", "HF_ENDPOINT": endpoint}
     env["HF_TOKEN"] = token or ""
@@ -42,15 +49,15 @@ def _closed_port() -> int:
 def test_push_uploads_exactly_the_release_and_tags_it(small_reviewed, tmp_path):
     out = tmp_path / "releases"
     with FakeHub() as hub:
-        first = run_cli(
+        first = hub_cli(
             "export", "release", small_reviewed("r1", 40), "--name", "ss", "--version", "1.0.0",
             "--out", out, "--push-to-hub", "org/x", env=_online(hub.url),
         )  # fmt: skip
-        second = run_cli(
+        second = hub_cli(
             "export", "release", small_reviewed("r2", 10), "--name", "ss", "--version", "1.1.0",
             "--out", out, "--push-to-hub", "org/x", env=_online(hub.url),
         )  # fmt: skip
-        again = run_cli(
+        again = hub_cli(
             "export", "push", out / "ss" / "1.1.0", "--repo", "org/x", env=_online(hub.url),
             check=False,
         )  # fmt: skip
@@ -71,7 +78,7 @@ def test_push_uploads_exactly_the_release_and_tags_it(small_reviewed, tmp_path):
 
 def test_offline_push_fails_clearly_and_keeps_the_local_release(small_reviewed, tmp_path):
     out = tmp_path / "releases"
-    result = run_cli(
+    result = hub_cli(
         "export", "release", small_reviewed("r1", 12), "--name", "ss", "--version", "1.0.0",
         "--out", out, "--push-to-hub", "org/x",
         env=_online(f"http://127.0.0.1:{_closed_port()}"), check=False,
@@ -85,7 +92,7 @@ def test_offline_push_fails_clearly_and_keeps_the_local_release(small_reviewed, 
 
 def test_push_without_credentials(small_reviewed, tmp_path):
     out = tmp_path / "releases"
-    result = run_cli(
+    result = hub_cli(
         "export", "release", small_reviewed("r1", 12), "--name", "ss", "--version", "1.0.0",
         "--out", out, "--push-to-hub", "org/x",
         env=_online(f"http://127.0.0.1:{_closed_port()}", token=None), check=False,

@@ -22,6 +22,7 @@ from biasforge.annotation.names import WORKSPACE_NAME_MAX, workspace_problem
 from biasforge.annotation.serve import CREDENTIALS_FILE
 from tests.annotation.conftest import ROOT, subset_run
 from tests.annotation.test_families import make_run, stereoset_rows
+from tests.cli_runner import run_cli, whole
 from tests.helpers import snapshot
 
 
@@ -35,10 +36,7 @@ BAD_WORKSPACES = ["no/such ws", "dot.ted", "a b", "工作区", " lead", "tab\tx"
 
 
 def cli(*args: object, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "biasforge.cli", "annotate", *map(str, args)],
-        cwd=ROOT, capture_output=True, text=True, env=env or os.environ.copy(), timeout=300,
-    )  # fmt: skip
+    return run_cli("annotate", *args, check=False, env=whole(env) if env else None, cwd=ROOT)
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess, *expect: str) -> None:

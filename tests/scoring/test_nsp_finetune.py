@@ -93,3 +93,13 @@ def test_finetuning_works_on_a_copy(tiny_models, tmp_path):
     again = finetune(lm, corpus, training)(pairs)
     assert first == again  # seeded
     assert all(torch.equal(before[k], v) for k, v in lm.model.state_dict().items())
+
+
+def test_a_corpus_edited_between_two_runs_in_one_process_is_read_again(tmp_path):
+    from biasforge.scoring.tasks.nsp import read_corpus
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("A one.\nA two.\n\nB one.\nB two.\n", encoding="utf-8")
+    assert read_corpus(corpus)[0] == ("A one.", "A two.")
+    corpus.write_text("C one.\nC two.\n\nD one.\nD two.\nD three.\n", encoding="utf-8")
+    assert read_corpus(corpus) == (("C one.", "C two."), ("D one.", "D two.", "D three."))

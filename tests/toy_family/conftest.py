@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from biasforge import families
+from tests import conftest
 
 REPO = Path(__file__).resolve().parents[2]
 ENTRY_POINTS = "[biasforge.families]\ntoy = tests.toy_family:FAMILY\n"
@@ -37,3 +38,9 @@ def toy_installed(tmp_path, monkeypatch):
     assert "toy" in families.discover()
     yield site
     families.unregister("toy")
+
+
+def run_cli(*args: object, **kwargs):
+    """A process of its own for each command: the toy family is a package the test installs
+    (``toy_installed``), read from its entry point when a command starts, as for a user."""
+    return conftest.run_cli(*args, process=True, **kwargs)

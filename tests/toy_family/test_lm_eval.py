@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tests.conftest import run_cli
 from tests.lm_eval.conftest import run_lm_eval
 from tests.toy_family import lm_eval_tasks
+from tests.toy_family.conftest import run_cli
 
 TOL = 1e-5  # lm-eval sums float32 log-probabilities
 

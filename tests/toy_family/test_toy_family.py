@@ -16,7 +16,8 @@ from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
 from tests.annotation.test_families import answer_as_owner
-from tests.conftest import one_error_line, run_cli
+from tests.conftest import one_error_line
+from tests.toy_family.conftest import run_cli
 
 
 def test_the_commands_list_the_families_of_the_registry(toy_installed):
