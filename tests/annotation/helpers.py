@@ -163,7 +163,11 @@ def disagreeing_team(server, run, dataset: str, team: tuple[str, str], others=()
     made = add_users(connection, [(name, None) for name in (*team, *others)])
     apis = {u.username: login(connection.url, u.username, u.password) for u in made}
     for who, vote in zip(team, ("yes", "no"), strict=True):
-        for record in queue(apis[who], pushed.dataset_id):
+        records = queue(apis[who], pushed.dataset_id)
+        # every record answered by both, or the tests' premise (disagreement everywhere) is
+        # silently false and they fail far from the cause (seen once under a loaded run)
+        assert len(records) == pushed.total, f"{who} sees {len(records)} of {pushed.total}"
+        for record in records:
             answer(apis[who], record["id"], {"grammatical": vote, "agreement": "yes"})
     return connection, pushed, apis
 
