@@ -289,7 +289,9 @@ class EmbeddedServer:
         env = self._server_env(redis_url)
         credentials_path = ensure_credentials(self.data_dir)
         credentials = read_secret_json(credentials_path)
-        self._prepare_database(python, env, logs, credentials_path)
+        # patches checked, migrations (a no-op at head), owner: one launcher process, since
+        # each one pays the ~3 s import of argilla_server
+        self._setup_step(python, env, logs, "prepare", str(credentials_path))
         server = self._start_server(python, env, logs)
         if self.worker:
             argv = [str(python), _launcher(), "worker", "--num-workers", "1"]
@@ -361,13 +363,6 @@ class EmbeddedServer:
                 else {}
             ),
         }
-
-    def _prepare_database(
-        self, python: Path, env: dict[str, str], logs: Path, credentials: Path
-    ) -> None:
-        """Patches checked, database migrated (a no-op at head), owner created: one launcher
-        process, since each one pays the ~3 s import of argilla_server."""
-        self._setup_step(python, env, logs, "prepare", str(credentials))
 
     def _setup_step(self, python: Path, env: dict[str, str], logs: Path, *args: str) -> None:
         """Run one launcher command to completion (prepare); errors to

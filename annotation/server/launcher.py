@@ -2,17 +2,16 @@
 
 It applies biasforge's changes to argilla-server, every one a row of the table in ``patches``
 (the SQL search engine's registration; with ``BIASFORGE_STOCK_SERVER=1`` nothing else), and
-then hands the arguments to the server's own command line (``worker``, ``database migrate`` …).
+then hands the arguments to the server's own command line (``worker`` …).
 A patch target that is missing or whose signature changed stops it with one ``error:`` line
 naming the target and exit status 2. ``start`` is run by uvicorn here, with ``--workers N``
 web processes that each import ``asgi`` (the patched application), since Argilla's own
 ``start`` command has no such option and its worker processes would not get the patches.
-After ``database migrate`` it also creates the search index and indexes the records it does
-not hold yet (a data folder from before the index). ``prepare`` does a start's database work
-(patches, migrations, owner) in one process. One extra command, ``create-owner``,
-creates the owner account from a 0600 credentials file, so passwords and API keys never
-appear on a command line (where ``ps`` would show them) nor in the server's output; another,
-``rotate-api-key USERNAME``, gives a user a new API key when their password is reset.
+``prepare CREDENTIALS`` does a start's database work in one process: the migrations, then
+the search index (indexing the records it does not hold yet: a data folder from before the
+index), then the owner account from a 0600 credentials file, so passwords and API keys never
+appear on a command line (where ``ps`` would show them) nor in the server's output;
+``rotate-api-key USERNAME`` gives a user a new API key when their password is reset.
 
 Only the standard library and argilla_server are importable here: this file runs outside the
 main biasforge environment.
@@ -151,23 +150,18 @@ def migrate() -> None:
     sql_index.migrate(log=lambda line: print(line, file=sys.stderr))
 
 
-def prepare(argv: list[str]) -> int:
+def prepare(credentials_path: str) -> int:
     """A start's database work in one process (each process pays the ~3 s import of
     argilla_server): biasforge's patches, so a changed target stops the start here with one
     line; then the migrations and the search index; then the owner."""
-    parser = argparse.ArgumentParser(prog="launcher.py prepare")
-    parser.add_argument("credentials")
-    args = parser.parse_args(argv)
     install_patches()
     migrate()
-    return create_owner(args.credentials)
+    return create_owner(credentials_path)
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["prepare"]:
-        return prepare(argv[1:])
-    one_shot = {"create-owner": create_owner, "rotate-api-key": rotate_api_key}
-    if argv[:1] and argv[0] in one_shot:  # commands that change one user and exit
+    one_shot = {"prepare": prepare, "rotate-api-key": rotate_api_key}
+    if argv[:1] and argv[0] in one_shot:  # commands that do their work and exit
         try:
             return one_shot[argv[0]](argv[1])
         except patches.TargetChanged as changed:
@@ -176,9 +170,6 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["start"]:
         return start(argv[1:])  # patches applied by asgi, in each web process
     install_patches()
-    if argv[:2] == ["database", "migrate"]:
-        migrate()
-        return 0
     from argilla_server.cli import app
 
     sys.argv = ["argilla_server", *argv]

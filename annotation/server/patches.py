@@ -50,7 +50,7 @@ NOTIFY = "(db, record_event, record)"
 #: group -> what it is for (see the modules named in each row for the why)
 GROUPS = {
     "engine": "the SQL search engine (every server, stock included)",
-    "owner": "creating the owner from a 0600 file (the `create-owner` command)",
+    "owner": "creating the owner from a 0600 file (the `prepare` command)",
     "keys": "a new API key for a user whose password was reset (the `rotate-api-key` command)",
     "product": "biasforge's behaviour: no Push to Hub, own progress, login-only status, "
     "annotators read blind",
