@@ -2,8 +2,7 @@
 
 It applies biasforge's changes to argilla-server, every one a row of the table in ``patches``
 (the SQL search engine's registration; with ``BIASFORGE_STOCK_SERVER=1`` nothing else), and
-then hands the arguments to the server's own command line. ``worker`` runs rq's worker pool
-itself (see :func:`work`), except for a stock server, which runs Argilla's own.
+then hands the arguments to the server's own command line (``worker`` …).
 A patch target that is missing or whose signature changed stops it with one ``error:`` line
 naming the target and exit status 2. ``start`` is run by uvicorn here, with ``--workers N``
 web processes that each import ``asgi`` (the patched application), since Argilla's own
@@ -136,48 +135,6 @@ def start(argv: list[str]) -> int:
     return 0
 
 
-#: the queues Argilla's ``worker`` command listens to by default (argilla_server.jobs.queues)
-JOB_QUEUES = ["default", "high"]
-
-
-def work(argv: list[str]) -> int:
-    """The job worker: rq's worker pool, as Argilla's ``worker`` command starts it, without
-    importing argilla_server until a job needs it.
-
-    Argilla's command imports argilla_server to read the Redis URL, which builds the whole web
-    application and copies its 14 MB web UI (3-4 s of CPU at every server start), and its pool's
-    worker then forks a process per job. Jobs are rare here (a changed task distribution, a Hub
-    import, a webhook) and ``prepare`` has already checked every patch target, so the pool's
-    worker runs its jobs itself (rq's ``SimpleWorker``) and the first job applies biasforge's
-    patches, importing argilla_server once for this and every later job."""
-    from redis import Redis
-    from rq import SimpleWorker
-    from rq.worker_pool import WorkerPool
-
-    parser = argparse.ArgumentParser(prog="launcher.py worker")
-    parser.add_argument("--queues", action="append")
-    parser.add_argument("--num-workers", type=int, default=1)
-    args = parser.parse_args(argv)
-
-    class PatchedWorker(SimpleWorker):
-        patched = False
-
-        def execute_job(self, job, queue):
-            if not PatchedWorker.patched:
-                install_patches()
-                PatchedWorker.patched = True
-            return super().execute_job(job, queue)
-
-    pool = WorkerPool(
-        args.queues or JOB_QUEUES,
-        connection=Redis.from_url(os.environ["ARGILLA_REDIS_URL"]),
-        num_workers=args.num_workers,
-        worker_class=PatchedWorker,
-    )
-    pool.start()
-    return 0
-
-
 def migrate() -> None:
     """Argilla's migrations to head, then the search index (patches already installed)."""
     from argilla_server.cli import app
@@ -212,8 +169,6 @@ def main(argv: list[str]) -> int:
             return 2
     if argv[:1] == ["start"]:
         return start(argv[1:])  # patches applied by asgi, in each web process
-    if argv[:1] == ["worker"] and os.environ.get("BIASFORGE_STOCK_SERVER") != "1":
-        return work(argv[1:])  # patches applied by the first job
     install_patches()
     from argilla_server.cli import app
 
