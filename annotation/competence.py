@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from biasforge.families.base import JOINT_SEPARATOR
+
 MODELS = ("dawid-skene", "mace")
 FEW_ANSWERS = 20  # below this many answers to a question, an annotator's estimate is unstable
 DS_ITERATIONS = 100
@@ -107,31 +109,71 @@ def question_estimates(data: pd.DataFrame, golden: pd.Series) -> tuple[dict, dic
     return figures, notes, labels
 
 
+def _joint_answers(given: pd.DataFrame, joint: tuple[str, ...]) -> pd.DataFrame:
+    """Each annotator's joint criteria as one answer of one question (``+``-joined, only
+    where all were answered): a structure that is one answer is estimated as one."""
+    rows = given[given["question"].isin(joint)]
+    wide = rows.pivot_table(
+        index=["id", "annotator"], columns="question", values="value", aggfunc="first"
+    )
+    if wide.empty or not set(joint) <= set(wide.columns):
+        return given.iloc[0:0]
+    wide = wide[list(joint)].dropna().astype(str)
+    value = wide.agg(JOINT_SEPARATOR.join, axis=1)
+    return (
+        value.rename("value")
+        .reset_index()
+        .assign(question=JOINT_SEPARATOR.join(joint), status="submitted")
+    )
+
+
+def _data(rows: pd.DataFrame) -> pd.DataFrame:
+    """crowd-kit's columns (task, worker, label), one answer per record and annotator."""
+    return pd.DataFrame(
+        {
+            "task": rows["id"].astype(str),
+            "worker": rows["annotator"].astype(str),
+            "label": rows["value"].astype(str),
+        }
+    ).drop_duplicates(["task", "worker"])
+
+
+def _golden(data: pd.DataFrame, golden: dict[str, dict[str, str]], question: str) -> pd.Series:
+    """The known answers to ``question`` that can anchor the fit."""
+    parts = question.split(JOINT_SEPARATOR)
+    known = {
+        rid: JOINT_SEPARATOR.join(str(k[p]) for p in parts)
+        for rid, k in golden.items()
+        if all(p in k for p in parts)
+    }
+    gold = pd.Series(known, dtype=object)
+    # a known answer nobody gave is no column of the model's: it cannot anchor the fit
+    return gold[gold.index.isin(data["task"]) & gold.isin(set(data["label"]))]
+
+
 def estimate(
-    answers: pd.DataFrame, questions: list[str], golden: dict[str, dict[str, str]]
+    answers: pd.DataFrame,
+    questions: list[str],
+    golden: dict[str, dict[str, str]],
+    joint: tuple[str, ...] = (),
 ) -> Estimates:
     """Fit both models on each question's submitted answers (``answers``: columns ``id``,
-    ``annotator``, ``status``, ``question``, ``value``, as ``pull`` collects them)."""
+    ``annotator``, ``status``, ``question``, ``value``, as ``pull`` collects them). The
+    ``joint`` criteria are also fitted as one question, whose answers decide records (each
+    annotator's figures stay per question, as reported)."""
     from biasforge.progress import progress_bar
 
     out = Estimates()
     given = answers[(answers["status"] == "submitted") & answers["value"].notna()]
+    combined = _joint_answers(given, joint) if joint else given.iloc[0:0]
+    given = pd.concat([given, combined], ignore_index=True)
+    questions = [*questions, *([JOINT_SEPARATOR.join(joint)] if joint else [])]
     asked = [q for q in questions if (given["question"] == q).any()]
     for question in progress_bar(asked, desc="annotator competence", unit="question"):
-        rows = given[given["question"] == question]
-        data = pd.DataFrame(
-            {
-                "task": rows["id"].astype(str),
-                "worker": rows["annotator"].astype(str),
-                "label": rows["value"].astype(str),
-            }
-        ).drop_duplicates(["task", "worker"])
-        known = {rid: k[question] for rid, k in golden.items() if question in k}
-        gold = pd.Series(known, dtype=object)
-        # a known answer nobody gave is no column of the model's: it cannot anchor the fit
-        gold = gold[gold.index.isin(data["task"]) & gold.isin(set(data["label"]))]
-        figures, notes, labels = question_estimates(data, gold)
-        out.questions[question] = {"annotators": figures, "notes": notes}
+        data = _data(given[given["question"] == question])
+        figures, notes, labels = question_estimates(data, _golden(data, golden, question))
+        if question not in combined["question"].values:
+            out.questions[question] = {"annotators": figures, "notes": notes}
         for model, by_record in labels.items():
             for rid, label in by_record.items():
                 out.labels[model].setdefault(rid, {})[question] = label

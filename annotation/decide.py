@@ -188,15 +188,24 @@ def _criteria_vote(
     settled: set[str],
     estimated: dict[str, str],
 ) -> tuple[dict[str, str], list[str]]:
-    """Decided value per question, and a description of each undecided one."""
+    """Decided value per question, and a description of each undecided one. The review's
+    joint criteria are voted on as one answer (an annotator's whole combination)."""
+    review = family.review
     decided, undecided = {}, []
-    for question in family.review.criteria:
+    for question in [q for q in review.criteria if q not in review.joint]:
         values = [str(a.values[question]) for a in submitted if a.values.get(question) is not None]
         value = combine(values, policy, responded, estimated.get(question))
         if value is not None:
             decided[question] = value
         elif question not in settled:
             undecided.append(f"{question} ({_counts(values) or 'no answer'})")
+    if review.joint:
+        values = [v for a in submitted if (v := review.joint_value(a.values)) is not None]
+        value = combine(values, policy, responded, estimated.get(review.joint_name or ""))
+        if value is not None:
+            decided.update(review.joint_parts(value))
+        elif not set(review.joint) <= settled:
+            undecided.append(f"{review.joint_name} ({_counts(values) or 'no answer'})")
     return decided, undecided
 
 
@@ -284,6 +293,12 @@ def _decide_votes(
         return Decision(
             "pending", reason, decided=decided, adjudicate=True, proposals=proposals, **counts
         )
+    impossible = family.review.problem(decided)
+    if impossible:
+        reason = "; ".join([f"{policy}: {impossible}", _discards_text(discards)]).strip("; ")
+        return Decision(
+            "pending", reason, decided=decided, adjudicate=True, proposals=proposals, **counts
+        )
     despite = f" despite {_discards_text(discards)}" if discards else ""
     if not family.review.keeps(decided, corrected=winner is not None):
         answered = ", ".join(f"{q}={v}" for q, v in decided.items())
@@ -331,6 +346,8 @@ def decide_adjudicated(
     missing = [q for q in family.review.criteria if q not in decided]
     if family.review.correction and set(adjudicated.proposals) != set(list(proposed)[:5]):
         problem = problem or "answered while the annotators' corrections were different"
+    impossible = None if missing else family.review.problem(decided)
+    problem = problem or (f"gave {impossible}" if impossible else None)
     if problem or missing:
         reason = problem or f"left {', '.join(missing)} unanswered"
         return Decision(

@@ -48,7 +48,7 @@ def assess(
     known = {c.id: c.expected for c in control_items}
     scope = long[long["id"].isin(items | set(known))]
     estimates = (
-        competence.estimate(scope, family.review.label_questions, known)
+        competence.estimate(scope, family.review.label_questions, known, family.review.joint)
         if policy in MODEL_POLICIES or _shared(scope)
         else competence.Estimates()
     )

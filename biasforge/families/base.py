@@ -297,6 +297,8 @@ class DatasetKey:
         return hmac.new(self.secret, message, hashlib.sha256).digest()
 
 
+JOINT_SEPARATOR = "+"  # joins joint criteria: names and values (labels have none)
+
 #: the hooks that map between an item and what annotators see (answers, corrections
 #: included); a review with ``needs_key`` takes the dataset's key in each as ``key=``
 KEYED_HOOKS = ("to_record", "apply_correction", "apply_answers", "blind", "known_answers")
@@ -359,6 +361,33 @@ class Review:
     # review, they measure what the adaptation preserved, per ``label_domain`` column.
     source_labels: Callable[[Row], dict[str, str]] | None = None
     label_domain: str | None = None
+    # Issue 47, item 11: criteria whose answers form one structure (StereoSet: a permutation
+    # of the labels over options A, B, C) are decided as one answer, never question by
+    # question, which can assemble a combination nobody gave. ``impossible`` names what is
+    # wrong with a decided combination (None when it is possible): such a record goes to
+    # adjudication with that reason, never to rejection.
+    joint: tuple[str, ...] = ()
+    impossible: Callable[[dict[str, str]], str | None] | None = None
+
+    @property
+    def joint_name(self) -> str | None:
+        """The name under which the joint criteria are estimated as one question."""
+        return JOINT_SEPARATOR.join(self.joint) if self.joint else None
+
+    def joint_value(self, values: Mapping[str, Any]) -> str | None:
+        """One answer's joint criteria as one value (None unless all were answered)."""
+        parts = [values.get(q) for q in self.joint]
+        if not self.joint or any(p is None for p in parts):
+            return None
+        return JOINT_SEPARATOR.join(str(p) for p in parts)
+
+    def joint_parts(self, value: str) -> dict[str, str]:
+        """The per-question answers of a joint value (inverse of :meth:`joint_value`)."""
+        return dict(zip(self.joint, value.split(JOINT_SEPARATOR), strict=True))
+
+    def problem(self, decided: dict[str, str]) -> str | None:
+        """Why the decided answers are an impossible combination (None: they are not)."""
+        return self.impossible(decided) if self.impossible else None
 
     def with_key(self, key: DatasetKey) -> Review:
         """This review for one dataset: the keyed hooks bound to its key (itself when the

@@ -374,6 +374,19 @@ def recheck(before: Row, after: Row) -> Row:
     return {**row, **review_state(checks)}
 
 
+LABEL_QUESTIONS = tuple(f"label_{name}" for name in OPTION_NAMES)
+
+
+def impossible_labels(decided: dict[str, str]) -> str | None:
+    """Why decided labels are no item of StereoSet's (each label once over the options)."""
+    labels = [decided.get(q) for q in LABEL_QUESTIONS]
+    rejected = decided.get("validity") == "reject"  # its labels no longer matter
+    if rejected or None in labels or sorted(labels) == sorted(LABELS):
+        return None
+    given = ", ".join(f"{q}={v}" for q, v in zip(LABEL_QUESTIONS, labels, strict=True))
+    return f"impossible labels ({given}): each of {', '.join(LABELS)} must be given once"
+
+
 def known_answers(row: Row, *, key: DatasetKey) -> dict[str, str]:
     """The label questions' answers that a validated item implies: each shown option's label
     (through the record's shuffled order), so a validated item can be a control item."""
@@ -417,8 +430,10 @@ REVIEW = Review(
     to_record=to_record,
     accepts=lambda decided: (
         decided.get("validity") in {"valid", "fixed"}
-        and sorted(decided.get(f"label_{n}", "") for n in OPTION_NAMES) == sorted(LABELS)
+        and sorted(decided.get(q, "") for q in LABEL_QUESTIONS) == sorted(LABELS)
     ),
+    joint=LABEL_QUESTIONS,
+    impossible=impossible_labels,
     correction=("correction", "Corrected translation (edit in place)"),
     apply_correction=apply_correction,
     apply_answers=apply_answers,

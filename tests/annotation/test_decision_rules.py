@@ -321,3 +321,68 @@ def test_a_corrected_item_that_breaks_the_schema_is_not_accepted():
     )
     assert decision.decision == "pending" and decision.adjudicate
     assert "stereotype sentence is empty" in decision.reason
+
+
+# ------------------------------------------------ a structure that is one answer (issue 47.11)
+
+S, A, U = "stereotype", "anti-stereotype", "unrelated"
+
+
+def labels_vote(user, a, b, c, validity="valid"):
+    from biasforge.families.stereoset import editable_text
+    from tests.annotation.test_families import stereoset_rows
+
+    text = editable_text(stereoset_rows()[0], key=TEST_KEY)  # the untouched correction box
+    values = {"validity": validity, "label_A": a, "label_B": b, "label_C": c, "correction": text}
+    return Answer(user, "submitted", values)
+
+
+def decide_labels(answers, policy="unanimous", **kwargs):
+    from tests.annotation.test_families import stereoset_rows
+
+    return decide(STEREOSET, stereoset_rows()[0], answers, policy=policy, min_submitted=3, **kwargs)
+
+
+def test_labels_are_decided_as_one_answer_by_a_model_policy():
+    """A model's per-question estimates that assemble a triplet nobody gave are not used:
+    the estimate of the whole combination decides (it is one of the answers given)."""
+    answers = [labels_vote("a", S, A, U), labels_vote("b", A, S, U), labels_vote("c", U, A, S)]
+    estimated = {"validity": "valid", "label_A": U, "label_B": S, "label_C": S,
+                 "label_A+label_B+label_C": f"{A}+{S}+{U}"}  # fmt: skip
+    decision = decide_labels(answers, "mace", estimated=estimated)
+    assert decision.decision == "accept", decision.reason
+    assert decision.decided == {"validity": "valid", "label_A": A, "label_B": S, "label_C": U}
+
+
+def test_no_majority_combination_goes_to_adjudication_never_to_rejection():
+    answers = [labels_vote("a", S, A, U), labels_vote("b", A, S, U), labels_vote("c", U, A, S)]
+    decision = decide_labels(answers, "majority")
+    assert (decision.decision, decision.adjudicate) == ("pending", True)
+    assert "no majority answer on label_A+label_B+label_C (" in decision.reason
+    two = [labels_vote("a", S, A, U), labels_vote("b", S, A, U), labels_vote("c", U, A, S)]
+    decision = decide_labels(two, "majority")
+    assert decision.decision == "accept" and decision.decided["label_A"] == S
+
+
+@pytest.mark.parametrize("policy", ["unanimous", "majority"])
+def test_an_impossible_triplet_everyone_gave_goes_to_adjudication_with_the_reason(policy):
+    decision = decide_labels([labels_vote(u, S, S, U) for u in "abc"], policy)
+    assert (decision.decision, decision.adjudicate) == ("pending", True)
+    assert decision.reason == (
+        f"{policy}: impossible labels (label_A=stereotype, label_B=stereotype, "
+        "label_C=unrelated): each of stereotype, anti-stereotype, unrelated must be given once"
+    )
+
+
+def test_a_rejected_item_is_rejected_whatever_its_labels():
+    decision = decide_labels([labels_vote(u, S, S, U, validity="reject") for u in "abc"])
+    assert decision.decision == "reject"
+
+
+def test_an_adjudicator_who_gives_impossible_labels_is_asked_again():
+    judge = labels_vote("judge", U, U, U)
+    decision = decide_labels(
+        [labels_vote(u, S, S, U) for u in "abc"], adjudicated=Adjudicated(judge)
+    )
+    assert (decision.decision, decision.sent_back) == ("pending", True)
+    assert "judge gave impossible labels (label_A=unrelated" in decision.reason
