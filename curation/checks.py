@@ -1,14 +1,12 @@
-"""Rule checks with one verdict and one reason per item, in the manner of datatrove filters.
+"""The pandas driver of the rule protocol (:mod:`biasforge.rules`): checks over batches.
 
-A check is a plain function over a batch (a pandas DataFrame) that returns, for every row, a
-``passed`` flag and a ``detail`` string. It never mutates its input and keeps no state, so the
-same function runs in a test, under ``datasets.Dataset.map(batched=True)`` or inside a
-datatrove step. :func:`run_checks` applies checks in order, records every verdict on the item
-(``checks`` column), counts and times each check, and splits the batch into kept and rejected
-rows; rejected rows are kept for inspection with their reasons, never thrown away.
-
-Two severities: ``reject`` removes the item (it is broken), ``review`` keeps it and flags it
-for annotators (the rules could not decide).
+A check is a rule whose ``fn`` is a plain function over a batch (a pandas DataFrame) that
+returns, for every row, a ``passed`` flag and a ``detail`` string. It never mutates its input
+and keeps no state, so the same function runs in a test, under
+``datasets.Dataset.map(batched=True)`` or inside a datatrove step. :func:`run_checks` applies
+checks in order, records every verdict on the item as the protocol says (``checks``,
+``review_reasons``, ``reasons``), counts and times each check, and splits the batch into kept
+and rejected rows; rejected rows are kept for inspection with their reasons, never thrown away.
 """
 
 from __future__ import annotations
@@ -16,11 +14,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Literal
 
 import pandas as pd
 
-Severity = Literal["reject", "review"]
+from biasforge.rules import ItemVerdicts, Severity, Verdict
+
 CheckFn = Callable[[pd.DataFrame], pd.DataFrame]
 
 
@@ -72,10 +70,8 @@ def run_checks(batch: pd.DataFrame, checks: Sequence[Check]) -> CheckResult:
     ``{rule, passed, severity, detail}``, plus ``needs_review``/``review_reasons`` and, for
     rejected rows, ``reasons``.
     """
-    records: dict[object, list[dict[str, object]]] = {idx: [] for idx in batch.index}
+    items = {idx: ItemVerdicts() for idx in batch.index}
     alive = pd.Series(True, index=batch.index)
-    reasons: dict[object, list[str]] = {idx: [] for idx in batch.index}
-    review: dict[object, list[str]] = {idx: [] for idx in batch.index}
     all_stats: list[CheckStats] = []
     for check in checks:
         stats = CheckStats(check.name, check.severity, check.description)
@@ -86,31 +82,18 @@ def run_checks(batch: pd.DataFrame, checks: Sequence[Check]) -> CheckResult:
         if not result.index.equals(subset.index):
             raise RuntimeError(f"check {check.name!r} returned verdicts for other rows than given")
         stats.seen = len(subset)
-        for idx, passed, detail in zip(
-            result.index, result["passed"], result["detail"], strict=True
-        ):
-            passed = bool(passed)
-            records[idx].append(
-                {
-                    "rule": check.name,
-                    "passed": passed,
-                    "severity": check.severity,
-                    "detail": str(detail),
-                }
-            )
-            if not passed:
-                stats.failed += 1
-                if check.severity == "reject":
-                    alive[idx] = False
-                    reasons[idx].append(f"{check.name}: {detail}")
-                else:
-                    review[idx].append(f"{check.name}: {detail}")
+        found = zip(result.index, result["passed"], result["detail"], strict=True)
+        for idx, passed, detail in found:
+            verdict = Verdict.of(check, passed, detail)
+            stats.failed += not verdict.passed
+            if not items[idx].record(verdict):
+                alive[idx] = False
         all_stats.append(stats)
     out = batch.copy()
-    out["checks"] = [records[idx] for idx in out.index]
-    out["needs_review"] = [bool(review[idx]) for idx in out.index]
-    out["review_reasons"] = [review[idx] for idx in out.index]
+    out["checks"] = [items[idx].checks for idx in out.index]
+    out["needs_review"] = [bool(items[idx].review_reasons) for idx in out.index]
+    out["review_reasons"] = [items[idx].review_reasons for idx in out.index]
     kept = out[alive].reset_index(drop=True)
     rejected = out[~alive].copy()
-    rejected["reasons"] = [reasons[idx] for idx in rejected.index]
+    rejected["reasons"] = [items[idx].reasons for idx in rejected.index]
     return CheckResult(kept=kept, rejected=rejected.reset_index(drop=True), stats=all_stats)

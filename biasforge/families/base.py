@@ -226,17 +226,6 @@ def _unchanged(before: Row, after: Row) -> Row:
     return after
 
 
-def review_state(checks: list[dict[str, Any]]) -> dict[str, Any]:
-    """``needs_review`` and ``review_reasons`` as the curation checks derive them from a
-    ``checks`` list: every failed check of severity ``review`` is a reason."""
-    reasons = [
-        f"{c.get('rule')}: {c.get('detail')}"
-        for c in checks
-        if not c.get("passed") and c.get("severity") == "review"
-    ]
-    return {"checks": checks, "needs_review": bool(reasons), "review_reasons": reasons}
-
-
 def sentence_sources(before: Row, after: Row) -> list[tuple[str, str]]:
     """A corrected ``sentence`` re-translates its whole ``source_text``."""
     if after.get("sentence") != before.get("sentence") and before.get("source_text"):

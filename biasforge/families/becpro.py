@@ -30,9 +30,9 @@ from biasforge.families.base import (
     mark,
     marked,
     per_config_crosstab,
-    review_state,
     sentence_sources,
 )
+from biasforge.rules import review_state
 
 GROUPS = ("male", "female", "balanced")  # the published corpus's order of profession groups
 

@@ -35,8 +35,8 @@ from biasforge.families.base import (
     html_table,
     mark,
     marked,
-    review_state,
 )
+from biasforge.rules import review_state
 
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
 SPLITS = ("intrasentence", "intersentence")

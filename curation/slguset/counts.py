@@ -31,6 +31,7 @@ REVIEW_RULES = (
     flags.CounterpartSenseFlag,
     flags.CollectiveKeywordFlag,
 )
+FAILED = {"reject": "dropped", "review": "flagged"}  # the counter of failed verdicts
 KEYWORD_STEPS = ("keyword_prefilter (document)", "keyword_prefilter (sentence)")
 
 
@@ -105,33 +106,18 @@ def _rules(steps: dict[str, Stats], tagger: str, name_check: str) -> list[CheckS
         for table, key in ((SECOND_STAGE, tagger), (NAME_CHECK, name_check))
         if key in table
     )
-    for rule in (*REJECT_RULES, *extra):
+    for rule in (*REJECT_RULES, *extra, *REVIEW_RULES):
         step = steps.get(rule.rule)
         description = (
             rule.describe(tagger) if rule is filters.PersonNameFilter else rule.description
         )
+        failed = _count(step, FAILED[rule.severity])
         out.append(
             CheckStats(
-                rule.rule,
-                "reject",
-                description,
-                _count(step, "total"),
-                _count(step, "dropped"),
+                rule.rule, rule.severity, description, _count(step, "total"), failed,
                 _seconds(step),
             )
-        )
-    for flag in REVIEW_RULES:
-        step = steps.get(flag.rule)
-        out.append(
-            CheckStats(
-                flag.rule,
-                "review",
-                flag.description,
-                _count(step, "total"),
-                _count(step, "flagged"),
-                _seconds(step),
-            )
-        )
+        )  # fmt: skip
     return out
 
 

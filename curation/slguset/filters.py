@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import time
-from abc import abstractmethod
 
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.filters.base_filter import BaseFilter
 from datatrove.pipeline.writers.disk_base import DiskWriter
 
+from biasforge.curation.rule_steps import RuleStep
 from biasforge.curation.slguset.matching import first_gender_word, target_of
 from biasforge.curation.slguset.preprocess import (
     MAX_SENTENCE_CHARS,
@@ -31,13 +31,6 @@ from biasforge.curation.slguset.preprocess import (
     sentence_problem,
 )
 from biasforge.curation.slguset.resources import TaskResources
-
-
-def record_verdict(doc: Document, rule: str, severity: str, passed: bool, detail: str) -> None:
-    """Add one rule's verdict to the sentence's ``checks`` (what a reviewer reads)."""
-    doc.metadata["checks"].append(
-        {"rule": rule, "passed": passed, "severity": severity, "detail": detail}
-    )
 
 
 class KeywordFilter(BaseFilter):
@@ -85,31 +78,10 @@ class DuplicateFilter(BaseFilter):
         return True
 
 
-class RuleFilter(BaseFilter):
+class RuleFilter(RuleStep):
     """A reject rule: its verdict goes on the sentence, a failure drops it with the reason."""
 
-    rule: str
-    description: str
     severity = "reject"
-
-    def __init__(self, exclusion_writer: DiskWriter | None = None) -> None:
-        self.name = self.rule  # before datatrove names the step's stats
-        super().__init__(exclusion_writer)
-
-    @abstractmethod
-    def verdict(self, doc: Document) -> tuple[bool, str]:
-        """(passed, detail) for one sentence."""
-
-    def filter(self, doc: Document) -> bool | tuple[bool, str]:
-        return self.apply(doc, *self.verdict(doc))
-
-    def apply(self, doc: Document, passed: bool, detail: str) -> bool | tuple[bool, str]:
-        """Record the verdict on the sentence; a failure drops it with the reason."""
-        record_verdict(doc, self.rule, self.severity, passed, detail)
-        if passed:
-            return True
-        doc.metadata["reasons"] = [f"{self.rule}: {detail}"]
-        return False, self.rule
 
 
 class SentenceLengthFilter(RuleFilter):

@@ -10,44 +10,22 @@ excluded collective form the run includes, 他们: the reviewer reads why).
 
 from __future__ import annotations
 
-from abc import abstractmethod
+from datatrove.data import Document
 
-from datatrove.data import Document, DocumentsPipeline
-from datatrove.pipeline.base import PipelineStep
-from datatrove.utils.typeshelper import StatHints
-
-from biasforge.curation.slguset.filters import record_verdict
+from biasforge.curation.rule_steps import RuleStep
 from biasforge.curation.slguset.matching import target_of
 from biasforge.curation.slguset.resources import TaskResources
 
 
-class ReviewFlag(PipelineStep):
+class ReviewFlag(RuleStep):
     """A review rule: never drops a sentence, counts ``total`` and ``flagged``."""
 
     type = "🚩 - FLAG"
-    rule: str
-    description: str
     severity = "review"
 
     def __init__(self, resources: TaskResources) -> None:
-        self.name = self.rule  # before datatrove names the step's stats
         super().__init__()
         self.resources = resources
-
-    @abstractmethod
-    def verdict(self, doc: Document) -> tuple[bool, str]:
-        """(passed, detail) for one sentence."""
-
-    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
-        for doc in data:
-            with self.track_time():
-                passed, detail = self.verdict(doc)
-            record_verdict(doc, self.rule, self.severity, passed, detail)
-            self.stat_update(StatHints.total)
-            if not passed:
-                self.stat_update("flagged")
-                doc.metadata["review_reasons"].append(f"{self.rule}: {detail}")
-            yield doc
 
 
 class OtherGenderTermFlag(ReviewFlag):
