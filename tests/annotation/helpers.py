@@ -148,16 +148,24 @@ def wait_for_status(api: httpx.Client, dataset_id: str, status: str, count: int)
         time.sleep(0.3)
 
 
-def disagreeing_team(server, run, dataset: str, team: tuple[str, str], others=()) -> tuple:
+def disagreeing_team(
+    server, run, dataset: str, team: tuple[str, str], others=(), *, workspace: str
+) -> tuple:
     """``run`` pushed to ``dataset`` (two answers a record) and remembered, the users of
     ``team`` and ``others`` created and signed in, and the two of ``team`` answering every
-    record in disagreement; returns (connection, the push's result, user -> signed-in client)."""
+    record in disagreement; returns (connection, the push's result, user -> signed-in client).
+
+    In a ``workspace`` of the caller's own: who can adjudicate is every annotator and admin of
+    the workspace, so in the shared one the tests that make an admin (test_cli's role changes)
+    changed where these records went, depending on the order the tests ran in (issue 46)."""
+    import dataclasses
+
     from biasforge.annotation.connection import find_server
     from biasforge.annotation.push import push_run
     from biasforge.annotation.registry import remember_run
     from biasforge.annotation.users import add_users
 
-    connection = find_server(server.data_dir)
+    connection = dataclasses.replace(find_server(server.data_dir), workspace=workspace)
     pushed = push_run(run, dataset, connection, min_submitted=2, progress=False)
     remember_run(connection.url, connection.workspace, dataset, run)
     made = add_users(connection, [(name, None) for name in (*team, *others)])

@@ -26,7 +26,9 @@ JUDGES = ("rt-judge", "rt-judge2")
 def setup(server, becpro_run, tmp_path_factory):
     base = tmp_path_factory.mktemp("routes")
     run = subset_run(becpro_run, base / "run", 3)
-    connection, pushed, apis = disagreeing_team(server, run, DATASET, TEAM, JUDGES)
+    connection, pushed, apis = disagreeing_team(
+        server, run, DATASET, TEAM, JUDGES, workspace="adjudication-routes"
+    )
     rows = pd.read_parquet(run / "candidates.parquet")
     return {"connection": connection, "apis": apis, "rows": rows, "base": base,
             "dataset_id": pushed.dataset_id}  # fmt: skip

@@ -27,7 +27,9 @@ def setup(server, becpro_run, tmp_path_factory):
     """Two annotators who disagree on every record; one of them is also named adjudicator."""
     base = tmp_path_factory.mktemp("todo")
     run = subset_run(becpro_run, base / "run", 2)
-    connection, _, _ = disagreeing_team(server, run, DATASET, (ANNOTATOR, JUDGE), (OTHER,))
+    connection, _, _ = disagreeing_team(
+        server, run, DATASET, (ANNOTATOR, JUDGE), (OTHER,), workspace="adjudication-todo"
+    )
     return {"connection": connection, "base": base}
 
 
