@@ -56,6 +56,7 @@ def test_datatrove_counts_flags_and_drops_by_severity():
     for step in steps:
         stream = step.run(stream)
     list(stream)
+
     def count(step, key):
         found = step.stats.stats  # datatrove: counter name -> MetricStats
         return found[key].total if key in found else 0
