@@ -24,11 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from biasforge.errors import InputError
+from biasforge.families.stereoset import DOMAINS, SPLITS
 from biasforge.scoring.uncertainty import Figures
 from biasforge.textfiles import read_bytes
-
-DOMAINS = ("gender", "profession", "race", "religion")
-SPLITS = ("intrasentence", "intersentence")
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from biasforge.contract.markdown import excerpt
 from biasforge.curation.checks import CheckStats
 from biasforge.curation.report import examples_md, md_table, rules_md
 from biasforge.curation.stereoset.adapt import retryable_failure
+from biasforge.families.stereoset import DOMAINS
 
-DOMAINS = ("gender", "profession", "race", "religion")
 #: Table 1 of Adam-Cuvillier et al. (2024), StereoSet-fr, for comparison
 PAPER_TABLE1 = {
     "gender": (11, 256, 10, 242),

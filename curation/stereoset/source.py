@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from biasforge.errors import BiasforgeError, InputError
+from biasforge.families.stereoset import DOMAINS, LABELS, SPLITS
 from biasforge.files import stable_id
 from biasforge.resources import package_path
 from biasforge.textfiles import (
@@ -35,9 +36,7 @@ from biasforge.textfiles import (
     read_text,
 )
 
-SPLITS = ("intrasentence", "intersentence")
-LABELS = ("stereotype", "anti-stereotype", "unrelated")
-BIAS_TYPES = ("gender", "profession", "race", "religion")
+BIAS_TYPES = DOMAINS  # StereoSet's name for them
 COLUMNS = ["source_id", "split", "bias_type", "target", "context", "sentences", "origin"]
 #: the default source: a 205-item sample of the English dev set, flattened JSONL
 BUNDLED_SAMPLE = package_path("biasforge.curation", "data", "stereoset", "sample_dev_en.jsonl")

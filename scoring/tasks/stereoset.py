@@ -35,6 +35,7 @@ import pandas as pd
 
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families.base import as_list
+from biasforge.families.stereoset import LABELS
 from biasforge.scoring.interface import (
     Capability,
     FilledSentence,
@@ -46,7 +47,6 @@ from biasforge.scoring.stereoset_eval import Example
 from biasforge.scoring.tasks.masking import reads
 
 OFFICIAL_MLM = "official MLM: mean P(sub-token) with preceding sub-tokens inserted"
-LABELS = ("stereotype", "anti-stereotype", "unrelated")
 #: what a masked LM reads as a sentence's attribute (``--procedure``); the other kinds of model
 #: score the whole sentence and read no attribute, so the procedure does not change them
 PROCEDURES = {
