@@ -132,9 +132,7 @@ def write_becpro_tsv(
     return {"rows": len(frame), "rows_where_maskings_differ": differ}
 
 
-def write(
-    items: pd.DataFrame, out: str | Path, *, masking: Masking = "original", **_: object
-) -> str:
+def write(items: pd.DataFrame, out: str | Path, *, masking: Masking = "original") -> str:
     """``export convert --format becpro-tsv``: the TSV and a summary line."""
     info = write_becpro_tsv(items, out, masking)
     other = "spans" if masking == "original" else "original"

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, get_type_hints
 
 import typer
 
 from biasforge import families
 from biasforge.contract.release import CHANGELOG
+from biasforge.families.base import FormatOption
 from biasforge.files import MANIFEST
 
 app = typer.Typer(
@@ -19,11 +21,6 @@ app = typer.Typer(
 
 # --format choices: every format some registered family offers (entry-point families too)
 Format = StrEnum("Format", {name: name for name in families.format_names()})
-
-
-class Masking(StrEnum):
-    original = "original"
-    spans = "spans"
 
 
 @app.command("release")
@@ -126,7 +123,29 @@ def push(
     _push(release_dir, repo, private)
 
 
-@app.command("convert")
+def format_options() -> list[FormatOption]:
+    """Every option some export format declares, once each (one declaration per name)."""
+    found: dict[str, FormatOption] = {}
+    for layout in (f for name in families.names() for f in families.get(name).formats):
+        for option in layout.options:
+            if found.setdefault(option.name, option) != option:
+                raise ValueError(f"export option {option.flag} is declared twice, differently")
+    return list(found.values())
+
+
+def _option_parameter(option: FormatOption) -> inspect.Parameter:
+    """``--NAME`` of ``convert``: the option's choices, no default (the format's applies)."""
+    choices = StrEnum(option.name.title(), {c: c for c in option.choices})
+    offered = ", ".join(f.name for n in families.names() for f in families.get(n).formats
+                        if option in f.options)  # fmt: skip
+    typed = Annotated[
+        choices | None, typer.Option(option.flag, help=f"{option.help} (default {option.default}; "
+                                     f"formats: {offered})")
+    ]  # fmt: skip
+    return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                             annotation=typed)  # fmt: skip
+
+
 def convert(
     source: Annotated[
         Path, typer.Argument(help="run directory, reviewed records, release folder or parquet file")
@@ -144,12 +163,6 @@ def convert(
         ),
     ],
     out: Annotated[Path, typer.Option("--out", help="file to write (lm-eval: a new folder)")],
-    masking: Annotated[
-        Masking,
-        typer.Option(
-            help="becpro-tsv: 'original' reproduces the published corpus, 'spans' masks exactly the words"
-        ),
-    ] = Masking.original,
     overwrite: Annotated[
         bool,
         typer.Option(
@@ -157,8 +170,10 @@ def convert(
             "items (only that)"
         ),
     ] = False,
+    **options: Any,
 ) -> None:
-    """Write items in another tool's layout; the formats come from the family registry."""
+    """Write items in another tool's layout; the formats and their options come from the
+    family registry."""
     from biasforge.contract.exported import check_output, mark_output
     from biasforge.contract.folders import read_items
     from biasforge.errors import InputError
@@ -169,10 +184,34 @@ def convert(
         raise InputError(source, "no 'family' column: these are not biasforge items")
     family = families.family_of(frame["family"].unique(), str(source))
     layout = family.format(format.value)
+    own = {o.name for o in layout.options}
+    given = {name: str(value) for name, value in options.items() if value is not None}
+    for name in given.keys() - own:
+        flag = next(o.flag for o in format_options() if o.name == name)
+        raise InputError(source, f"{flag} is not an option of --format {layout.name}")
     check_output(out, format.value, source, overwrite, family.name, layout.folder)
-    summary = layout.write(
-        frame, out, label=items.label, masking=masking.value, source=source, overwrite=overwrite
-    )
+    summary = layout.write(frame, out, given, label=items.label, source=source, overwrite=overwrite)
     typer.echo(summary)
     if not layout.folder:  # a folder records the same in its own manifest
         mark_output(out, format.value, family.name)
+
+
+def _convert_command() -> None:
+    """``convert`` with one option per declared format option (as score commands are built)."""
+    fixed = [p for p in inspect.signature(convert).parameters.values() if p.name != "options"]
+    hints = get_type_hints(convert, include_extras=True)
+    fixed = [p.replace(annotation=hints[p.name]) for p in fixed]
+    declared = [_option_parameter(o) for o in format_options()]
+
+    def run(**values: Any) -> None:
+        own = {p.name: values.pop(p.name) for p in declared}
+        convert(**values, **own)
+
+    parameters = [*fixed, *declared]
+    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in parameters}
+    run.__doc__ = convert.__doc__
+    app.command("convert")(run)
+
+
+_convert_command()

@@ -54,7 +54,7 @@ def _write(frame: pd.DataFrame, out: str | Path) -> None:
     write_text_atomic(out, frame.to_csv(lineterminator="\n"))
 
 
-def write_stereoset_pairs(items: pd.DataFrame, out: str | Path, **_: object) -> str:
+def write_stereoset_pairs(items: pd.DataFrame, out: str | Path) -> str:
     """``export convert --format crows-csv`` for StereoSet items."""
     frame, left_out = stereoset_pairs(items)
     _write(frame, out)
@@ -64,7 +64,7 @@ def write_stereoset_pairs(items: pd.DataFrame, out: str | Path, **_: object) -> 
     )
 
 
-def write_crowspairs(items: pd.DataFrame, out: str | Path, **_: object) -> str:
+def write_crowspairs(items: pd.DataFrame, out: str | Path) -> str:
     """``export convert --format crows-csv`` for CrowS-Pairs items: the columns as stored."""
     _write(items[COLUMNS].reset_index(drop=True), out)
     return f"wrote {len(items)} pairs to {out} (CrowS-Pairs layout)"

@@ -109,7 +109,7 @@ def write_stereoset_json(items: pd.DataFrame, out: str | Path, version: str) -> 
     return {split: len(examples) for split, examples in document["data"].items()}
 
 
-def write(items: pd.DataFrame, out: str | Path, *, label: str, **_: object) -> str:
+def write(items: pd.DataFrame, out: str | Path, *, label: str) -> str:
     """``export convert --format stereoset-json``: the JSON and a summary line."""
     counts = write_stereoset_json(items, out, label)
     return (

@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import html
 import importlib
+import inspect
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -594,23 +595,51 @@ def load_object(spec: str, what: str = "object declared by a family") -> Any:
 
 
 @dataclass(frozen=True)
+class FormatOption:
+    """An option of one export format, declared once with it: ``export convert`` offers it as
+    ``--NAME`` (choices checked, help shown), passes it to that format's writer only, and
+    refuses it with any other format."""
+
+    name: str  # the writer's keyword argument; ``--name`` with dashes on the command line
+    choices: tuple[str, ...]
+    default: str
+    help: str
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+#: what ``export convert`` knows of every conversion; a writer takes those it names
+CONVERT_CONTEXT = ("label", "source", "overwrite")
+
+
+@dataclass(frozen=True)
 class ExportFormat:
     """A layout of another tool that a family's items convert to (``export convert``).
 
-    ``writer`` is an import string of ``write(items, out, *, label, masking, source) -> str``:
-    it writes the file (or, with ``folder``, the folder) at ``out`` (``label`` names the
-    release, ``masking`` is ``--masking``, ``source`` the path converted, ``overwrite`` whether
-    an earlier output of the same format and family may be replaced) and returns the one-line
-    summary the command prints.
+    ``writer`` is an import string of ``write(items, out, *, ...) -> str``: it writes the file
+    (or, with ``folder``, the folder) at ``out`` and returns the one-line summary the command
+    prints. It takes, by keyword, its own ``options`` and whichever of
+    :data:`CONVERT_CONTEXT` it needs (``label`` names the release, ``source`` is the path
+    converted, ``overwrite`` whether an earlier output of the same format and family may be
+    replaced).
     """
 
     name: str
     writer: str
     help: str = ""
     folder: bool = False  # writes a folder (with its manifest), not one file
+    options: tuple[FormatOption, ...] = ()
 
-    def write(self, items: Any, out: Any, **options: Any) -> str:
-        return str(load_object(self.writer)(items, out, **options))
+    def write(self, items: Any, out: Any, options: dict[str, str], **context: Any) -> str:
+        """Run the writer with this format's options (defaults for those not given) and the
+        context it names."""
+        writer = load_object(self.writer)
+        wanted = inspect.signature(writer).parameters
+        given = {o.name: options.get(o.name) or o.default for o in self.options}
+        named = {k: v for k, v in context.items() if k in wanted}
+        return str(writer(items, out, **named, **given))
 
 
 LM_EVAL = "lm-eval"

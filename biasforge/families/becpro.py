@@ -20,6 +20,7 @@ from biasforge.families.base import (
     Card,
     ExportFormat,
     Family,
+    FormatOption,
     Review,
     Row,
     as_list,
@@ -420,6 +421,15 @@ FAMILY = Family(
             "becpro-tsv",
             "biasforge.exports.becpro_tsv:write",
             "the published BEC-Pro TSV (Bartl et al. 2020), masks rendered as [MASK]",
+            options=(
+                FormatOption(
+                    "masking",
+                    ("original", "spans"),
+                    "original",
+                    "becpro-tsv: 'original' reproduces the published corpus, 'spans' masks "
+                    "exactly the words",
+                ),
+            ),
         ),
     ),
     scoring_tasks=("biasforge.scoring.tasks.becpro_task:TASK",),

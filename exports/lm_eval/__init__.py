@@ -122,9 +122,7 @@ def _write_folder(
     return tasks
 
 
-def write_tasks(
-    items: pd.DataFrame, out: Path, *, source: Path, overwrite: bool = False, **_: object
-) -> str:
+def write_tasks(items: pd.DataFrame, out: Path, *, source: Path, overwrite: bool = False) -> str:
     """Write the task folder of the release at ``source`` (see the module docstring); the
     summary line. The family comes from the items, its layout from its ``lm_eval`` hook. With
     ``overwrite``, an earlier task folder of the same family's release is replaced (its

@@ -113,7 +113,7 @@ def curate_command(
     typer.echo(f"toy: {stats['kept']} kept, {stats['rejected']} rejected -> {out}")
 
 
-def write_tsv(items: pd.DataFrame, out: Path, **_: object) -> str:
+def write_tsv(items: pd.DataFrame, out: Path) -> str:
     """``export convert --format toy-tsv``."""
     frame = items[["id", "register", "sentence"]].sort_values("id")
     write_text_atomic(out, frame.to_csv(sep="\t", index=False, lineterminator="\n"))
