@@ -15,8 +15,8 @@ is classified as
 
 Usage::
 
-    .venv/bin/python benchmarks/hostile_sweep.py [--only SUBSTRING] [--keep] [--timeout 60]
-    .venv/bin/python benchmarks/hostile_sweep.py --workdir /tmp/sweep   # keep and reuse fixtures
+    .venv/bin/python tests/robustness/hostile_sweep.py [--only SUBSTRING] [--keep] [--timeout 60]
+    .venv/bin/python tests/robustness/hostile_sweep.py --workdir /tmp/sweep   # keep and reuse fixtures
 
 It builds its own fixtures first (bundled data, the runs and releases of four families, a tiny
 BERT and GPT-2 built from ``tests/scoring/conftest.py``, a few score folders) under a temporary
@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 SHARED = REPO.parent / "shared" / "data"
 EXE = Path(sys.executable).with_name("biasforge")

@@ -20,9 +20,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from biasforge.files import sha256_file
 from tests.conftest import run_cli
-from tests.helpers import edit_manifest, snapshot
+from tests.helpers import edit_manifest, remanifest, snapshot
 from tests.robustness.conftest import copy_of
 
 Args = list[object]
@@ -42,18 +41,11 @@ def _file(folder: Path, name: str, content: bytes | str) -> Path:
     return path
 
 
-def _remanifest(folder: Path) -> None:
-    manifest = json.loads((folder / "manifest.json").read_text())
-    for name in manifest["files"]:
-        manifest["files"][name] = sha256_file(folder / name)
-    (folder / "manifest.json").write_text(json.dumps(manifest))
-
-
 def _edit_run(folder: Path, good: dict, edit: Callable[[pa.Table], pa.Table]) -> Path:
     run = copy_of(good["becpro_run"], folder / "run")
     table = edit(pq.read_table(run / "candidates.parquet"))
     pq.write_table(table, run / "candidates.parquet")
-    _remanifest(run)
+    remanifest(run)
     return run
 
 
@@ -894,7 +886,7 @@ def _write(folder: Path, name: str, text: str) -> Path:
 def _garbage_candidates(folder: Path, good: dict) -> Path:
     run = copy_of(good["becpro_run"], folder / "run")
     (run / "candidates.parquet").write_bytes(b"garbage")
-    _remanifest(run)
+    remanifest(run)
     return run
 
 

@@ -1,4 +1,4 @@
-"""What ``benchmarks/hostile_sweep.py`` found after round 3 (issue 37), each now refused where
+"""What ``tests/robustness/hostile_sweep.py`` found after round 3 (issue 37), each now refused where
 the bad input enters with one line naming the file/line or the option, exit 2:
 
 - ``inf`` for a price or a pause (``curate stereoset --price-per-million/--retry-delay``);

@@ -24,8 +24,8 @@ from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_candidates
 from biasforge.curation.slguset.lexicon import DEFAULT_DIR as SLGUSET_LEXICON
 from biasforge.errors import BiasforgeError
-from biasforge.files import sha256_file
 from tests.conftest import one_error_line, run_cli
+from tests.helpers import remanifest
 
 NO_SERVER = {"ARGILLA_API_URL": "http://127.0.0.1:9", "ARGILLA_API_KEY": "none"}
 NO_KEY = {"DEEPL_AUTH_KEY": "", "DEEPL_SERVER_URL": ""}
@@ -40,13 +40,6 @@ def becpro_run(tmp_path_factory) -> Path:
 
 def _copy(run: Path, folder: Path) -> Path:
     return Path(shutil.copytree(run, folder / "run"))
-
-
-def _remanifest(folder: Path) -> None:
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    for name in manifest["files"]:
-        manifest["files"][name] = sha256_file(folder / name)
-    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
 # ------------------------------------------------------------------ CrowS-Pairs ids
@@ -148,7 +141,7 @@ def test_push_refuses_a_run_that_release_refuses(becpro_run: Path, tmp_path: Pat
     gender[3] = "robot"
     column = table.schema.get_field_index("gender")
     pq.write_table(table.set_column(column, "gender", pa.array(gender)), run / "candidates.parquet")
-    _remanifest(run)  # checksums agree: only the contract check can see it
+    remanifest(run)  # checksums agree: only the contract check can see it
     record = table.column("id")[3].as_py()
     pushed = one_error_line(
         run_cli("annotate", "push", run, "--dataset", "x", check=False, env=NO_SERVER)

@@ -21,22 +21,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from biasforge.files import sha256_file
 from tests.conftest import one_error_line, run_cli
-from tests.helpers import write_release
+from tests.helpers import remanifest, write_release
 from tests.scoring.conftest import (  # noqa: F401  (zh_bert: a fixture)
     stereoset_items,
     stereoset_release,
     zh_bert,
 )
 from tests.scoring.test_slguset_becpro import slguset_items
-
-
-def _remanifest(folder: Path) -> None:
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    for name in manifest["files"]:
-        manifest["files"][name] = sha256_file(folder / name)
-    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +40,7 @@ def _edited(release: Path, folder: Path, edit) -> Path:
     copy = Path(shutil.copytree(release, folder / "edited"))
     path = copy / "intrasentence" / "test.parquet"
     pq.write_table(edit(pq.read_table(path)), path)
-    _remanifest(copy)  # checksums agree: only the reader's checks can see it
+    remanifest(copy)  # checksums agree: only the reader's checks can see it
     return copy
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from biasforge.contract.markdown import EXCERPT, excerpt
 from tests.conftest import one_error_line, run_cli
-from tests.curation_stereoset.conftest import inter, intra, write_jsonl
 from tests.fake_deepl import FakeDeepL
+from tests.stereoset.conftest import inter, intra, write_jsonl
 
 PASSWORD = "Sup3r-s3cret-9931"
 
