@@ -41,6 +41,24 @@ def edit_manifest(folder: Path, edit: Callable[[dict], object]) -> Path:
     return folder
 
 
+def remanifest(folder: Path) -> Path:
+    """``folder/manifest.json`` with every listed file's digest renewed: a folder edited on
+    purpose that the contract must still accept as biasforge's, unchanged since written."""
+    return edit_manifest(
+        folder, lambda m: m["files"].update({n: _sha256(folder / n) for n in m["files"]})
+    )
+
+
+def alive(process) -> bool:
+    """Whether a ``psutil.Process`` still runs (a zombie does not)."""
+    import psutil
+
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def slguset_rows(sentences, ids: str = "z{}", sources: str = "{}") -> list[dict]:
     """SlguSet candidates in the contract, one per (sentence, keyword, gender, counterpart);
     ``ids`` and ``sources`` format the item's number into its id and source id."""

@@ -18,6 +18,14 @@ def biasforge_home(server_home) -> Path:
     return server_home
 
 
+@pytest.fixture(scope="module")
+def connection(server):
+    """The shared embedded server's connection (its first workspace)."""
+    from biasforge.annotation.connection import find_server
+
+    return find_server(server.data_dir)
+
+
 def subset_run(run_dir: Path, out: Path, n: int) -> Path:
     """A run directory with the first ``n`` candidates of another (same schema and contract)."""
     from biasforge import families

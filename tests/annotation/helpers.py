@@ -54,20 +54,25 @@ def login(url: str, username: str, password: str) -> httpx.Client:
 
 
 def queue(
-    api: httpx.Client, dataset_id: str, limit: int = 50, offset: int = 0, status: str = "pending"
+    api: httpx.Client,
+    dataset_id: str,
+    limit: int = 50,
+    offset: int = 0,
+    status: str = "pending",
+    record_status: str | None = None,
 ) -> list[dict]:
-    """The user's queue, as the UI asks for it (search engine, per-user order)."""
+    """The user's queue, as the UI asks for it (search engine, per-user order); the UI's
+    pending queue also asks for records not yet completed (``record_status="pending"``)."""
+    scopes = [("response", status), *([("record", record_status)] if record_status else [])]
     body = {
         "filters": {
             "and": [
-                {
-                    "type": "terms",
-                    "scope": {"entity": "response", "property": "status"},
-                    "values": [status],
-                }
+                {"type": "terms", "scope": {"entity": entity, "property": "status"},
+                 "values": [value]}
+                for entity, value in scopes
             ]
         }
-    }
+    }  # fmt: skip
     result = api.post(
         f"/api/v1/me/datasets/{dataset_id}/records/search",
         params={"limit": limit, "offset": offset},
@@ -148,6 +153,17 @@ def wait_for_status(api: httpx.Client, dataset_id: str, status: str, count: int)
         time.sleep(0.3)
 
 
+def pushed_run(connection, run, dataset: str, *, min_submitted: int):
+    """``run`` pushed to ``dataset`` and remembered as the run behind it (what ``annotate
+    push`` does); the push's result."""
+    from biasforge.annotation.push import push_run
+    from biasforge.annotation.registry import remember_run
+
+    pushed = push_run(run, dataset, connection, min_submitted=min_submitted, progress=False)
+    remember_run(connection.url, connection.workspace, dataset, run)
+    return pushed
+
+
 def disagreeing_team(
     server, run, dataset: str, team: tuple[str, str], others=(), *, workspace: str
 ) -> tuple:
@@ -161,13 +177,10 @@ def disagreeing_team(
     import dataclasses
 
     from biasforge.annotation.connection import find_server
-    from biasforge.annotation.push import push_run
-    from biasforge.annotation.registry import remember_run
     from biasforge.annotation.users import add_users
 
     connection = dataclasses.replace(find_server(server.data_dir), workspace=workspace)
-    pushed = push_run(run, dataset, connection, min_submitted=2, progress=False)
-    remember_run(connection.url, connection.workspace, dataset, run)
+    pushed = pushed_run(connection, run, dataset, min_submitted=2)
     made = add_users(connection, [(name, None) for name in (*team, *others)])
     apis = {u.username: login(connection.url, u.username, u.password) for u in made}
     for who, vote in zip(team, ("yes", "no"), strict=True):

@@ -10,9 +10,7 @@ import json
 import re
 
 import pandas as pd
-import pytest
 
-from biasforge.annotation.connection import find_server
 from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
@@ -25,11 +23,6 @@ from tests.annotation.test_browser_review import open_dataset, people, submitted
 from tests.annotation.test_families import make_run
 
 LABEL_WORD = re.compile(r"anti-stereotype|stereotype|unrelated", re.IGNORECASE)
-
-
-@pytest.fixture(scope="module")
-def connection(server):
-    return find_server(server.data_dir)
 
 
 def hidden_stereotype_row() -> dict:

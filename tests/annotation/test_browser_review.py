@@ -10,9 +10,7 @@ Screenshots are kept in the ``artifacts`` folder (see conftest).
 from __future__ import annotations
 
 import pandas as pd
-import pytest
 
-from biasforge.annotation.connection import find_server
 from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run
@@ -37,11 +35,6 @@ MISPRINT = "Él es un repcionista."
 FIXED = "Él es un recepcionista."  # typed by hand in the correction box
 PERSON = "rgb(144, 202, 249)"  # #90caf9, the person word's highlight
 PROFESSION = "rgb(255, 204, 128)"  # #ffcc80
-
-
-@pytest.fixture(scope="module")
-def connection(server):
-    return find_server(server.data_dir)
 
 
 def people(connection, *names: str) -> dict[str, str]:

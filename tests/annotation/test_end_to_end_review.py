@@ -14,12 +14,10 @@ import pytest
 from biasforge.annotation.adjudication import is_adjudication_of
 from biasforge.annotation.connection import find_server
 from biasforge.annotation.pull import pull
-from biasforge.annotation.push import push_run
-from biasforge.annotation.registry import remember_run
 from biasforge.annotation.users import add_users
 from biasforge.exports.release import make_release
 from tests.annotation.conftest import rows_run
-from tests.annotation.helpers import answer, login, queue, visible_datasets
+from tests.annotation.helpers import answer, login, pushed_run, queue, visible_datasets
 
 DATASET = "becpro-es-e2e"
 TEAM = ("e2e-ann1", "e2e-ann2", "e2e-ann3")
@@ -51,8 +49,7 @@ def review(server, becpro_es_run, tmp_path_factory):
     base = tmp_path_factory.mktemp("e2e")
     run = rows_run(becpro_es_run, base / "run", SENTENCES)
     connection = find_server(server.data_dir)
-    pushed = push_run(run, DATASET, connection, min_submitted=3, progress=False)
-    remember_run(connection.url, connection.workspace, DATASET, run)
+    pushed = pushed_run(connection, run, DATASET, min_submitted=3)
     users = {
         u.username: u.password for u in add_users(connection, [(n, None) for n in (*TEAM, JUDGE)])
     }

@@ -22,14 +22,11 @@ import random
 import pandas as pd
 import pytest
 
-from biasforge.annotation.connection import find_server
 from biasforge.annotation.pull import pull
-from biasforge.annotation.push import push_run
-from biasforge.annotation.registry import remember_run
 from biasforge.annotation.users import add_users
 from biasforge.families.stereoset import known_answers
 from tests.annotation.conftest import subset_run
-from tests.annotation.helpers import login
+from tests.annotation.helpers import login, pushed_run
 from tests.annotation.keyed import pushed_key
 from tests.annotation.quality_helpers import answer_in_bulk, whole_queue
 
@@ -56,17 +53,15 @@ def labels_of(who: str, index: int, right: dict[str, str]) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def pulled(server, stereoset_fr_run, tmp_path_factory):
+def pulled(connection, stereoset_fr_run, tmp_path_factory):
+    team = {u.username: u.password for u in add_users(connection, [(w, None) for w in TEAM])}
     base = tmp_path_factory.mktemp("joint")
     run = subset_run(stereoset_fr_run, base / "run", RECORDS)
-    connection = find_server(server.data_dir)
-    pushed = push_run(run, DATASET, connection, min_submitted=3, progress=False)
-    remember_run(connection.url, connection.workspace, DATASET, run)
+    pushed = pushed_run(connection, run, DATASET, min_submitted=3)
     key = pushed_key(connection, DATASET)
     rows = pd.read_parquet(run / "candidates.parquet").to_dict("records")
     index = {str(r["id"]): i for i, r in enumerate(rows)}
     right = {str(r["id"]): known_answers(r, key=key) for r in rows}
-    team = {u.username: u.password for u in add_users(connection, [(w, None) for w in TEAM])}
     given: dict[str, dict[str, dict[str, str]]] = {}
     for who in TEAM:
         api = login(connection.url, who, team[who])

@@ -18,27 +18,10 @@ import time
 import httpx
 import pytest
 
-from tests.annotation.helpers import create_dataset, login
+from tests.annotation.helpers import create_dataset, login, queue
 
 WORKSPACE = "status-race"
 MIN_SUBMITTED = 3
-#: the pending queue exactly as the web UI asks for it: no answer of mine, record not completed
-UI_PENDING = {
-    "filters": {
-        "and": [
-            {
-                "type": "terms",
-                "scope": {"entity": "response", "property": "status"},
-                "values": ["pending"],
-            },
-            {
-                "type": "terms",
-                "scope": {"entity": "record", "property": "status"},
-                "values": ["pending"],
-            },
-        ]
-    }
-}
 YES = {"values": {"ok": {"value": "yes"}}, "status": "submitted"}
 
 
@@ -90,9 +73,9 @@ def _states(server, dataset_id: str) -> dict[str, tuple[str, str, int]]:
 
 
 def _ui_queue(api: httpx.Client, dataset_id: str) -> list[str]:
-    found = api.post(f"/api/v1/me/datasets/{dataset_id}/records/search", json=UI_PENDING)
-    assert found.status_code == 200, found.text
-    return [item["record"]["id"] for item in found.json()["items"]]
+    """The pending queue exactly as the web UI asks for it: no answer of mine, record not
+    completed."""
+    return [r["id"] for r in queue(api, dataset_id, record_status="pending")]
 
 
 def _jobs_done(server) -> int:

@@ -17,16 +17,11 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.helpers import alive
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
 
 REPO = Path(__file__).parents[2]
-
-
-def alive(process: psutil.Process) -> bool:
-    try:
-        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def gone_within(processes: list[psutil.Process], seconds: float = 5) -> bool:

@@ -6,7 +6,7 @@ The real mining steps of one task, real jieba and name model."""
 import pytest
 
 from biasforge.curation.slguset.resources import TaskResources
-from tests.curation_slguset.conftest import mine
+from tests.slguset.conftest import mine
 
 # the issue's examples, as they stand in the bundled sample
 SOLDIERS = "训练团的官兵们不仅在生活上为他们提供服务，而且出资为他们办起了“康复训练班”。"

@@ -3,7 +3,7 @@ jieba and the shipped name model; rejected rows come back through the exclusion 
 
 import pytest
 
-from tests.curation_slguset.conftest import mine
+from tests.slguset.conftest import mine
 
 
 def reasons_of(rejected, sentence):

@@ -21,6 +21,7 @@ import pytest
 
 from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
 from tests.conftest import run_cli
+from tests.helpers import alive
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
 
@@ -58,13 +59,6 @@ def files_under(folder: Path) -> dict[str, tuple[int, int]]:
             info = path.stat()
             out[str(path.relative_to(folder))] = (info.st_size, info.st_mtime_ns)
     return out
-
-
-def alive(process: psutil.Process) -> bool:
-    try:
-        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def wait_until_mining(command: subprocess.Popen, runs: Path, timeout: float = 180):

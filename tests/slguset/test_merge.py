@@ -12,7 +12,7 @@ import pytest
 
 from biasforge.curation.slguset import merge
 from biasforge.curation.slguset.rows import ROWS_SUFFIX, sentence_hash, sort_key
-from tests.curation_slguset.conftest import merge_parts
+from tests.slguset.conftest import merge_parts
 
 
 def write_parts(parts, rng, tasks=12, rules=("preprocess", "person_name")):
@@ -82,7 +82,7 @@ def test_the_task_duplicate_window_forgets_but_the_merge_does_not(resources, tmp
 
     from biasforge.curation.slguset.filters import DuplicateFilter
     from biasforge.curation.slguset.mine import mining_steps
-    from tests.curation_slguset.conftest import paragraph, run_steps
+    from tests.slguset.conftest import paragraph, run_steps
 
     texts = ["他来了。", "她走了。", "他们走了。", "他笑了。", "他哭了。"]
     texts += ["他来了。", "她走了。", "他们走了。"]  # 他们: rejected (collective form)

@@ -4,7 +4,7 @@ pure functions, and the datatrove steps that apply them to a paragraph."""
 from biasforge.curation.slguset.filters import PreprocessFilter
 from biasforge.curation.slguset.preprocess import repair_quotes, split_sentences
 from biasforge.curation.slguset.steps import QuoteRepair, SentenceSplitter
-from tests.curation_slguset.conftest import paragraph, run_steps
+from tests.slguset.conftest import paragraph, run_steps
 
 
 def sentences(text: str) -> list[tuple[str, int, str | None]]:

@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from tests.conftest import run_cli
-from tests.curation_slguset.test_kill import alive, start_ray_run
+from tests.slguset.test_kill import alive, start_ray_run
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
 

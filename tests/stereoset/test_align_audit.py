@@ -7,7 +7,7 @@ import pandas as pd
 from biasforge.curation.checks import run_checks
 from biasforge.curation.stereoset import align, audit
 from biasforge.curation.stereoset.source import read_jsonl
-from tests.curation_stereoset.conftest import inter, intra, write_jsonl
+from tests.stereoset.conftest import inter, intra, write_jsonl
 
 
 def test_source_attribute_ignores_case_of_the_flattened_sentences():

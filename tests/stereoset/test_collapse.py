@@ -8,8 +8,8 @@ import pytest
 
 from biasforge.contract.rundir import read_run
 from tests.conftest import run_cli
-from tests.curation_stereoset.conftest import intra, write_jsonl
 from tests.fake_deepl import FakeDeepL
+from tests.stereoset.conftest import intra, write_jsonl
 
 
 def _rules(reasons) -> set[str]:

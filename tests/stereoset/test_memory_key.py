@@ -15,7 +15,7 @@ import pytest
 from biasforge.errors import InputError
 from biasforge.translation_memory import TranslationMemory, canonical_engine, server_identity
 from tests.conftest import run_cli
-from tests.curation_stereoset.conftest import inter, intra, write_jsonl
+from tests.stereoset.conftest import inter, intra, write_jsonl
 
 
 def _source(tmp_path: Path) -> Path:

@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 from biasforge.contract.rundir import read_run
 from biasforge.translation_memory import TranslationMemory
 from tests.conftest import one_error_line, run_cli
-from tests.curation_stereoset.conftest import FULL_SOURCE, inter, intra, write_jsonl
 from tests.fake_deepl import fake_translate
+from tests.stereoset.conftest import FULL_SOURCE, inter, intra, write_jsonl
 
 # possessives and object pronouns (subject pronouns he/she carry over)
 PRONOUNS = {"his", "her", "him", "hers", "their", "theirs", "my", "mine", "your", "its", "our"}

@@ -12,7 +12,7 @@ from biasforge.contract.rundir import RunResult, read_run
 from biasforge.curation.stereoset import Options, curate, dry_run
 from biasforge.curation.translation import TranslationMemory, Translator
 from biasforge.errors import BiasforgeError, InputError
-from tests.curation_stereoset.conftest import intra, write_jsonl
+from tests.stereoset.conftest import intra, write_jsonl
 
 
 class TagLosingTranslator:

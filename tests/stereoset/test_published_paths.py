@@ -10,7 +10,7 @@ from pathlib import Path
 from biasforge.contract.redact import is_public_path
 from biasforge.curation.stereoset.adapt import DEFAULT_LEXICON
 from tests.conftest import REPO, run_cli
-from tests.curation_stereoset.conftest import intra, write_jsonl
+from tests.stereoset.conftest import intra, write_jsonl
 
 PUBLISHED = ("manifest.json", "stats.json", "report.md")
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from biasforge.contract.rundir import read_run
 from biasforge.curation.translation.sizing import fit_context, join_pieces, json_bytes, split_text
 from tests.conftest import run_cli
-from tests.curation_stereoset.conftest import inter, write_jsonl
 from tests.fake_deepl import REQUEST_LIMIT, fake_translate
+from tests.stereoset.conftest import inter, write_jsonl
 
 
 def test_split_text_cuts_at_sentence_ends_outside_tags_and_joins_back():

@@ -12,8 +12,8 @@ import pytest
 from biasforge.curation.translation import TranslationMemory, Unit, translate_units
 from biasforge.curation.translation.deepl_backend import DeepLTranslator, mask
 from tests.conftest import one_error_line, run_cli
-from tests.curation_stereoset.conftest import inter, intra, write_jsonl
 from tests.fake_deepl import FakeDeepL
+from tests.stereoset.conftest import inter, intra, write_jsonl
 
 USER, PASSWORD = "team-gateway", "S3cret-pw-4242"
 

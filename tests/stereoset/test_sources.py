@@ -15,7 +15,7 @@ from biasforge.curation.stereoset.source import (
 )
 from biasforge.errors import InputError
 from biasforge.files import stable_id
-from tests.curation_stereoset.conftest import FULL_SOURCE, intra, write_jsonl
+from tests.stereoset.conftest import FULL_SOURCE, intra, write_jsonl
 
 
 def test_full_flattened_source_has_4229_items_with_unique_stable_ids():
