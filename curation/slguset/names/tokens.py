@@ -77,7 +77,7 @@ class Tokenizer:
 def _build(extra_words: tuple[str, ...]) -> tuple[Any, Any]:
     """jieba-next's tokenizer (jieba's dictionary and algorithms, the prefix dictionary and
     the segmentation in Rust: the same tokens as jieba 0.42.1 at about three times its speed,
-    checked by ``tests/curation_slguset/test_tokens.py`` on real news) and jieba's own POS
+    checked by ``tests/slguset/test_tokens.py`` on real news) and jieba's own POS
     tagger over it, with jieba's word-tag table."""
     import logging
 
