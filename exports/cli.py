@@ -146,6 +146,18 @@ def _option_parameter(option: FormatOption) -> inspect.Parameter:
                              annotation=typed)  # fmt: skip
 
 
+def _refuse_foreign_options(given: dict[str, str], format: str, family: str | None = None) -> None:
+    """One line for an option that ``--format`` (of ``family``, or of any family) lacks."""
+    from biasforge.errors import BiasforgeError
+
+    layouts = [f for n in families.names() if family in (None, n) for f in families.get(n).formats
+               if f.name == format]  # fmt: skip
+    own = {o.name for layout in layouts for o in layout.options}
+    for option in (o for o in format_options() if o.name in given.keys() - own):
+        whose = f" of {family} items" if family else ""
+        raise BiasforgeError(f"{option.flag} is not an option of --format {format}{whose}")
+
+
 def convert(
     source: Annotated[
         Path, typer.Argument(help="run directory, reviewed records, release folder or parquet file")
@@ -178,17 +190,15 @@ def convert(
     from biasforge.contract.folders import read_items
     from biasforge.errors import InputError
 
+    given = {name: str(value) for name, value in options.items() if value is not None}
+    _refuse_foreign_options(given, format.value)  # before anything is read
     items = read_items(source)
     frame = items.frame
     if "family" not in frame.columns:
         raise InputError(source, "no 'family' column: these are not biasforge items")
     family = families.family_of(frame["family"].unique(), str(source))
     layout = family.format(format.value)
-    own = {o.name for o in layout.options}
-    given = {name: str(value) for name, value in options.items() if value is not None}
-    for name in given.keys() - own:
-        flag = next(o.flag for o in format_options() if o.name == name)
-        raise InputError(source, f"{flag} is not an option of --format {layout.name}")
+    _refuse_foreign_options(given, format.value, family.name)
     check_output(out, format.value, source, overwrite, family.name, layout.folder)
     summary = layout.write(frame, out, given, label=items.label, source=source, overwrite=overwrite)
     typer.echo(summary)

@@ -189,3 +189,19 @@ def _flip_byte(path):
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF
     path.write_bytes(bytes(data))
+
+
+def test_a_format_option_goes_to_its_own_format_only(crows_release, becpro_run, tmp_path):
+    """Issue 46, item 2: --masking is BEC-Pro's TSV option, declared by that format; another
+    format refuses it in one line, before anything is read or written."""
+    _, release = crows_release
+    out = tmp_path / "pairs.csv"
+    refused = run_cli(
+        "export", "convert", release, "--format", "crows-csv", "--masking", "spans", "--out", out,
+        check=False,
+    )  # fmt: skip
+    assert one_error_line(refused) == "error: --masking is not an option of --format crows-csv"
+    assert not out.exists()
+    spans = run_cli("export", "convert", becpro_run, "--format", "becpro-tsv",
+                    "--masking", "spans", "--out", tmp_path / "spans.tsv")  # fmt: skip
+    assert "(spans masking;" in spans.stdout
