@@ -77,12 +77,30 @@ def main() -> None:
     only our own errors (bad input, refusing to overwrite) need translating.
     """
     try:
+        _check_output_names(sys.argv[1:])
         app()
     except BiasforgeError as exc:
         _fail(str(exc))
     except OSError as exc:  # the machine said no: read-only folder, full disk, a missing file
         where = f"{exc.filename}: " if exc.filename else ""
         _fail(f"{where}{exc.strerror or exc}")
+
+
+def _check_output_names(argv: list[str]) -> None:
+    """Refuse an ``--out`` whose name is not valid UTF-8 (Python keeps such bytes as
+    surrogates; Arrow, JSON and the Hub write UTF-8 names only) before anything is done."""
+    for i, arg in enumerate(argv):
+        option, given, value = arg.partition("=")
+        if option != "--out":
+            continue
+        value = value if given else (argv[i + 1] if i + 1 < len(argv) else "")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = value.encode("utf-8", "surrogateescape")
+            raise BiasforgeError(
+                f"--out {shown!r}: the name is not valid UTF-8; choose a UTF-8 name"
+            ) from None
 
 
 def _fail(message: str) -> None:

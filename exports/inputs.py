@@ -110,7 +110,8 @@ def exclude_changed(item: ReleaseInput) -> ReleaseInput:
             "or it was pulled by a biasforge that did not compare them)",
         )
     keep = pc.invert(pc.fill_null(item.table.column(name), False))
-    item.excluded_changed = item.table.num_rows - pc.sum(keep.cast("int64")).as_py()
+    kept = pc.sum(keep.cast("int64")).as_py() or 0  # the sum of no row is null
+    item.excluded_changed = item.table.num_rows - kept
     item.table = item.table.filter(keep)
     return item
 

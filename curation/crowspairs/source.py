@@ -82,6 +82,16 @@ def _row(
     return row
 
 
+def _csv_problem(exc: csv.Error) -> str:
+    """What the csv module could not parse, in the user's terms."""
+    if "field limit" in str(exc):
+        return (
+            f"a field is longer than {csv.field_size_limit():,} characters ({exc}); a CrowS-Pairs "
+            "row is two sentences and their labels"
+        )
+    return f"{exc} (a stray quote?)"
+
+
 def read_pairs(path: str | Path, encoding: str = DEFAULT) -> pd.DataFrame:
     """The pairs of a CrowS-Pairs CSV/TSV, with ``source_id`` (the file's id, else the row)."""
     path = Path(path)
@@ -89,7 +99,11 @@ def read_pairs(path: str | Path, encoding: str = DEFAULT) -> pd.DataFrame:
         delimiter = _dialect(handle.readline())
         handle.seek(0)
         reader = csv.DictReader(handle, delimiter=delimiter, strict=True)
-        header = reader.fieldnames or []
+        try:
+            header = reader.fieldnames or []
+        except csv.Error as exc:  # e.g. a header line of megabytes without a delimiter
+            problem = f"cannot read the header line: {_csv_problem(exc)}"
+            raise InputError(path, problem, line=1) from None
         missing = [name for name in REQUIRED if name not in header]
         if missing:
             raise InputError(path, f"missing column(s) {', '.join(missing)}", line=1)
@@ -108,7 +122,7 @@ def read_pairs(path: str | Path, encoding: str = DEFAULT) -> pd.DataFrame:
                 rows.append(row)
         except csv.Error as exc:  # DictReader's own line_num is that of the last good row
             line = reader.reader.line_num
-            raise InputError(path, f"{exc} (a stray quote?)", line=line) from None
+            raise InputError(path, _csv_problem(exc), line=line) from None
     if not rows:
         raise InputError(path, "no pairs")
     return pd.DataFrame(rows)

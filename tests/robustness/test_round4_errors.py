@@ -1,0 +1,37 @@
+"""Issue 47, item 13: three inputs that ended in a traceback now end in one line (exit 2) or
+work: a CrowS-Pairs source whose header is megabytes of NUL bytes, an ``--out`` whose name is
+not valid UTF-8, and ``--exclude-changed`` on reviewed records none of which was accepted."""
+
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+
+from biasforge.exports.inputs import ReleaseInput, exclude_changed
+from tests.conftest import one_error_line, run_cli
+
+
+def test_a_crowspairs_header_of_nul_bytes_is_one_line(tmp_path):
+    source = tmp_path / "pairs.csv"
+    source.write_bytes(b"\x00" * 3_000_000 + b"\n")
+    result = run_cli("curate", "crowspairs", "--lang", "en", "--source", source,
+                     "--out", tmp_path / "out", check=False)  # fmt: skip
+    line = one_error_line(result)
+    assert line.startswith(f"error: {source}:1: cannot read the header line: a field is longer")
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_out_name_that_is_not_utf8_is_refused_before_anything_is_done(tmp_path):
+    out = os.fsdecode(os.fsencode(tmp_path) + b"/run\xff")
+    result = run_cli("curate", "becpro", "--lang", "en", "--out", out, check=False)
+    assert one_error_line(result) == (
+        f"error: --out {os.fsencode(out)!r}: the name is not valid UTF-8; choose a UTF-8 name"
+    )
+    assert os.listdir(tmp_path) == []
+
+
+def test_exclude_changed_with_no_accepted_item_leaves_out_none():
+    empty = pa.table({"id": pa.array([], pa.string()), "labels_changed": pa.array([], pa.bool_())})
+    item = exclude_changed(ReleaseInput(path=".", kind="reviewed", table=empty, manifest={}))
+    assert (item.excluded_changed, item.table.num_rows) == (0, 0)
