@@ -127,6 +127,21 @@ def _change_role(api, user: dict, role: str, me: str) -> str:
     return f"role changed from {user['role']} to {role}"
 
 
+def _refuse_new(username: str, role: str | None, known: dict[str, dict]) -> None:
+    """A new account that would be a second one for a known person, or an owner, is refused."""
+    same = [name for name in known if name.casefold() == username.casefold()]
+    if same:
+        raise BiasforgeError(
+            f"refusing to create {username!r}: {same[0]!r} exists, and names that differ only in "
+            "case would be two accounts for one person; use that name"
+        )
+    if role == "owner":
+        raise BiasforgeError(
+            f"refusing to create {username!r} as an owner: owners see and manage every "
+            "workspace; create owners with the server's own tools"
+        )
+
+
 def add_users(connection: Connection, wanted: list[tuple[str, str | None]]) -> list[NewUser]:
     """Create missing users with strong generated passwords, change the role of existing users
     when one is given, and add everyone to the workspace."""
@@ -145,6 +160,7 @@ def add_users(connection: Connection, wanted: list[tuple[str, str | None]]) -> l
             known = {u["username"]: u for u in users(api)}
             user, password = known.get(username), None
             if user is None:
+                _refuse_new(username, role, known)
                 password = secrets.token_urlsafe(12)
                 body = {
                     "username": username,

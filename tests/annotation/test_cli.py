@@ -117,14 +117,17 @@ def me(url: str, username: str, password: str) -> dict:
     return httpx.get(f"{url}/api/v1/me", headers=bearer).json()
 
 
-def role_of(server, username: str) -> str:
+def users_of(server) -> list[dict]:
     from biasforge.annotation.connection import find_server
 
     connection = find_server(server.data_dir)
-    users = httpx.get(
+    return httpx.get(
         f"{server.url}/api/v1/users", headers={"X-Argilla-Api-Key": connection.api_key}
     ).json()["items"]
-    return next(u["role"] for u in users if u["username"] == username)
+
+
+def role_of(server, username: str) -> str:
+    return next(u["role"] for u in users_of(server) if u["username"] == username)
 
 
 def test_users_change_roles_honestly_and_reset_passwords(server):
@@ -151,6 +154,17 @@ def test_users_change_roles_honestly_and_reset_passwords(server):
     assert "refusing to change 'role-ann' from admin to owner" in one_error_line(
         cli("users", "role-ann", "--role", "owner")
     )
+    # issue 47, items 6 and 14: no second account for a name that differs only in case, and
+    # no owner created where promoting one is refused
+    assert one_error_line(cli("users", "ROLE-Ann")) == (
+        "error: refusing to create 'ROLE-Ann': 'role-ann' exists, and names that differ only "
+        "in case would be two accounts for one person; use that name"
+    )
+    assert "refusing to create 'new-owner' as an owner" in one_error_line(
+        cli("users", "new-owner", "--role", "owner")
+    )
+    names = {u["username"] for u in users_of(server)}
+    assert "role-ann" in names and not {"ROLE-Ann", "new-owner"} & names
 
     old_key = me(server.url, "role-ann", password)["api_key"]
     reset = cli("users", "--reset-password", "role-ann")
