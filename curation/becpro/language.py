@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from biasforge.errors import InputError
+from biasforge.errors import BiasforgeError, InputError
 from biasforge.textfiles import read_text
 
 GRAMMAR_FILE = "language.toml"
@@ -94,6 +94,9 @@ class Contraction(_Strict):
     into: str = Field(min_length=1)
 
 
+PATTERN_SECONDS = 1.0  # a suffix rule takes microseconds on a word: past this it never ends
+
+
 class SuffixRule(_Strict):
     """A regular expression on a masculine word and what the feminine puts there
     (``{pattern = "ier$", replace = "ière"}``: infirmier → infirmière)."""
@@ -111,10 +114,23 @@ class SuffixRule(_Strict):
         return value
 
     def apply(self, word: str) -> str | None:
-        """The feminine this rule makes of ``word``; None where the pattern does not match."""
-        if re.search(self.pattern, word) is None:
-            return None
-        return re.sub(self.pattern, self.replace, word, count=1)
+        """The feminine this rule makes of ``word``; None where the pattern does not match.
+
+        A user's pattern can backtrack without end on some word (``^(a+)+$``); Python's
+        ``re`` cannot be stopped, so the rule runs on the ``regex`` engine (same syntax) with a
+        time limit, and one past it is an error naming the pattern and the word."""
+        import regex
+
+        try:
+            if regex.search(self.pattern, word, timeout=PATTERN_SECONDS) is None:
+                return None
+            return regex.sub(self.pattern, self.replace, word, count=1, timeout=PATTERN_SECONDS)
+        except TimeoutError:
+            raise BiasforgeError(
+                f"language.toml: the feminine rule pattern {self.pattern!r} takes over "
+                f"{PATTERN_SECONDS:g} s on {word!r} (it backtracks without end, as nested "
+                "repetition like (a+)+ does): write it without nested repetition"
+            ) from None
 
 
 class Notation(_Strict):

@@ -136,3 +136,27 @@ def test_the_schema_is_published_as_json_schema():
     assert schema["properties"]["profession_forms"]["enum"] == ["one", "gendered", "notation"]
     assert schema["additionalProperties"] is False
     assert {"code", "name", "source", "profession_forms"} <= set(schema["required"])
+
+
+def test_a_feminine_pattern_that_backtracks_without_end_is_one_error_not_a_hang():
+    """Issue 47, item 12: ``^(a+)+$`` on 30 a's and a b takes 2^30 steps in Python's ``re``
+    (it never returned); the rules run on the ``regex`` engine, which answers it at once, and
+    a pattern that still backtracks there (``^(a|aa)+$``: Fibonacci many ways to split 40 a's)
+    stops at the time limit with one error naming the pattern and the word."""
+    import time
+
+    from biasforge.curation.becpro.language import PATTERN_SECONDS, SuffixRule
+    from biasforge.errors import BiasforgeError
+
+    nested = SuffixRule(pattern="^(a+)+$", replace="x")
+    started = time.monotonic()
+    assert (nested.apply("aaa"), nested.apply("a" * 30 + "b")) == ("x", None)
+    assert time.monotonic() - started < PATTERN_SECONDS
+    split = SuffixRule(pattern="^(a|aa)+$", replace="x")
+    started = time.monotonic()
+    with pytest.raises(BiasforgeError) as refused:
+        split.apply("a" * 40 + "!")
+    assert time.monotonic() - started < PATTERN_SECONDS + 5
+    assert str(refused.value).startswith(
+        "language.toml: the feminine rule pattern '^(a|aa)+$' takes over 1 s on 'aaaaaaaaaaaaa"
+    )
