@@ -381,6 +381,28 @@ def _agreement(family: Family, long: pd.DataFrame) -> dict[str, Any]:
     return agreement_report(answers, judged)
 
 
+@dataclass
+class Gathered:
+    """What a pull reads before deciding anything: the dataset, the run behind it, every
+    answer and adjudication, and the annotator models' estimates."""
+
+    dataset: str
+    target: Any  # the Argilla dataset
+    run_path: Path
+    run: Run
+    family: Family
+    min_submitted: int
+    collected: Collected
+    key: Any  # the dataset's private key (family hooks bound to it)
+    merged: Any  # adjudicators' answers
+    assessed: Any  # quality.Quality
+    rows: list[dict[str, Any]]  # the run's candidates, in order
+
+    @property
+    def items(self) -> set[str]:
+        return {str(row["id"]) for row in self.rows}
+
+
 def pull(
     dataset: str,
     out: str | Path,
@@ -402,6 +424,21 @@ def pull(
         raise BiasforgeError(f"--policy must be one of {', '.join(POLICIES)}")
     check_dataset_name(dataset)  # callers of the API too, not only the command line
     _check_out(Path(out), dataset, connection.workspace, overwrite)
+    gathered = _gather(connection, dataset, run_dir, adjudicators, policy, min_competence)
+    outcome, routed = _decide(connection, gathered, policy, adjudicate, adjudicators, dry_run)
+    return _write(Path(out), connection, gathered, outcome, routed, policy, adjudicate, dry_run)
+
+
+def _gather(
+    connection: Connection,
+    dataset: str,
+    run_dir: str | Path | None,
+    adjudicators: list[str] | None,
+    policy: str,
+    min_competence: float,
+) -> Gathered:
+    """Everything the decisions are made from (an unknown adjudicator or dataset, or another
+    run than the one pushed, is refused before anything is changed)."""
     target = _dataset(connection, dataset)
     if target is None:
         raise BiasforgeError(
@@ -418,7 +455,6 @@ def pull(
         raise BiasforgeError(f"--run {public_path(run_path)}: {mismatch}")
     distribution = target.settings.distribution
     min_submitted = int((distribution.min_submitted if distribution else 1) or 1)
-
     collected = collect(connection, str(target.id), family.review.label_questions)
     key = private_state.dataset_key(
         connection.url, connection.workspace, dataset, family, collected.metadata, create=False,
@@ -427,37 +463,79 @@ def pull(
     family = family.with_key(key)
     answered = {rid: {a.user for a in answers} for rid, answers in collected.answers.items()}
     merged = adjudication.read(connection, dataset, answered)
-    candidates = run.table
-    rows = candidates.to_pylist()
+    rows = run.table.to_pylist()
     items = {str(row["id"]) for row in rows}
     assessed = quality.assess(
         family, collected.long, items, control_items(connection.url, connection.workspace, dataset),
         policy=policy, min_competence=min_competence,
     )  # fmt: skip
-    outcome = decide_all(
-        family, rows, collected, merged, policy=policy,
-        min_submitted=min_submitted, annotators=_annotators(connection), schema=candidates.schema,
-        estimates=assessed.estimates,
+    return Gathered(
+        dataset, target, run_path, run, family, min_submitted, collected, key, merged, assessed,
+        rows,
     )  # fmt: skip
-    collected.long = quality.items_only(collected.long, items)  # control answers stay out
+
+
+def _decide(
+    connection: Connection,
+    gathered: Gathered,
+    policy: str,
+    adjudicate: bool,
+    adjudicators: list[str] | None,
+    dry_run: bool,
+) -> tuple[Outcome, adjudication.Routed]:
+    """Every record's decision; the undecided ones sent to adjudication (unless a dry run)."""
+    g = gathered
+    outcome = decide_all(
+        g.family, g.rows, g.collected, g.merged, policy=policy,
+        min_submitted=g.min_submitted, annotators=_annotators(connection),
+        schema=g.run.table.schema, estimates=g.assessed.estimates,
+    )  # fmt: skip
     settled = {d["id"] for d in outcome.details if d["adjudicated_by"]}
     routed = (
         adjudication.route(
-            connection, dataset, family, outcome.to_adjudicate, adjudicators or [], merged,
+            connection, g.dataset, g.family, outcome.to_adjudicate, adjudicators or [], g.merged,
             settled=settled, dry_run=dry_run,
         )
         if adjudicate
         else adjudication.Routed()
     )  # fmt: skip
+    return outcome, routed
+
+
+def _write(
+    out: Path,
+    connection: Connection,
+    gathered: Gathered,
+    outcome: Outcome,
+    routed: adjudication.Routed,
+    policy: str,
+    adjudicate: bool,
+    dry_run: bool,
+) -> dict[str, Any]:
+    """The reviewed-records folder: rows, decisions, answers, agreement, report, provenance."""
+    g = gathered
+    g.collected.long = quality.items_only(g.collected.long, g.items)  # control answers stay out
+    summary = _summary(connection, g, outcome, policy)
+    provenance = _provenance(connection, g, outcome, routed, policy, adjudicate, dry_run)
+    origin = f"argilla:{connection.workspace}/{g.dataset}"
+    if dry_run:
+        outcome.corrected = []  # a trial pull teaches the translation memory nothing
+    return _write_reviewed(
+        out, g.run.table.schema, g.family, outcome, g.collected, summary, provenance, origin
+    )
+
+
+def _summary(connection: Connection, g: Gathered, outcome: Outcome, policy: str) -> dict[str, Any]:
+    """agreement.json: agreement, decisions, what annotators were shown, quality."""
     summary = {
-        "dataset": dataset,
+        "dataset": g.dataset,
         "policy": policy,
-        "min_submitted": min_submitted,
-        "questions": _agreement(family, collected.long),
+        "min_submitted": g.min_submitted,
+        "questions": _agreement(g.family, g.collected.long),
         "decisions": dict(outcome.counts),
-        "suggestions": collected.suggested,
+        "suggestions": g.collected.suggested,
         "shown": shown_to_annotators(
-            connection, str(target.id), family, len(set(key.legacy) & items)
+            connection, str(g.target.id), g.family, len(set(g.key.legacy) & g.items)
         ),
         "adjudicated_by": dict(
             Counter(d["adjudicated_by"] for d in outcome.details if d["adjudicated_by"])
@@ -465,23 +543,35 @@ def pull(
         "corrected": sum(d["corrected"] for d in outcome.details),
         "discarded_answers": sum(d["discarded"] for d in outcome.details),
     }
+    accepted = _accepted(g.rows, outcome)
     summary.update(
-        quality.summarise(
-            assessed, family, collected, summary["questions"], _accepted(rows, outcome)
-        )
+        quality.summarise(g.assessed, g.family, g.collected, summary["questions"], accepted)
     )
-    provenance = {
-        "dataset": dataset,
+    return summary
+
+
+def _provenance(
+    connection: Connection,
+    g: Gathered,
+    outcome: Outcome,
+    routed: adjudication.Routed,
+    policy: str,
+    adjudicate: bool,
+    dry_run: bool,
+) -> dict[str, Any]:
+    """What the manifest records of the pull: dataset, server, run, decisions, adjudication."""
+    return {
+        "dataset": g.dataset,
         "workspace": connection.workspace,
         "server": public_url(connection.url),
-        "family": family.name,
+        "family": g.family.name,
         "policy": policy,
-        "run": public_path(run_path),
-        "run_manifest": run.manifest,
-        "run_stats": run.stats,
+        "run": public_path(g.run_path),
+        "run_manifest": g.run.manifest,
+        "run_stats": g.run.stats,
         "decisions": dict(outcome.counts),
         "adjudication": {
-            "dataset": adjudication_name(dataset),
+            "dataset": adjudication_name(g.dataset),
             "panels": routed.panels,
             "sent": routed.sent,
             "moved": routed.moved,
@@ -493,16 +583,10 @@ def pull(
             "adjudicators": routed.adjudicators,
             "owners": routed.owners,
             "removed_datasets": routed.emptied,
-            "merged": len(merged.answers),
-            "ignored": merged.ignored,
+            "merged": len(g.merged.answers),
+            "ignored": g.merged.ignored,
         },
     }
-    origin = f"argilla:{connection.workspace}/{dataset}"
-    if dry_run:
-        outcome.corrected = []  # a trial pull teaches the translation memory nothing
-    return _write_reviewed(
-        Path(out), candidates.schema, family, outcome, collected, summary, provenance, origin
-    )
 
 
 def _accepted(candidates: list[dict], outcome: Outcome) -> list[tuple[dict, dict]]:
