@@ -10,6 +10,7 @@ address, or loopback when bound to every interface), checked against the certifi
 from __future__ import annotations
 
 import ipaddress
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,18 +181,38 @@ class Binding:
 
 def _network(text: str) -> str:
     try:
-        return str(ipaddress.ip_network(text, strict=False))
+        network = ipaddress.ip_network(text, strict=False)
     except ValueError:
         raise BiasforgeError(
             f"--trusted-proxy {text!r}: give the proxy's address (e.g. 127.0.0.1) or network"
         ) from None
+    if network.prefixlen == 0:
+        raise BiasforgeError(
+            f"--trusted-proxy {text!r} trusts every address's forwarded headers: any client "
+            "could claim any address (and pass the sign-in throttle); give the proxy's address"
+        )
+    return str(network)
 
 
 def _public_url(url: str) -> str:
     from urllib.parse import urlsplit
 
+    if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in url):
+        raise BiasforgeError(
+            f"--public-url {url.encode('unicode_escape').decode()!r}: it holds a control "
+            "character (a newline?)"
+        )
     parts = urlsplit(url)
-    if parts.scheme not in ("https", "http") or not parts.hostname or parts.path not in ("", "/"):
+    if parts.username is not None or parts.password is not None:
+        shown = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl()
+        raise BiasforgeError(
+            f"--public-url: give it without a user name or password ({shown!r}); annotators "
+            "sign in with their own accounts, and the address is shown and logged"
+        )
+    if (
+        parts.scheme not in ("https", "http") or not parts.hostname or parts.path not in ("", "/")
+        or parts.query or parts.fragment
+    ):  # fmt: skip
         raise BiasforgeError(
             f"--public-url {url!r}: give the address annotators open, e.g. "
             "https://review.example.org (biasforge is served at the root of a host name)"

@@ -157,3 +157,32 @@ def test_the_url_annotators_open_and_the_one_commands_use(tmp_path):
         "https://review.example.org",
     )
     assert behind.launcher_args()[-2:] == ["--trusted-proxy", "127.0.0.1/32"]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        ("--public-url", "https://ann:s3cret-pw@review.example.org",
+         "error: --public-url: give it without a user name or password "
+         "('https://review.example.org'); annotators sign in with their own accounts, and the "
+         "address is shown and logged"),
+        ("--public-url", "https://review.example.org\nX-Evil: 1",
+         "error: --public-url 'https://review.example.org\\\\nX-Evil: 1': it holds a control "
+         "character (a newline?)"),
+        ("--trusted-proxy", "0.0.0.0/0",
+         "error: --trusted-proxy '0.0.0.0/0' trusts every address's forwarded headers: any "
+         "client could claim any address (and pass the sign-in throttle); give the proxy's "
+         "address"),
+    ],
+)  # fmt: skip
+def test_serve_refuses_a_public_url_with_secrets_or_newlines_and_trusting_everyone(
+    tmp_path, option, value, expected
+):
+    """Issue 47, item 14: these were accepted silently (the password was printed and logged,
+    the newline used raw, every forwarded header trusted); each is one line, nothing starts."""
+    from tests.conftest import one_error_line, run_cli
+
+    result = run_cli("annotate", "serve", option, value, "--data-dir", tmp_path / "srv",
+                     "--port", "0", check=False)  # fmt: skip
+    assert one_error_line(result) == expected
+    assert "s3cret" not in result.stdout + result.stderr
