@@ -195,6 +195,8 @@ def users(
     from biasforge.annotation.users import read_users_csv
     from biasforge.errors import BiasforgeError
 
+    if invite is not None and not invite.strip():
+        raise BiasforgeError("--invite: give a FILE to write the invitations to, or '-' to print")
     wanted = [(name, role) for name in usernames or []]
     if csv_file:
         wanted += read_users_csv(csv_file)

@@ -163,8 +163,12 @@ def test_users_change_roles_honestly_and_reset_passwords(server):
     assert "refusing to create 'new-owner' as an owner" in one_error_line(
         cli("users", "new-owner", "--role", "owner")
     )
+    empty = cli("users", "invited-ann", "--invite", "")  # printed the password before
+    assert one_error_line(empty) == (
+        "error: --invite: give a FILE to write the invitations to, or '-' to print"
+    )
     names = {u["username"] for u in users_of(server)}
-    assert "role-ann" in names and not {"ROLE-Ann", "new-owner"} & names
+    assert "role-ann" in names and not {"ROLE-Ann", "new-owner", "invited-ann"} & names
 
     old_key = me(server.url, "role-ann", password)["api_key"]
     reset = cli("users", "--reset-password", "role-ann")
