@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import os
 import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -71,16 +72,34 @@ def decode(
         ) from None
 
 
+def kind_of(path: str | Path) -> str:
+    """What ``path`` is, in a user's words: "a folder", "a file", "a named pipe", "a link
+    that loops", "missing"... (for messages about a path that is not what it should be)."""
+    import errno
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link that loops"
+        return "a link to nothing" if os.path.islink(path) else "missing"
+    kinds = (
+        (stat.S_ISDIR, "a folder"), (stat.S_ISREG, "a file"), (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"),
+    )  # fmt: skip
+    return next((name for test, name in kinds if test(mode)), "not a file")
+
+
 def read_bytes(path: str | Path, what: str = "") -> bytes:
     """The bytes of ``path``; a missing or unreadable file is one error naming it (``what``:
     the file it should be, for the message)."""
     path = Path(path)
-    if path.is_dir():
-        raise InputError(path, f"a folder, not {what or 'a file'}")
-    if not path.is_file():  # a pipe would block the read for ever, a device never end
-        if path.exists():
-            raise InputError(path, f"not a regular file (a pipe, a socket or a device){_as(what)}")
+    kind = kind_of(path)
+    if kind == "missing":
         raise InputError(path, f"{what} not found" if what else "no such file")
+    if kind != "a file":  # a pipe would block the read for ever, a device never end
+        raise InputError(path, f"{kind}, not {what or 'a file'}")
     try:
         return path.read_bytes()
     except OSError as exc:

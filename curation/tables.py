@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from biasforge.errors import InputError
-from biasforge.textfiles import DEFAULT, check_quotes, open_text
+from biasforge.textfiles import DEFAULT, check_quotes, kind_of, open_text
 
 Row = dict[str, str]
 
@@ -53,8 +53,9 @@ def read_tsv(
     file's (:mod:`biasforge.textfiles`: bytes it cannot decode name the line and byte).
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputError(path, "file not found")
+    if kind_of(path) != "a file":
+        kind = kind_of(path)
+        raise InputError(path, "file not found" if kind == "missing" else f"{kind}, not a file")
     required = list(required)
     allowed = {key: set(values) for key, values in (allowed or {}).items()}
     rows: list[tuple[int, Row]] = []

@@ -21,6 +21,7 @@ from biasforge.curation.becpro.language import GRAMMAR_FILE, Grammar, load_gramm
 from biasforge.curation.tables import read_tsv
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.resources import package_path
+from biasforge.textfiles import kind_of
 
 GROUPS = ("male", "female", "balanced")  # the published corpus's order of profession groups
 GENDERS = ("male", "female")
@@ -115,7 +116,8 @@ def language_folder(lang: str, lexicon: Path | None = None) -> Path:
     if is_folder_argument(lang):
         folder = Path(lang)
         if not (folder / GRAMMAR_FILE).is_file():
-            what = "has no " + GRAMMAR_FILE if folder.is_dir() else "is not a folder"
+            kind = kind_of(folder)
+            what = "has no " + GRAMMAR_FILE if kind == "a folder" else f"is {kind}, not a folder"
             raise InputError(
                 folder, f"--lang: {what}; a language folder holds {', '.join(LANGUAGE_FILES)}"
             )

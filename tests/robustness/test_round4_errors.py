@@ -5,9 +5,13 @@ not valid UTF-8, and ``--exclude-changed`` on reviewed records none of which was
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
+from biasforge.errors import InputError
 from biasforge.exports.inputs import ReleaseInput, exclude_changed
 from tests.conftest import one_error_line, run_cli
 
@@ -35,3 +39,35 @@ def test_exclude_changed_with_no_accepted_item_leaves_out_none():
     empty = pa.table({"id": pa.array([], pa.string()), "labels_changed": pa.array([], pa.bool_())})
     item = exclude_changed(ReleaseInput(path=".", kind="reviewed", table=empty, manifest={}))
     assert (item.excluded_changed, item.table.num_rows) == (0, 0)
+
+
+def _loop(tmp_path):
+    link = tmp_path / "loop"
+    link.symlink_to(link)
+    return link
+
+
+def _pipe(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    return tmp_path / "pipe"
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [(_loop, "a symbolic link that loops"), (_pipe, "a named pipe"),
+     (lambda _: Path("/dev/zero"), "a device")],
+)  # fmt: skip
+def test_a_language_folder_or_table_that_is_no_folder_or_file_says_what_it_is(tmp_path, make, kind):
+    """Issue 47, item 15: a symlink loop, a named pipe or /dev/zero given as a language folder
+    got "has no language.toml", and as a file "file not found"."""
+    from biasforge.curation.tables import read_tsv
+
+    path = make(tmp_path)
+    result = run_cli("curate", "becpro", "--lang", str(path), "--out", tmp_path / "out",
+                     check=False)  # fmt: skip
+    assert one_error_line(result) == (
+        f"error: {path}: --lang: is {kind}, not a folder; a language folder holds "
+        "language.toml, persons.tsv, professions.tsv, templates.tsv"
+    )
+    with pytest.raises(InputError, match=f"^{re.escape(str(path))}: {kind}, not a file$"):
+        read_tsv(path, ["a"])
