@@ -279,7 +279,8 @@ def push(
     from biasforge.annotation.connection import find_server
     from biasforge.annotation.errors import server_errors
     from biasforge.annotation.push import push_run, read_pushable_run
-    from biasforge.annotation.registry import remember_run, run_identity
+    from biasforge.annotation.registry import remember_run
+    from biasforge.contract.rundir import run_identity
     from biasforge.families import family_of
 
     checked = read_pushable_run(

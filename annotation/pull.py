@@ -38,14 +38,14 @@ from biasforge.annotation.decide import POLICIES, Answer, Decision, decide, prop
 from biasforge.annotation.names import check_dataset_name
 from biasforge.annotation.preservation import labels_changed
 from biasforge.annotation.push import foreign_dataset
-from biasforge.annotation.registry import pushed_from, run_identity, run_of
+from biasforge.annotation.registry import pushed_from, run_of
 from biasforge.annotation.report import review_report
 from biasforge.annotation.workspaces import ensure_workspace, members
 from biasforge.contract.manifest import read_manifest
 from biasforge.contract.redact import public_path, public_url
 from biasforge.contract.reviewed import KIND as REVIEWED_KIND
 from biasforge.contract.reviewed import write_reviewed
-from biasforge.contract.rundir import Run, read_run
+from biasforge.contract.rundir import Run, read_run, run_identity
 from biasforge.errors import BiasforgeError, OutputExistsError
 from biasforge.families import Family, family_of
 from biasforge.families.base import LABELS_CHANGED

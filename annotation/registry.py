@@ -25,12 +25,6 @@ def _key(url: str, workspace: str, dataset: str) -> str:
     return f"{url.rstrip('/')}|{workspace}|{dataset}"
 
 
-def run_identity(manifest: dict[str, Any]) -> str | None:
-    """What tells two runs apart: the checksum of their candidates, from the run manifest."""
-    files = manifest.get("files")
-    return files.get("candidates.parquet") if isinstance(files, dict) else None
-
-
 def remember_run(
     url: str,
     workspace: str,

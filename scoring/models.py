@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from biasforge.contract.redact import public_source
 from biasforge.errors import BiasforgeError
 from biasforge.scoring.adapters.base import (
     ModelOptions,
@@ -180,14 +181,6 @@ def model_identity(spec: str, lm: TransformersLM, config: Any) -> ModelIdentity:
         parameters=lm.parameter_count(),
         **fields,
     )
-
-
-def public_source(spec: str) -> str:
-    """How reports name where a model came from (issue 27): the hub id or alias as given, or
-    for a local folder its name alone, never a path of this machine (the weights' sha256
-    says which checkpoint it was)."""
-    path = Path(spec)
-    return f"local folder {path.resolve().name}" if path.exists() else spec
 
 
 def weights_sha256(folder: Path) -> tuple[str, str]:

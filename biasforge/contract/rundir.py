@@ -227,6 +227,12 @@ class Run:
         return self.table.to_pandas()
 
 
+def run_identity(manifest: dict[str, Any]) -> str | None:
+    """What tells two runs apart: the checksum of their candidates, from the run manifest."""
+    files = manifest.get("files")
+    return files.get(CANDIDATES) if isinstance(files, dict) else None
+
+
 def is_run(path: str | Path) -> bool:
     return (Path(path) / CANDIDATES).is_file()
 
