@@ -632,12 +632,14 @@ class ExportFormat:
     folder: bool = False  # writes a folder (with its manifest), not one file
     options: tuple[FormatOption, ...] = ()
 
-    def write(self, items: Any, out: Any, options: dict[str, str], **context: Any) -> str:
+    def write(
+        self, items: Any, out: Any, options: dict[str, str] | None = None, **context: Any
+    ) -> str:
         """Run the writer with this format's options (defaults for those not given) and the
         context it names."""
         writer = load_object(self.writer)
         wanted = inspect.signature(writer).parameters
-        given = {o.name: options.get(o.name) or o.default for o in self.options}
+        given = {o.name: (options or {}).get(o.name) or o.default for o in self.options}
         named = {k: v for k, v in context.items() if k in wanted}
         return str(writer(items, out, **named, **given))
 
