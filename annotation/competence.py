@@ -37,6 +37,11 @@ from biasforge.families.base import JOINT_SEPARATOR
 
 MODELS = ("dawid-skene", "mace")
 FEW_ANSWERS = 20  # below this many answers to a question, an annotator's estimate is unstable
+#: a question whose most common answer is this share of all answers tells the models too
+#: little: a careful annotator and a one-button one agree with the majority nearly always
+#: (issue 47: on BEC-Pro, 91 % "yes", MACE gave 0.45, 0.43 and 0.50 to annotators 97 % right,
+#: 80 % right and always "yes"). Such a question is left out of the annotators' competence.
+SKEWED = 0.85
 DS_ITERATIONS = 100
 
 
@@ -99,6 +104,13 @@ def question_estimates(data: pd.DataFrame, golden: pd.Series) -> tuple[dict, dic
         }
         for w in sorted(workers)
     }
+    top = data["label"].value_counts(normalize=True)
+    if not degenerate and top.iloc[0] >= SKEWED:
+        notes.append(
+            f"{top.iloc[0]:.0%} of answers are {top.index[0]!r}: the models cannot tell careful "
+            "annotators from one-button ones here (not identifiable), so this question is "
+            "left out of each annotator's competence"
+        )
     few = sorted(w for w, f in figures.items() if f["answers"] < FEW_ANSWERS)
     if few and not degenerate:
         notes.append(f"fewer than {FEW_ANSWERS} answers from {', '.join(few)}: unstable")
@@ -173,18 +185,30 @@ def estimate(
         data = _data(given[given["question"] == question])
         figures, notes, labels = question_estimates(data, _golden(data, golden, question))
         if question not in combined["question"].values:
-            out.questions[question] = {"annotators": figures, "notes": notes}
+            out.questions[question] = {
+                "annotators": figures, "notes": notes, "identifiable": _identifiable(data),
+            }  # fmt: skip
         for model, by_record in labels.items():
             for rid, label in by_record.items():
                 out.labels[model].setdefault(rid, {})[question] = label
     return out
 
 
+def _identifiable(data: pd.DataFrame) -> bool:
+    """Whether the answers vary enough for the models to tell annotators apart."""
+    return bool(data["label"].value_counts(normalize=True).iloc[0] < SKEWED)
+
+
 def pooled(estimates: Estimates) -> dict[str, dict[str, Any]]:
-    """Each annotator's figures over all questions: means weighted by their answers."""
+    """Each annotator's figures over the questions where they are identifiable: means
+    weighted by their answers (None where no such question remains)."""
     sums: dict[str, dict[str, float]] = {}
     for figures in estimates.questions.values():
         for who, f in figures["annotators"].items():
+            if not figures.get("identifiable", True):
+                sums.setdefault(who, {"answers": 0, "ds": 0.0, "mace": 0.0, "weight": 0})
+                sums[who]["answers"] += f["answers"]
+                continue
             mine = sums.setdefault(who, {"answers": 0, "ds": 0.0, "mace": 0.0, "weight": 0})
             mine["answers"] += f["answers"]
             if f["mace"] is not None:
@@ -201,20 +225,55 @@ def pooled(estimates: Estimates) -> dict[str, dict[str, Any]]:
     }
 
 
-def flagged(estimates: Estimates, minimum: float) -> dict[str, list[str]]:
-    """Annotators whose competence (MACE θ over all questions) is below ``minimum``, with
-    the questions on which it is: what the report's To-do names. Nobody is flagged on fewer
-    than :data:`FEW_ANSWERS` answers (their estimate says little either way)."""
+def flagged(
+    estimates: Estimates,
+    minimum: float,
+    controls: dict[str, Any] | None = None,
+    choices: dict[str, int] | None = None,
+) -> dict[str, list[str]]:
+    """Annotators to check, with why: what the report's To-do names.
+
+    Control items are known answers, so they come first: an annotator is flagged when their
+    control accuracy, rescaled so that guessing among a question's ``choices`` is 0 and
+    always right is 1 (MACE's θ on the same scale), is below ``minimum`` even at the upper
+    end of its 95 % Wilson interval (0 of 6 on yes/no questions is; 5 of 6 is not). Then MACE
+    θ over the identifiable questions (see :data:`SKEWED`); nobody is flagged on it with
+    fewer than :data:`FEW_ANSWERS` answers (their estimate says little either way)."""
     out = {}
+    for who, mine in sorted((controls or {}).items()):
+        bound = _upper_beyond_chance(mine, choices or {})
+        if bound is not None and bound < minimum:
+            right = sum(q["right"] for q in mine["questions"].values())
+            out[who] = [
+                f"controls {right}/{mine['answers']} right (at most {bound:.2f} beyond chance, "
+                "95 %)"
+            ]
     for who, figures in pooled(estimates).items():
-        if figures["mace"] is None or figures["mace"] >= minimum:
+        if who in out or figures["mace"] is None or figures["mace"] >= minimum:
             continue
         if figures["answers"] < FEW_ANSWERS:
             continue
-        mine = [(q, f["annotators"].get(who) or {}) for q, f in estimates.questions.items()]
+        mine = [(q, f["annotators"].get(who) or {}) for q, f in estimates.questions.items()
+                if f.get("identifiable", True)]  # fmt: skip
         out[who] = [
             f"{q} {f['mace']:.2f}"
             for q, f in mine
             if f.get("mace") is not None and f["mace"] < minimum
         ]
     return out
+
+
+def _upper_beyond_chance(mine: dict[str, Any], choices: dict[str, int]) -> float | None:
+    """The upper end of the 95 % Wilson interval of a control accuracy, rescaled: 0 for what
+    guessing gets (one in a question's number of choices, two where unknown), 1 for always
+    right, clipped at 0."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    answers = sum(q["answers"] for q in mine["questions"].values())
+    if not answers:
+        return None
+    right = sum(q["right"] for q in mine["questions"].values())
+    chance = sum(q["answers"] / choices.get(name, 2) for name, q in mine["questions"].items())
+    chance /= answers
+    _, upper = proportion_confint(right, answers, alpha=0.05, method="wilson")
+    return max(0.0, (upper - chance) / (1 - chance))

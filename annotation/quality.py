@@ -81,7 +81,12 @@ def summarise(
         "controls": {"items": len(quality.controls), "per_annotator": accuracy},
         "competence": quality.estimates.questions,
         "min_competence": quality.min_competence,
-        "flagged": competence.flagged(quality.estimates, quality.min_competence),
+        "flagged": competence.flagged(
+            quality.estimates,
+            quality.min_competence,
+            accuracy,
+            {q: len(labels) for q, (_, labels, _) in family.review.criteria.items()},
+        ),
         "annotators": people,
         "preservation": preservation.preservation(family, accepted, notes),
     }

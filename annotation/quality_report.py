@@ -102,13 +102,18 @@ def _per_question(competence: dict[str, Any]) -> list[str]:
 def _todo(
     people: dict[str, Any], flagged: dict[str, list[str]], minimum: float, controls: dict
 ) -> list[str]:
+    advice = "read their answers, talk with them, and consider `--policy dawid-skene` or "
     todo = [
-        f"{who}: competence {_figure(people[who]['competence'])} is below {minimum:g} "
-        f"(low on {', '.join(low) or 'every question'}); read their answers, talk with them, "
-        "and consider `--policy dawid-skene` or removing their answers"
+        f"{who}: {low[0]}, below {minimum:g}; {advice}removing their answers"
+        if low and low[0].startswith("controls ")
+        else f"{who}: competence {_figure(people[who]['competence'])} is below {minimum:g} "
+        f"(low on {', '.join(low) or 'every question'}); {advice}removing their answers"
         for who, low in flagged.items()
     ]
-    few = [w for w, f in people.items() if f["answered"] and f["controls"] < FEW_CONTROLS]
+    few = [
+        w for w, f in people.items()
+        if f["answered"] and f["controls"] < FEW_CONTROLS and w not in flagged
+    ]  # fmt: skip
     if controls.get("items") and few:
         todo.append(
             f"fewer than {FEW_CONTROLS} controls answered by {', '.join(few)}: their control "
