@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from biasforge.contract.folders import biasforge_folder
 from biasforge.contract.manifest import read_manifest
 from biasforge.contract.release import verify_release, write_release
 from biasforge.errors import BiasforgeError, InputError, OutputExistsError
@@ -242,6 +243,12 @@ def make_release(
     version = str(parsed)
     final = Path(out) / name / version
     check_not_input(final, sources)  # a release inside a run goes with the run's --overwrite
+    holder = biasforge_folder(Path(out))
+    if holder is not None:  # another run's --overwrite would refuse the files it did not write
+        raise BiasforgeError(
+            f"--out {out}: lies in the biasforge folder {holder} (a run, reviewed records or "
+            "release is never written into); write it elsewhere"
+        )
     if final.parent.is_dir():  # what killed releases of any version of this name left
         clean_leftovers(final, siblings=True)
     if final.exists() and not exist_ok:

@@ -71,3 +71,20 @@ def test_a_language_folder_or_table_that_is_no_folder_or_file_says_what_it_is(tm
     )
     with pytest.raises(InputError, match=f"^{re.escape(str(path))}: {kind}, not a file$"):
         read_tsv(path, ["a"])
+
+
+def test_a_release_is_never_written_into_a_run(becpro_run, tmp_path):
+    """Issue 47, item 14: ``export release --out`` inside a run folder was accepted (convert
+    refused it), and the run could then no longer be replaced with --overwrite."""
+    from tests.helpers import snapshot
+    from tests.robustness.conftest import copy_of
+
+    run = copy_of(becpro_run, tmp_path / "run")
+    before = snapshot(run)
+    result = run_cli("export", "release", becpro_run, "--unreviewed", "--name", "becpro-x",
+                     "--version", "0.1.0", "--out", run / "releases", check=False)  # fmt: skip
+    assert one_error_line(result) == (
+        f"error: --out {run / 'releases'}: lies in the biasforge folder {run} (a run, reviewed "
+        "records or release is never written into); write it elsewhere"
+    )
+    assert snapshot(run) == before
