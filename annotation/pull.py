@@ -381,6 +381,16 @@ def _agreement(family: Family, long: pd.DataFrame) -> dict[str, Any]:
     return agreement_report(answers, judged)
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What a pull was asked to do (its options, once parsed)."""
+
+    policy: str
+    adjudicate: bool
+    adjudicators: tuple[str, ...]
+    dry_run: bool
+
+
 @dataclass
 class Gathered:
     """What a pull reads before deciding anything: the dataset, the run behind it, every
@@ -424,17 +434,17 @@ def pull(
         raise BiasforgeError(f"--policy must be one of {', '.join(POLICIES)}")
     check_dataset_name(dataset)  # callers of the API too, not only the command line
     _check_out(Path(out), dataset, connection.workspace, overwrite)
-    gathered = _gather(connection, dataset, run_dir, adjudicators, policy, min_competence)
-    outcome, routed = _decide(connection, gathered, policy, adjudicate, adjudicators, dry_run)
-    return _write(Path(out), connection, gathered, outcome, routed, policy, adjudicate, dry_run)
+    asked = Asked(policy, adjudicate, tuple(adjudicators or ()), dry_run)
+    gathered = _gather(connection, dataset, run_dir, asked, min_competence)
+    outcome, routed = _decide(connection, gathered, asked)
+    return _write(Path(out), connection, gathered, outcome, routed, asked)
 
 
 def _gather(
     connection: Connection,
     dataset: str,
     run_dir: str | Path | None,
-    adjudicators: list[str] | None,
-    policy: str,
+    asked: Asked,
     min_competence: float,
 ) -> Gathered:
     """Everything the decisions are made from (an unknown adjudicator or dataset, or another
@@ -446,7 +456,7 @@ def _gather(
         )
     with http(connection) as api:  # an unknown adjudicator is refused before anything is done
         workspace = ensure_workspace(api, connection.workspace)
-        adjudication.adjudicators(api, workspace["id"], adjudicators or [])
+        adjudication.adjudicators(api, workspace["id"], list(asked.adjudicators))
     run_path = _run_behind(connection, dataset, run_dir)
     run = read_run(run_path)
     family = family_of(run.candidates["family"].unique(), str(run_path))
@@ -467,7 +477,7 @@ def _gather(
     items = {str(row["id"]) for row in rows}
     assessed = quality.assess(
         family, collected.long, items, control_items(connection.url, connection.workspace, dataset),
-        policy=policy, min_competence=min_competence,
+        policy=asked.policy, min_competence=min_competence,
     )  # fmt: skip
     return Gathered(
         dataset, target, run_path, run, family, min_submitted, collected, key, merged, assessed,
@@ -476,27 +486,22 @@ def _gather(
 
 
 def _decide(
-    connection: Connection,
-    gathered: Gathered,
-    policy: str,
-    adjudicate: bool,
-    adjudicators: list[str] | None,
-    dry_run: bool,
+    connection: Connection, gathered: Gathered, asked: Asked
 ) -> tuple[Outcome, adjudication.Routed]:
     """Every record's decision; the undecided ones sent to adjudication (unless a dry run)."""
     g = gathered
     outcome = decide_all(
-        g.family, g.rows, g.collected, g.merged, policy=policy,
+        g.family, g.rows, g.collected, g.merged, policy=asked.policy,
         min_submitted=g.min_submitted, annotators=_annotators(connection),
         schema=g.run.table.schema, estimates=g.assessed.estimates,
     )  # fmt: skip
     settled = {d["id"] for d in outcome.details if d["adjudicated_by"]}
     routed = (
         adjudication.route(
-            connection, g.dataset, g.family, outcome.to_adjudicate, adjudicators or [], g.merged,
-            settled=settled, dry_run=dry_run,
+            connection, g.dataset, g.family, outcome.to_adjudicate, list(asked.adjudicators),
+            g.merged, settled=settled, dry_run=asked.dry_run,
         )
-        if adjudicate
+        if asked.adjudicate
         else adjudication.Routed()
     )  # fmt: skip
     return outcome, routed
@@ -508,17 +513,15 @@ def _write(
     gathered: Gathered,
     outcome: Outcome,
     routed: adjudication.Routed,
-    policy: str,
-    adjudicate: bool,
-    dry_run: bool,
+    asked: Asked,
 ) -> dict[str, Any]:
     """The reviewed-records folder: rows, decisions, answers, agreement, report, provenance."""
     g = gathered
     g.collected.long = quality.items_only(g.collected.long, g.items)  # control answers stay out
-    summary = _summary(connection, g, outcome, policy)
-    provenance = _provenance(connection, g, outcome, routed, policy, adjudicate, dry_run)
+    summary = _summary(connection, g, outcome, asked.policy)
+    provenance = _provenance(connection, g, outcome, routed, asked)
     origin = f"argilla:{connection.workspace}/{g.dataset}"
-    if dry_run:
+    if asked.dry_run:
         outcome.corrected = []  # a trial pull teaches the translation memory nothing
     return _write_reviewed(
         out, g.run.table.schema, g.family, outcome, g.collected, summary, provenance, origin
@@ -551,13 +554,7 @@ def _summary(connection: Connection, g: Gathered, outcome: Outcome, policy: str)
 
 
 def _provenance(
-    connection: Connection,
-    g: Gathered,
-    outcome: Outcome,
-    routed: adjudication.Routed,
-    policy: str,
-    adjudicate: bool,
-    dry_run: bool,
+    connection: Connection, g: Gathered, outcome: Outcome, routed: adjudication.Routed, asked: Asked
 ) -> dict[str, Any]:
     """What the manifest records of the pull: dataset, server, run, decisions, adjudication."""
     return {
@@ -565,7 +562,7 @@ def _provenance(
         "workspace": connection.workspace,
         "server": public_url(connection.url),
         "family": g.family.name,
-        "policy": policy,
+        "policy": asked.policy,
         "run": public_path(g.run_path),
         "run_manifest": g.run.manifest,
         "run_stats": g.run.stats,
@@ -577,8 +574,8 @@ def _provenance(
             "moved": routed.moved,
             "removed": routed.removed,
             "sent_back": routed.sent_back,
-            "dry_run": dry_run,
-            "waiting": len(outcome.to_adjudicate) if adjudicate else 0,
+            "dry_run": asked.dry_run,
+            "waiting": len(outcome.to_adjudicate) if asked.adjudicate else 0,
             "waiting_in": routed.waiting,
             "adjudicators": routed.adjudicators,
             "owners": routed.owners,
