@@ -104,10 +104,10 @@ def question_estimates(data: pd.DataFrame, golden: pd.Series) -> tuple[dict, dic
         }
         for w in sorted(workers)
     }
-    top = data["label"].value_counts(normalize=True)
-    if not degenerate and top.iloc[0] >= SKEWED:
+    label, share = _most_given(data)
+    if not degenerate and share >= SKEWED:
         notes.append(
-            f"{top.iloc[0]:.0%} of answers are {top.index[0]!r}: the models cannot tell careful "
+            f"{share:.0%} of answers are {label!r}: the models cannot tell careful "
             "annotators from one-button ones here (not identifiable), so this question is "
             "left out of each annotator's competence"
         )
@@ -194,9 +194,15 @@ def estimate(
     return out
 
 
+def _most_given(data: pd.DataFrame) -> tuple[str, float]:
+    """The most common answer and its share of all answers."""
+    shares = data["label"].value_counts(normalize=True)
+    return str(shares.index[0]), float(shares.iloc[0])
+
+
 def _identifiable(data: pd.DataFrame) -> bool:
     """Whether the answers vary enough for the models to tell annotators apart."""
-    return bool(data["label"].value_counts(normalize=True).iloc[0] < SKEWED)
+    return _most_given(data)[1] < SKEWED
 
 
 def pooled(estimates: Estimates) -> dict[str, dict[str, Any]]:
@@ -205,13 +211,9 @@ def pooled(estimates: Estimates) -> dict[str, dict[str, Any]]:
     sums: dict[str, dict[str, float]] = {}
     for figures in estimates.questions.values():
         for who, f in figures["annotators"].items():
-            if not figures.get("identifiable", True):
-                sums.setdefault(who, {"answers": 0, "ds": 0.0, "mace": 0.0, "weight": 0})
-                sums[who]["answers"] += f["answers"]
-                continue
             mine = sums.setdefault(who, {"answers": 0, "ds": 0.0, "mace": 0.0, "weight": 0})
             mine["answers"] += f["answers"]
-            if f["mace"] is not None:
+            if f["mace"] is not None and figures.get("identifiable", True):
                 mine["weight"] += f["answers"]
                 mine["ds"] += f["answers"] * f["dawid_skene"]
                 mine["mace"] += f["answers"] * f["mace"]

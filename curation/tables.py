@@ -53,8 +53,8 @@ def read_tsv(
     file's (:mod:`biasforge.textfiles`: bytes it cannot decode name the line and byte).
     """
     path = Path(path)
-    if kind_of(path) != "a file":
-        kind = kind_of(path)
+    kind = kind_of(path)
+    if kind != "a file":
         raise InputError(path, "file not found" if kind == "missing" else f"{kind}, not a file")
     required = list(required)
     allowed = {key: set(values) for key, values in (allowed or {}).items()}

@@ -214,8 +214,7 @@ def _convert_command() -> None:
     declared = [_option_parameter(o) for o in format_options()]
 
     def run(**values: Any) -> None:
-        own = {p.name: values.pop(p.name) for p in declared}
-        convert(**values, **own)
+        convert(**values)
 
     parameters = [*fixed, *declared]
     run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]

@@ -610,18 +610,14 @@ class FormatOption:
         return "--" + self.name.replace("_", "-")
 
 
-#: what ``export convert`` knows of every conversion; a writer takes those it names
-CONVERT_CONTEXT = ("label", "source", "overwrite")
-
-
 @dataclass(frozen=True)
 class ExportFormat:
     """A layout of another tool that a family's items convert to (``export convert``).
 
     ``writer`` is an import string of ``write(items, out, *, ...) -> str``: it writes the file
     (or, with ``folder``, the folder) at ``out`` and returns the one-line summary the command
-    prints. It takes, by keyword, its own ``options`` and whichever of
-    :data:`CONVERT_CONTEXT` it needs (``label`` names the release, ``source`` is the path
+    prints. It takes, by keyword, its own ``options`` and whichever of what ``export convert``
+    knows of the conversion it needs (``label`` names the release, ``source`` is the path
     converted, ``overwrite`` whether an earlier output of the same format and family may be
     replaced).
     """
