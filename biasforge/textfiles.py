@@ -59,7 +59,7 @@ def decode(
     if name == "utf-8":
         name = "utf-8-sig"  # a BOM is not part of the first header name
     try:
-        return data.decode(name)
+        text = data.decode(name)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -70,6 +70,29 @@ def decode(
             f"{exc.reason}); pass {option} with the file's encoding (e.g. latin-1, cp1252)",
             line=line,
         ) from None
+    _refuse_mojibake(data, text, path, encoding, option)
+    return text
+
+
+def _refuse_mojibake(data: bytes, text: str, path: str | Path, encoding: str, option: str) -> None:
+    """Refuse UTF-8 bytes read in a legacy encoding: a latin-1 reading of UTF-8 "è" is "Ã¨",
+    which no check downstream would notice. Text in a legacy encoding is almost never also
+    valid UTF-8 beyond ASCII, so a file that is can only have been meant as UTF-8."""
+    if check_encoding(encoding).startswith("utf") or data.isascii():
+        return
+    try:
+        meant = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return
+    at = next(i for i, (a, b) in enumerate(zip(text, meant, strict=False)) if a != b)
+    line = text.count("\n", 0, at) + 1
+    garbled = text[at : at + len(meant[at].encode())]
+    raise InputError(
+        path,
+        f"is UTF-8, not {encoding}: read as {encoding} it would say {garbled!r} where it "
+        f"says {meant[at]!r}; pass {option} utf-8 (or leave {option} out)",
+        line=line,
+    )
 
 
 def kind_of(path: str | Path) -> str:

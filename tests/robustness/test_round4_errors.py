@@ -11,9 +11,11 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from biasforge.curation.becpro.lexicon import default_lexicon_dir
 from biasforge.errors import InputError
 from biasforge.exports.inputs import ReleaseInput, exclude_changed
 from tests.conftest import one_error_line, run_cli
+from tests.robustness.conftest import copy_of
 
 
 def test_a_crowspairs_header_of_nul_bytes_is_one_line(tmp_path):
@@ -88,3 +90,19 @@ def test_a_release_is_never_written_into_a_run(becpro_run, tmp_path):
         "records or release is never written into); write it elsewhere"
     )
     assert snapshot(run) == before
+
+
+def test_a_utf8_language_folder_read_as_latin1_is_refused_not_garbled(tmp_path):
+    """Issue 47, item 14: ``--encoding latin-1`` on UTF-8 files wrote "Ã¨" into every item."""
+    lexicon = copy_of(default_lexicon_dir(), tmp_path / "lex")
+    data = (lexicon / "es" / "language.toml").read_bytes()
+    line = data.count(b"\n", 0, next(i for i, byte in enumerate(data) if byte > 0x7F)) + 1
+    result = run_cli("curate", "becpro", "--lang", "es", "--lexicon", lexicon,
+                     "--encoding", "latin-1", "--out", tmp_path / "r", check=False)  # fmt: skip
+    assert re.fullmatch(
+        rf"error: {re.escape(str(lexicon / 'es' / 'language.toml'))}:{line}: is UTF-8, not "
+        r"latin-1: read as latin-1 it would say '\S+' where it says '\S'; pass --encoding "
+        r"utf-8 \(or leave --encoding out\)",
+        one_error_line(result),
+    )
+    assert not (tmp_path / "r").exists()
