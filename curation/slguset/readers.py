@@ -112,6 +112,31 @@ def check_corpus_files(corpus: list[str]) -> None:
         if key in seen:
             raise InputError(path, f"is the --corpus {seen[key]} again: it would be mined twice")
         seen[key] = source
+        _refuse_binary(path)
+
+
+#: how much of each corpus file is looked at for NUL bytes before anything is mined
+BINARY_PROBE_BYTES = 64 * 1024
+
+
+def _refuse_binary(path: Path) -> None:
+    """Refuse a corpus file with a NUL byte near its start: the encodings a corpus may have
+    are ASCII-compatible, so no text has one, and a binary file (an image, a disk image, a
+    compressed file without ``.gz``) would be read to its end for no sentence at all."""
+    try:
+        opener = gzip.open if path.name.endswith(".gz") else open
+        with opener(path, "rb") as handle:
+            head = handle.read(BINARY_PROBE_BYTES)
+    except (OSError, EOFError, zlib.error):
+        return  # the reader names what is wrong with it
+    if b"\x00" in head:
+        at = head.index(b"\x00")
+        raise InputError(
+            path,
+            f"holds a NUL byte at byte {at + 1}: a binary file, not text (a compressed corpus "
+            "must end in .gz)",
+            line=head.count(b"\n", 0, at) + 1,
+        )
 
 
 def plan_units(

@@ -106,3 +106,21 @@ def test_a_utf8_language_folder_read_as_latin1_is_refused_not_garbled(tmp_path):
         one_error_line(result),
     )
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("name", ["corpus.txt", "corpus.txt.gz"])
+def test_a_corpus_of_nul_bytes_is_refused_before_mining(tmp_path, name):
+    """Issue 47, item 14: 1 GB of NUL bytes was read for 80 s and gave 0 candidates silently
+    (a few MB here: the refusal must not depend on reading it all)."""
+    import gzip
+
+    corpus = tmp_path / name
+    data = "他是老师。\n".encode() + b"\x00" * 4_000_000
+    corpus.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    result = run_cli("curate", "slguset", "--corpus", corpus, "--out", tmp_path / "r",
+                     check=False)  # fmt: skip
+    assert one_error_line(result) == (
+        f"error: {corpus}:2: holds a NUL byte at byte 17: a binary file, not text (a "
+        "compressed corpus must end in .gz)"
+    )
+    assert not (tmp_path / "r").exists()
