@@ -4,6 +4,7 @@ not valid UTF-8, and ``--exclude-changed`` on reviewed records none of which was
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -122,5 +123,23 @@ def test_a_corpus_of_nul_bytes_is_refused_before_mining(tmp_path, name):
     assert one_error_line(result) == (
         f"error: {corpus}:2: holds a NUL byte at byte 17: a binary file, not text (a "
         "compressed corpus must end in .gz)"
+    )
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_stereoset_context_of_megabytes_is_refused_naming_the_record(tmp_path):
+    """Issue 47, item 14: a 10 MB context was kept as an item (to be translated and shown)."""
+    source = tmp_path / "s.jsonl"
+    item = {"type": "intersentence", "target": "Ethiopia", "bias_type": "race",
+            "context": "Many people live in Ethiopia. " * 350_000,  # ~10 MB
+            "stereotype": "They run.", "anti-stereotype": "They sit.", "unrelated": "Cats."}  # fmt: skip
+    source.write_text(json.dumps(item) + "\n", encoding="utf-8")
+    result = run_cli("curate", "stereoset", "--source", source, "--dry-run",
+                     "--out", tmp_path / "r", check=False)  # fmt: skip
+    line = one_error_line(result)
+    assert line.startswith(f"error: {source}:1")
+    assert line.endswith(
+        "context is 10,500,000 characters long; a StereoSet text is one sentence (at most "
+        "2,000 characters)"
     )
     assert not (tmp_path / "r").exists()
