@@ -153,6 +153,9 @@ def load_language(lang: str, lexicon: Path | None = None, encoding: str = "utf-8
     """
     folder = language_folder(lang, lexicon)
     list_path = _lexicon_root(lexicon) / PROFESSION_LIST
+    _refuse_links_out(list_path.parent, [list_path])
+    home = folder.parent if (folder.parent / PROFESSION_LIST).is_file() else folder  # a lexicon
+    _refuse_links_out(home, [folder / name for name in LANGUAGE_FILES])
     listed = load_profession_list(list_path, _encoding(list_path, encoding))
     encoding = _encoding(folder, encoding)
     grammar = load_grammar(folder, encoding)
@@ -164,6 +167,20 @@ def load_language(lang: str, lexicon: Path | None = None, encoding: str = "utf-8
         templates=_templates(folder / "templates.tsv", grammar, encoding),
         profession_list=list_path,
     )
+
+
+def _refuse_links_out(folder: Path, files: list[Path]) -> None:
+    """Refuse a file of ``folder`` (a lexicon, or a language folder of its own) that is a link
+    to a file elsewhere: an error about it would quote a line of a file the user never meant to
+    give (``/etc/passwd`` as templates.tsv). Links inside the lexicon may share a file."""
+    inside = folder.resolve()
+    for path in files:
+        if path.is_symlink() and not path.resolve().is_relative_to(inside):
+            raise InputError(
+                path,
+                f"is a link to {path.resolve()}, outside {folder}; a lexicon's files are read "
+                "from the lexicon itself: copy the file in",
+            )
 
 
 def _encoding(path: Path, encoding: str) -> str:

@@ -143,3 +143,21 @@ def test_a_stereoset_context_of_megabytes_is_refused_naming_the_record(tmp_path)
         "2,000 characters)"
     )
     assert not (tmp_path / "r").exists()
+
+
+def test_a_language_file_linked_from_outside_the_lexicon_is_refused_unquoted(tmp_path):
+    """Issue 47, item 15: the header error quoted the first line of the linked file."""
+    lexicon = copy_of(default_lexicon_dir(), tmp_path / "lex")
+    (tmp_path / "elsewhere.txt").write_text("secret: hunter2\n", encoding="utf-8")
+    (lexicon / "es" / "templates.tsv").unlink()
+    (lexicon / "es" / "templates.tsv").symlink_to(tmp_path / "elsewhere.txt")
+    (lexicon / "es" / "persons.tsv").rename(lexicon / "es" / "persons.tsv.orig")
+    # a link inside the lexicon is fine
+    (lexicon / "es" / "persons.tsv").symlink_to(lexicon / "es" / "persons.tsv.orig")
+    run = ["curate", "becpro", "--lang", "es", "--lexicon", lexicon, "--out", tmp_path / "r"]
+    line = one_error_line(run_cli(*run, check=False))
+    assert line == (
+        f"error: {lexicon / 'es' / 'templates.tsv'}: is a link to {tmp_path / 'elsewhere.txt'}, "
+        f"outside {lexicon}; a lexicon's files are read from the lexicon itself: copy the file in"
+    )
+    assert "hunter2" not in line
