@@ -32,10 +32,15 @@ from uuid import UUID
 
 import httpx
 
-from biasforge.annotation.api import check, http, iter_records, questions, users
-from biasforge.annotation.connection import Connection, client
+from biasforge.annotation.client.api import check, http, iter_records, questions, users
+from biasforge.annotation.client.connection import Connection, client
+from biasforge.annotation.client.workspaces import (
+    all_workspaces,
+    ensure_workspace,
+    members,
+    sync_members,
+)
 from biasforge.annotation.decide import CHOICE, CHOICES, LETTERS, Adjudicated, Answer, Decision
-from biasforge.annotation.workspaces import all_workspaces, ensure_workspace, members, sync_members
 from biasforge.errors import BiasforgeError
 from biasforge.families import Family
 from biasforge.families.base import Row, escape, html_table

@@ -19,7 +19,7 @@ DataDir = Annotated[
 
 
 def _workspace_name(name: str | None) -> str | None:
-    from biasforge.annotation.names import check_workspace_name
+    from biasforge.annotation.client.names import check_workspace_name
 
     return None if name is None else check_workspace_name(name)
 
@@ -35,7 +35,7 @@ Workspace = Annotated[
 
 
 def _dataset_name(name: str) -> str:
-    from biasforge.annotation.names import check_dataset_name
+    from biasforge.annotation.client.names import check_dataset_name
 
     return check_dataset_name(name)
 
@@ -189,8 +189,8 @@ def users(
     are shown once, here (or in the --invite file)."""
     import contextlib
 
-    from biasforge.annotation.connection import find_server
-    from biasforge.annotation.errors import server_errors
+    from biasforge.annotation.client.connection import find_server
+    from biasforge.annotation.client.errors import server_errors
     from biasforge.annotation.invite import invitation_file, write_invitations
     from biasforge.annotation.users import read_users_csv
     from biasforge.errors import BiasforgeError
@@ -276,8 +276,8 @@ def push(
     data_dir: DataDir = None,
 ) -> None:
     """Push a run's candidates (idempotent: only missing ids are created)."""
-    from biasforge.annotation.connection import find_server
-    from biasforge.annotation.errors import server_errors
+    from biasforge.annotation.client.connection import find_server
+    from biasforge.annotation.client.errors import server_errors
     from biasforge.annotation.push import push_run, read_pushable_run
     from biasforge.annotation.registry import remember_run
     from biasforge.contract.rundir import run_identity
@@ -385,8 +385,8 @@ def pull(
     data_dir: DataDir = None,
 ) -> None:
     """Collect answers, compute agreement, decide, and write reviewed records."""
-    from biasforge.annotation.connection import find_server
-    from biasforge.annotation.errors import server_errors
+    from biasforge.annotation.client.connection import find_server
+    from biasforge.annotation.client.errors import server_errors
     from biasforge.annotation.pull import pull as run_pull
 
     connection = find_server(data_dir, workspace)
@@ -418,9 +418,9 @@ def agreement(
     import argilla as rg
 
     from biasforge.annotation.agreement import agreement_report
-    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.client.connection import find_server
+    from biasforge.annotation.client.errors import server_errors
     from biasforge.annotation.controls import control_ids
-    from biasforge.annotation.errors import server_errors
     from biasforge.annotation.pull import _dataset, collect
     from biasforge.errors import BiasforgeError
 

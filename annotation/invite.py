@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from biasforge.annotation.connection import Connection
+from biasforge.annotation.client.connection import Connection
 from biasforge.annotation.users import NewUser
 from biasforge.errors import BiasforgeError
 

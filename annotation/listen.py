@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from biasforge.annotation.tls import Certificate, client_context, machine_names
+from biasforge.annotation.client.trust import client_context
+from biasforge.annotation.tls import Certificate, machine_names
 from biasforge.errors import BiasforgeError
 
 LOOPBACK = "127.0.0.1"

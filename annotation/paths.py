@@ -6,7 +6,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from biasforge.resources import biasforge_home, package_path
+from biasforge.resources import package_path
 
 ARGILLA_SERVER_VERSION = "2.8.0"
 # argilla-server 2.8 pins libraries the main environment cannot share; these two extra pins
@@ -30,11 +30,6 @@ SERVER_REQUIREMENTS = (
 def requirements_digest() -> str:
     """Identifies the server's requirements: a virtualenv built for others is not reused."""
     return hashlib.sha256("\n".join(SERVER_REQUIREMENTS).encode()).hexdigest()
-
-
-def default_data_dir() -> Path:
-    """The embedded server's data: SQLite database, credentials, state file."""
-    return biasforge_home() / "argilla"
 
 
 def server_venv_dir() -> Path:

@@ -30,17 +30,17 @@ import pyarrow as pa
 from biasforge.annotation import adjudication, annotators, private_state, quality
 from biasforge.annotation.adjudication import adjudication_name
 from biasforge.annotation.agreement import agreement_report
-from biasforge.annotation.api import check, http, iter_records, questions, users
+from biasforge.annotation.client.api import check, http, iter_records, questions, users
+from biasforge.annotation.client.connection import Connection, client
+from biasforge.annotation.client.names import check_dataset_name
+from biasforge.annotation.client.workspaces import ensure_workspace, members
 from biasforge.annotation.competence import Estimates
-from biasforge.annotation.connection import Connection, client
 from biasforge.annotation.controls import load as control_items
 from biasforge.annotation.decide import POLICIES, Answer, Decision, decide, proposals_of
-from biasforge.annotation.names import check_dataset_name
 from biasforge.annotation.preservation import labels_changed
 from biasforge.annotation.push import foreign_dataset
 from biasforge.annotation.registry import pushed_from, run_of
 from biasforge.annotation.report import review_report
-from biasforge.annotation.workspaces import ensure_workspace, members
 from biasforge.contract.manifest import read_manifest
 from biasforge.contract.redact import public_path, public_url
 from biasforge.contract.reviewed import KIND as REVIEWED_KIND

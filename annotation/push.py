@@ -29,10 +29,11 @@ from uuid import UUID
 import pandas as pd
 import pyarrow as pa
 
-from biasforge.annotation import private_state, workspaces
-from biasforge.annotation.api import check, http, iter_records, questions, refusal
-from biasforge.annotation.connection import Connection, client
-from biasforge.annotation.names import check_dataset_name
+from biasforge.annotation import private_state
+from biasforge.annotation.client import workspaces
+from biasforge.annotation.client.api import check, http, iter_records, questions, refusal
+from biasforge.annotation.client.connection import Connection, client
+from biasforge.annotation.client.names import check_dataset_name
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families import Family, family_of
 from biasforge.families.base import DatasetKey

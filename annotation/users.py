@@ -17,9 +17,9 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from biasforge.annotation.api import check, http, users
-from biasforge.annotation.connection import Connection
-from biasforge.annotation.workspaces import ensure_workspace, members
+from biasforge.annotation.client.api import check, http, users
+from biasforge.annotation.client.connection import Connection
+from biasforge.annotation.client.workspaces import ensure_workspace, members
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.textfiles import check_quotes, read_bytes
 

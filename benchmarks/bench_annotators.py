@@ -218,7 +218,7 @@ def run_annotators(
 
 def verify(connection, expected_users: set[str], records: int, out: Outcome) -> None:
     """Count stored responses per (record, user) through the owner's records API."""
-    from biasforge.annotation.api import check, http, iter_records, users
+    from biasforge.annotation.client.api import check, http, iter_records, users
 
     with http(connection) as api:
         names = {u["id"]: u["username"] for u in users(api)}
@@ -250,7 +250,7 @@ def measure(
     server then listens on the veth address over HTTPS."""
     import pandas as pd
 
-    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.client.connection import find_server
     from biasforge.annotation.listen import Listening
     from biasforge.annotation.push import push_candidates
     from biasforge.annotation.serve import EmbeddedServer, free_port

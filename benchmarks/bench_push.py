@@ -37,7 +37,7 @@ def main() -> None:
 
     import pandas as pd
 
-    from biasforge.annotation.connection import client, find_server
+    from biasforge.annotation.client.connection import client, find_server
     from biasforge.annotation.push import ensure_dataset, push_candidates
     from biasforge.annotation.serve import EmbeddedServer, free_port
     from biasforge.families import family_of

@@ -204,7 +204,7 @@ def main() -> None:
     import argilla as rg
     import httpx
 
-    from biasforge.annotation.connection import client, find_server
+    from biasforge.annotation.client.connection import client, find_server
     from biasforge.annotation.push import ensure_workspace
     from biasforge.annotation.serve import EmbeddedServer, free_port
     from biasforge.annotation.server_env import ensure_server_venv

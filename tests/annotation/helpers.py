@@ -111,7 +111,7 @@ def create_dataset(connection, name: str, settings):
 
     import argilla as rg
 
-    from biasforge.annotation.connection import client
+    from biasforge.annotation.client.connection import client
     from biasforge.annotation.push import ensure_workspace
 
     rg_client = client(connection)
@@ -176,7 +176,7 @@ def disagreeing_team(
     changed where these records went, depending on the order the tests ran in (issue 46)."""
     import dataclasses
 
-    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.client.connection import find_server
     from biasforge.annotation.users import add_users
 
     connection = dataclasses.replace(find_server(server.data_dir), workspace=workspace)

@@ -17,7 +17,7 @@ import json
 import httpx
 import pytest
 
-from biasforge.annotation.connection import find_server
+from biasforge.annotation.client.connection import find_server
 from biasforge.annotation.push import push_run
 from biasforge.annotation.users import add_users
 from biasforge.families.stereoset import CHECK_KEY, LABELS, option_order

@@ -25,7 +25,7 @@ from itertools import pairwise
 import pandas as pd
 import pytest
 
-from biasforge.annotation.connection import find_server
+from biasforge.annotation.client.connection import find_server
 from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from biasforge.annotation.connection import find_server
+from biasforge.annotation.client.connection import find_server
 from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from biasforge.annotation.adjudication import is_adjudication_of
-from biasforge.annotation.connection import find_server
+from biasforge.annotation.client.connection import find_server
 from biasforge.annotation.pull import pull
 from biasforge.annotation.users import add_users
 from biasforge.exports.release import make_release

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from biasforge import families
-from biasforge.annotation.connection import client, find_server
+from biasforge.annotation.client.connection import client, find_server
 from biasforge.annotation.pull import pull
 from biasforge.annotation.push import push_run
 from biasforge.annotation.registry import remember_run

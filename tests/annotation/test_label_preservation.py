@@ -19,7 +19,7 @@ from statistics import NormalDist
 import pandas as pd
 import pytest
 
-from biasforge.annotation.connection import find_server
+from biasforge.annotation.client.connection import find_server
 from biasforge.annotation.pull import pull
 from biasforge.annotation.users import add_users
 from biasforge.exports.release import make_release

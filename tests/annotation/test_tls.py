@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from biasforge.annotation.tls import client_context, generated_certificate, user_certificate
+from biasforge.annotation.client.trust import client_context
+from biasforge.annotation.tls import generated_certificate, user_certificate
 from biasforge.errors import InputError
 from tests.annotation.conftest import ROOT
 

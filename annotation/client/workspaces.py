@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from biasforge.annotation.api import check, users
+from biasforge.annotation.client.api import check, users
 
 
 def all_workspaces(api: httpx.Client) -> list[dict[str, Any]]:
