@@ -116,14 +116,14 @@ def serve(
     for a team on an interface address over HTTPS (see docs/team-server.md)."""
     import sys
 
-    from biasforge.annotation.listen import PLAIN_HTTP_WARNING, Binding, is_loopback
-    from biasforge.annotation.serve import (
+    from biasforge.annotation.admin.listen import PLAIN_HTTP_WARNING, Binding, is_loopback
+    from biasforge.annotation.admin.serve import (
         CREDENTIALS_FILE,
         OWNER_USERNAME,
         serve_background,
         started_message,
     )
-    from biasforge.annotation.serve import serve as run
+    from biasforge.annotation.admin.serve import serve as run
 
     binding = Binding(
         host=host,
@@ -151,7 +151,7 @@ def serve(
 @app.command()
 def stop(data_dir: DataDir = None) -> None:
     """Stop the embedded server started with `annotate serve` (any of its forms)."""
-    from biasforge.annotation.serve import stop_server
+    from biasforge.annotation.admin.serve import stop_server
 
     typer.echo("stopped" if stop_server(data_dir) else "no embedded server was running")
 
@@ -189,10 +189,10 @@ def users(
     are shown once, here (or in the --invite file)."""
     import contextlib
 
+    from biasforge.annotation.admin.invite import invitation_file, write_invitations
+    from biasforge.annotation.admin.users import read_users_csv
     from biasforge.annotation.client.connection import find_server
     from biasforge.annotation.client.errors import server_errors
-    from biasforge.annotation.invite import invitation_file, write_invitations
-    from biasforge.annotation.users import read_users_csv
     from biasforge.errors import BiasforgeError
 
     if invite is not None and not invite.strip():
@@ -225,8 +225,8 @@ def users(
 
 def _apply_users(connection, wanted: list[tuple[str, str | None]], reset_password: str | None):
     """Create/change the users, reset one password; notes about admins on stderr."""
-    from biasforge.annotation.users import ADMIN_NOTE, add_users
-    from biasforge.annotation.users import reset_password as reset
+    from biasforge.annotation.admin.users import ADMIN_NOTE, add_users
+    from biasforge.annotation.admin.users import reset_password as reset
 
     done = add_users(connection, wanted) if wanted else []
     if reset_password:

@@ -6,7 +6,7 @@ workspace whose name is not URL-safe (``WorkspaceModel``: ``^[a-zA-Z0-9_-]+$``) 
 later push, pull and agreement crash. Names are therefore checked with the SDK's own model, so
 the rule is Argilla's and follows its upgrades; lookups go through
 :mod:`biasforge.annotation.client.workspaces`, which tolerates a bad name someone else created.
-Usernames are checked in :mod:`biasforge.annotation.users`.
+Usernames are checked in :mod:`biasforge.annotation.admin.users`.
 """
 
 from __future__ import annotations

@@ -176,8 +176,8 @@ def disagreeing_team(
     changed where these records went, depending on the order the tests ran in (issue 46)."""
     import dataclasses
 
+    from biasforge.annotation.admin.users import add_users
     from biasforge.annotation.client.connection import find_server
-    from biasforge.annotation.users import add_users
 
     connection = dataclasses.replace(find_server(server.data_dir), workspace=workspace)
     pushed = pushed_run(connection, run, dataset, min_submitted=2)

@@ -24,9 +24,9 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from biasforge.annotation.admin.paths import cache_dir
+from biasforge.annotation.admin.server_env import _digest, ensure_venv
 from biasforge.annotation.client.secrets import owner_credentials
-from biasforge.annotation.paths import cache_dir
-from biasforge.annotation.server_env import _digest, ensure_venv
 
 SDK = "2.8.0"
 REQUIREMENTS = (f"argilla=={SDK}", "datasets>=3,<4", "huggingface_hub<0.25", "pytest>=8")

@@ -78,8 +78,8 @@ def test_push_twice_then_pull(server, becpro_run, tmp_path):
 
 
 def test_serve_in_background_then_stop(server, tmp_path):
+    from biasforge.annotation.admin.serve import free_port, pid_alive
     from biasforge.annotation.client.connection import read_state
-    from biasforge.annotation.serve import free_port, pid_alive
 
     data_dir = tmp_path / "bg"
     started = cli(

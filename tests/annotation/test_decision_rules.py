@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from biasforge import families
+from biasforge.annotation.admin.users import read_users_csv, username_problem
 from biasforge.annotation.agreement import question_agreement
 from biasforge.annotation.decide import Adjudicated, Answer, combine, decide
-from biasforge.annotation.users import read_users_csv, username_problem
 from biasforge.errors import InputError
 from tests.annotation.keyed import TEST_KEY
 

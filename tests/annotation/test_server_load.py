@@ -19,13 +19,13 @@ import httpx
 import psutil
 import pytest
 
+from biasforge.annotation.admin.serve import WEB_WORKERS, WEB_WORKERS_VARIABLE, free_port
+from biasforge.annotation.admin.server_env import ensure_server_venv
+from biasforge.annotation.admin.users import add_users
 from biasforge.annotation.client.api import http, iter_records, users
 from biasforge.annotation.client.connection import find_server
 from biasforge.annotation.client.secrets import owner_credentials
 from biasforge.annotation.push import push_run
-from biasforge.annotation.serve import WEB_WORKERS, WEB_WORKERS_VARIABLE, free_port
-from biasforge.annotation.server_env import ensure_server_venv
-from biasforge.annotation.users import add_users
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import queue
 from tests.server import ServerProcess

@@ -199,7 +199,7 @@ def reset_password(connection: Connection, username: str) -> NewUser:
         password = secrets.token_urlsafe(12)
         check(api.patch(f"/api/v1/users/{user['id']}", json={"password": password}))
     if connection.embedded and connection.data_dir is not None:
-        from biasforge.annotation.serve import rotate_api_key
+        from biasforge.annotation.admin.serve import rotate_api_key
 
         rotate_api_key(connection.data_dir, username)
         status = "password reset, API key rotated"

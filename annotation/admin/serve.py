@@ -26,6 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from biasforge.annotation.admin.listen import PLAIN_HTTP_WARNING, Binding, Listening, local_host
+from biasforge.annotation.admin.paths import server_code_dir
+from biasforge.annotation.admin.server_env import ensure_server_venv
 from biasforge.annotation.client.connection import (
     STATE_FILE,
     WORKSPACE,
@@ -37,9 +40,6 @@ from biasforge.annotation.client.secrets import (
     read_secret_json,
     write_secret_json,
 )
-from biasforge.annotation.listen import PLAIN_HTTP_WARNING, Binding, Listening, local_host
-from biasforge.annotation.paths import server_code_dir
-from biasforge.annotation.server_env import ensure_server_venv
 from biasforge.errors import BiasforgeError
 from biasforge.files import pid_alive, write_text_atomic
 from biasforge.processes import spawn, stop
