@@ -46,7 +46,7 @@ DatasetName = Annotated[
 
 
 class Policy(StrEnum):
-    """How the answers of several annotators combine (see ``biasforge.annotation.pull``)."""
+    """How the answers of several annotators combine (see ``biasforge.annotation.review.pull``)."""
 
     unanimous = "unanimous"
     majority = "majority"
@@ -278,8 +278,8 @@ def push(
     """Push a run's candidates (idempotent: only missing ids are created)."""
     from biasforge.annotation.client.connection import find_server
     from biasforge.annotation.client.errors import server_errors
-    from biasforge.annotation.push import push_run, read_pushable_run
-    from biasforge.annotation.registry import remember_run
+    from biasforge.annotation.review.push import push_run, read_pushable_run
+    from biasforge.annotation.review.registry import remember_run
     from biasforge.contract.rundir import run_identity
     from biasforge.families import family_of
 
@@ -287,7 +287,7 @@ def push(
         run
     )  # a bad run (or controls file) is reported before looking for a server
     if controls is not None or control_share is not None:
-        from biasforge.annotation.controls import check_options
+        from biasforge.annotation.review.controls import check_options
 
         family = family_of(checked.candidates["family"].unique(), str(run))
         check_options(family, controls, control_share)
@@ -317,7 +317,7 @@ def push(
 
 def _say_key(connection, dataset: str) -> None:
     """Where the dataset's private key is kept, or that its records predate keyed orders."""
-    from biasforge.annotation import private_state
+    from biasforge.annotation.review import private_state
 
     args = (connection.url, connection.workspace, dataset)
     if private_state.secret(*args) is None:
@@ -387,7 +387,7 @@ def pull(
     """Collect answers, compute agreement, decide, and write reviewed records."""
     from biasforge.annotation.client.connection import find_server
     from biasforge.annotation.client.errors import server_errors
-    from biasforge.annotation.pull import pull as run_pull
+    from biasforge.annotation.review.pull import pull as run_pull
 
     connection = find_server(data_dir, workspace)
     with server_errors(connection.url):
@@ -417,11 +417,11 @@ def agreement(
     """Print per-question agreement of a dataset's submitted answers (writes nothing)."""
     import argilla as rg
 
-    from biasforge.annotation.agreement import agreement_report
     from biasforge.annotation.client.connection import find_server
     from biasforge.annotation.client.errors import server_errors
-    from biasforge.annotation.controls import control_ids
-    from biasforge.annotation.pull import _dataset, collect
+    from biasforge.annotation.review.agreement import agreement_report
+    from biasforge.annotation.review.controls import control_ids
+    from biasforge.annotation.review.pull import _dataset, collect
     from biasforge.errors import BiasforgeError
 
     connection = find_server(data_dir, workspace)

@@ -255,7 +255,7 @@ def measure(
     from biasforge.annotation.admin.tls import generated_certificate
     from biasforge.annotation.admin.users import add_users
     from biasforge.annotation.client.connection import find_server
-    from biasforge.annotation.push import push_candidates
+    from biasforge.annotation.review.push import push_candidates
 
     candidates = pd.read_parquet(run / "candidates.parquet").head(records)
     data_dir = work / f"data-{label.split()[0]}"

@@ -2,7 +2,7 @@
 
 In Argilla a workspace is the unit of visibility: annotators and admins see the datasets of
 the workspaces they are members of; owners see every workspace. Adjudication uses that to
-keep its datasets away from annotators (see :mod:`biasforge.annotation.adjudication`).
+keep its datasets away from annotators (see :mod:`biasforge.annotation.review.adjudication`).
 """
 
 from __future__ import annotations

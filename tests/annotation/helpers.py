@@ -112,7 +112,7 @@ def create_dataset(connection, name: str, settings):
     import argilla as rg
 
     from biasforge.annotation.client.connection import client
-    from biasforge.annotation.push import ensure_workspace
+    from biasforge.annotation.review.push import ensure_workspace
 
     rg_client = client(connection)
     ensure_workspace(rg_client, connection.workspace)
@@ -156,8 +156,8 @@ def wait_for_status(api: httpx.Client, dataset_id: str, status: str, count: int)
 def pushed_run(connection, run, dataset: str, *, min_submitted: int):
     """``run`` pushed to ``dataset`` and remembered as the run behind it (what ``annotate
     push`` does); the push's result."""
-    from biasforge.annotation.push import push_run
-    from biasforge.annotation.registry import remember_run
+    from biasforge.annotation.review.push import push_run
+    from biasforge.annotation.review.registry import remember_run
 
     pushed = push_run(run, dataset, connection, min_submitted=min_submitted, progress=False)
     remember_run(connection.url, connection.workspace, dataset, run)

@@ -19,7 +19,7 @@ import pytest
 
 from biasforge.annotation.admin.users import add_users
 from biasforge.annotation.client.connection import find_server
-from biasforge.annotation.push import push_run
+from biasforge.annotation.review.push import push_run
 from biasforge.families.stereoset import CHECK_KEY, LABELS, option_order
 from tests.annotation.helpers import answer, login, queue
 from tests.annotation.keyed import pushed_key

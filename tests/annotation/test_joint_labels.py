@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from biasforge.annotation.admin.users import add_users
-from biasforge.annotation.pull import pull
+from biasforge.annotation.review.pull import pull
 from biasforge.families.stereoset import known_answers
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import login, pushed_run

@@ -28,14 +28,14 @@ import pytest
 from scipy.stats import binom
 
 from biasforge import families
-from biasforge.annotation import controls, private_state
 from biasforge.annotation.admin.users import add_users
 from biasforge.annotation.client.api import questions
 from biasforge.annotation.client.connection import WORKSPACE, Connection
 from biasforge.annotation.client.secrets import owner_credentials, write_secret_json
-from biasforge.annotation.pull import pull
-from biasforge.annotation.push import ensure_dataset, push_run, record_payloads
-from biasforge.annotation.registry import remember_run
+from biasforge.annotation.review import controls, private_state
+from biasforge.annotation.review.pull import pull
+from biasforge.annotation.review.push import ensure_dataset, push_run, record_payloads
+from biasforge.annotation.review.registry import remember_run
 from biasforge.errors import BiasforgeError
 from biasforge.families.base import DatasetKey
 from biasforge.families.stereoset import CHECK_KEY, LABELS, option_order, order_check

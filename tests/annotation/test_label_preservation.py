@@ -21,7 +21,7 @@ import pytest
 
 from biasforge.annotation.admin.users import add_users
 from biasforge.annotation.client.connection import find_server
-from biasforge.annotation.pull import pull
+from biasforge.annotation.review.pull import pull
 from biasforge.exports.release import make_release
 from biasforge.families.base import DatasetKey
 from biasforge.families.stereoset import known_answers

@@ -14,9 +14,9 @@ import httpx
 import pandas as pd
 import pytest
 
-from biasforge.annotation.adjudication import is_adjudication_of
 from biasforge.annotation.admin.serve import EmbeddedServer, free_port
 from biasforge.annotation.client.secrets import owner_credentials
+from biasforge.annotation.review.adjudication import is_adjudication_of
 from tests import cli_runner
 from tests.annotation.conftest import ROOT, subset_run
 from tests.annotation.helpers import answer, login, queue, visible_datasets

@@ -25,7 +25,7 @@ from biasforge.annotation.admin.users import add_users
 from biasforge.annotation.client.api import http, iter_records, users
 from biasforge.annotation.client.connection import find_server
 from biasforge.annotation.client.secrets import owner_credentials
-from biasforge.annotation.push import push_run
+from biasforge.annotation.review.push import push_run
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import queue
 from tests.server import ServerProcess

@@ -260,7 +260,7 @@ def _manifest(path: Path) -> None:
 
 
 def _controls(path: Path) -> None:
-    from biasforge.annotation.controls import read_controls_file
+    from biasforge.annotation.review.controls import read_controls_file
     from biasforge.families import get
 
     read_controls_file(path, get("becpro"))

@@ -2,8 +2,8 @@
 
 One file per dataset, ``$BIASFORGE_HOME/annotation/private/<key>.json`` (mode 0600; the key
 is a digest of the server URL, workspace and dataset name, like
-:mod:`biasforge.annotation.registry`'s), holding the dataset's random **secret** and its
-control items (:mod:`biasforge.annotation.controls`). Nothing of it goes to Argilla: on a
+:mod:`biasforge.annotation.review.registry`'s), holding the dataset's random **secret** and its
+control items (:mod:`biasforge.annotation.review.controls`). Nothing of it goes to Argilla: on a
 stock Argilla server any workspace member reads a record's every metadata key through
 ``GET /api/v1/records/{id}``, so hidden metadata cannot keep an answer from annotators.
 

@@ -40,7 +40,14 @@ from biasforge.annotation.client.workspaces import (
     members,
     sync_members,
 )
-from biasforge.annotation.decide import CHOICE, CHOICES, LETTERS, Adjudicated, Answer, Decision
+from biasforge.annotation.review.decide import (
+    CHOICE,
+    CHOICES,
+    LETTERS,
+    Adjudicated,
+    Answer,
+    Decision,
+)
 from biasforge.errors import BiasforgeError
 from biasforge.families import Family
 from biasforge.families.base import Row, escape, html_table
@@ -219,7 +226,7 @@ def _panel_dataset(
     missing."""
     import argilla as rg
 
-    from biasforge.annotation.push import find_dataset
+    from biasforge.annotation.review.push import find_dataset
 
     rg_client = client(connection)
     name = dataset_name(dataset, proposals)
@@ -235,7 +242,7 @@ def _panel_dataset(
 def _payloads(
     family: Family, items: list[tuple[Row, Decision, list[Answer]]], ids: dict
 ) -> list[dict]:
-    from biasforge.annotation.push import record_payloads
+    from biasforge.annotation.review.push import record_payloads
 
     payloads = record_payloads(family, [row for row, _, _ in items], ids)
     for payload, (_, decision, answers) in zip(payloads, items, strict=True):
