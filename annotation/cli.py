@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from biasforge.annotation.admin.listen import Binding
+    from biasforge.annotation.client.connection import Connection
 
 app = typer.Typer(
     help="Review candidates on Argilla (serve, users, push, pull, agreement).", no_args_is_help=True
@@ -52,6 +58,18 @@ class Policy(StrEnum):
     majority = "majority"
     dawid_skene = "dawid-skene"
     mace = "mace"
+
+
+@contextlib.contextmanager
+def _server(data_dir: Path | None, workspace: str | None) -> Iterator[Connection]:
+    """The server a command talks to, its failures said in one line (a re-run is safe: see
+    :mod:`biasforge.annotation.client.errors`)."""
+    from biasforge.annotation.client.connection import find_server
+    from biasforge.annotation.client.errors import server_errors
+
+    connection = find_server(data_dir, workspace)
+    with server_errors(connection.url):
+        yield connection
 
 
 @app.callback()
@@ -116,13 +134,7 @@ def serve(
     for a team on an interface address over HTTPS (see docs/team-server.md)."""
     import sys
 
-    from biasforge.annotation.admin.listen import PLAIN_HTTP_WARNING, Binding, is_loopback
-    from biasforge.annotation.admin.serve import (
-        CREDENTIALS_FILE,
-        OWNER_USERNAME,
-        serve_background,
-        started_message,
-    )
+    from biasforge.annotation.admin.listen import Binding
     from biasforge.annotation.admin.serve import serve as run
 
     binding = Binding(
@@ -135,17 +147,26 @@ def serve(
         public_url=public_url,
     )
     if background:
-        state = serve_background(data_dir, port, worker=worker, binding=binding)
-        if state.get("tls_cert") is None and not is_loopback(state.get("host", "127.0.0.1")):
-            typer.echo(PLAIN_HTTP_WARNING.format(host=state["host"]), err=True)
-        credentials = Path(state["data_dir"]) / CREDENTIALS_FILE
-        state.setdefault("public_url", state["url"])
-        typer.echo(started_message(state, OWNER_USERNAME, credentials))
-        typer.echo(f"  pid {state['pid']}; stop it with: biasforge annotate stop")
+        _serve_detached(data_dir, port, worker, binding)
         return
     code = run(data_dir, port, worker=worker, binding=binding)
     if code:
         sys.exit(code)  # typer.Exit's code is dropped by the root command's non-standalone mode
+
+
+def _serve_detached(data_dir: Path | None, port: int, worker: bool, binding: Binding) -> None:
+    """``serve --background``: start the server detached and say where it answers."""
+    from biasforge.annotation.admin.listen import PLAIN_HTTP_WARNING, is_loopback
+    from biasforge.annotation.admin.serve import OWNER_USERNAME, serve_background, started_message
+    from biasforge.annotation.client.secrets import CREDENTIALS_FILE
+
+    state = serve_background(data_dir, port, worker=worker, binding=binding)
+    if state.get("tls_cert") is None and not is_loopback(state.get("host", "127.0.0.1")):
+        typer.echo(PLAIN_HTTP_WARNING.format(host=state["host"]), err=True)
+    credentials = Path(state["data_dir"]) / CREDENTIALS_FILE
+    state.setdefault("public_url", state["url"])
+    typer.echo(started_message(state, OWNER_USERNAME, credentials))
+    typer.echo(f"  pid {state['pid']}; stop it with: biasforge annotate stop")
 
 
 @app.command()
@@ -187,12 +208,8 @@ def users(
 ) -> None:
     """Add annotators to the workspace, change roles, reset a password; generated passwords
     are shown once, here (or in the --invite file)."""
-    import contextlib
-
     from biasforge.annotation.admin.invite import invitation_file, write_invitations
     from biasforge.annotation.admin.users import read_users_csv
-    from biasforge.annotation.client.connection import find_server
-    from biasforge.annotation.client.errors import server_errors
     from biasforge.errors import BiasforgeError
 
     if invite is not None and not invite.strip():
@@ -202,9 +219,8 @@ def users(
         wanted += read_users_csv(csv_file)
     if not wanted and not reset_password:
         raise BiasforgeError("give usernames, --csv FILE or --reset-password NAME")
-    connection = find_server(data_dir, workspace)
     opened = invitation_file(invite) if invite else contextlib.nullcontext()
-    with opened as invitations, server_errors(connection.url):
+    with _server(data_dir, workspace) as connection, opened as invitations:
         done = _apply_users(connection, wanted, reset_password)
         for user in done:
             secret = user.password if user.password else f"({user.status})"
@@ -276,8 +292,6 @@ def push(
     data_dir: DataDir = None,
 ) -> None:
     """Push a run's candidates (idempotent: only missing ids are created)."""
-    from biasforge.annotation.client.connection import find_server
-    from biasforge.annotation.client.errors import server_errors
     from biasforge.annotation.review.push import push_run, read_pushable_run
     from biasforge.annotation.review.registry import remember_run
     from biasforge.contract.rundir import run_identity
@@ -291,8 +305,7 @@ def push(
 
         family = family_of(checked.candidates["family"].unique(), str(run))
         check_options(family, controls, control_share)
-    connection = find_server(data_dir, workspace)
-    with server_errors(connection.url):
+    with _server(data_dir, workspace) as connection:
         result = push_run(
             run, dataset, connection, min_submitted=min_submitted, suggest=suggest_labels,
             controls=controls, control_share=control_share,
@@ -385,12 +398,9 @@ def pull(
     data_dir: DataDir = None,
 ) -> None:
     """Collect answers, compute agreement, decide, and write reviewed records."""
-    from biasforge.annotation.client.connection import find_server
-    from biasforge.annotation.client.errors import server_errors
     from biasforge.annotation.review.pull import pull as run_pull
 
-    connection = find_server(data_dir, workspace)
-    with server_errors(connection.url):
+    with _server(data_dir, workspace) as connection:
         named = [n.strip() for n in (adjudicators or "").split(",") if n.strip()]
         manifest = run_pull(
             dataset, out, connection, policy=policy.value, run_dir=run, adjudicators=named,
@@ -417,15 +427,12 @@ def agreement(
     """Print per-question agreement of a dataset's submitted answers (writes nothing)."""
     import argilla as rg
 
-    from biasforge.annotation.client.connection import find_server
-    from biasforge.annotation.client.errors import server_errors
     from biasforge.annotation.review.agreement import agreement_report
     from biasforge.annotation.review.controls import control_ids
     from biasforge.annotation.review.pull import _dataset, collect
     from biasforge.errors import BiasforgeError
 
-    connection = find_server(data_dir, workspace)
-    with server_errors(connection.url):
+    with _server(data_dir, workspace) as connection:
         target = _dataset(connection, dataset)
         if target is None:
             raise BiasforgeError(f"no dataset {dataset!r} in workspace {connection.workspace!r}")
