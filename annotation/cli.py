@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from biasforge.annotation.admin.listen import Binding
+    from biasforge.annotation.client.connection import Connection
 
 app = typer.Typer(
     help="Review candidates on Argilla (serve, users, push, pull, agreement).", no_args_is_help=True
@@ -19,7 +25,7 @@ DataDir = Annotated[
 
 
 def _workspace_name(name: str | None) -> str | None:
-    from biasforge.annotation.names import check_workspace_name
+    from biasforge.annotation.client.names import check_workspace_name
 
     return None if name is None else check_workspace_name(name)
 
@@ -35,7 +41,7 @@ Workspace = Annotated[
 
 
 def _dataset_name(name: str) -> str:
-    from biasforge.annotation.names import check_dataset_name
+    from biasforge.annotation.client.names import check_dataset_name
 
     return check_dataset_name(name)
 
@@ -46,12 +52,24 @@ DatasetName = Annotated[
 
 
 class Policy(StrEnum):
-    """How the answers of several annotators combine (see ``biasforge.annotation.pull``)."""
+    """How the answers of several annotators combine (see ``biasforge.annotation.review.pull``)."""
 
     unanimous = "unanimous"
     majority = "majority"
     dawid_skene = "dawid-skene"
     mace = "mace"
+
+
+@contextlib.contextmanager
+def _server(data_dir: Path | None, workspace: str | None) -> Iterator[Connection]:
+    """The server a command talks to, its failures said in one line (a re-run is safe: see
+    :mod:`biasforge.annotation.client.errors`)."""
+    from biasforge.annotation.client.connection import find_server
+    from biasforge.annotation.client.errors import server_errors
+
+    connection = find_server(data_dir, workspace)
+    with server_errors(connection.url):
+        yield connection
 
 
 @app.callback()
@@ -116,14 +134,8 @@ def serve(
     for a team on an interface address over HTTPS (see docs/team-server.md)."""
     import sys
 
-    from biasforge.annotation.listen import PLAIN_HTTP_WARNING, Binding, is_loopback
-    from biasforge.annotation.serve import (
-        CREDENTIALS_FILE,
-        OWNER_USERNAME,
-        serve_background,
-        started_message,
-    )
-    from biasforge.annotation.serve import serve as run
+    from biasforge.annotation.admin.listen import Binding
+    from biasforge.annotation.admin.serve import serve as run
 
     binding = Binding(
         host=host,
@@ -135,23 +147,32 @@ def serve(
         public_url=public_url,
     )
     if background:
-        state = serve_background(data_dir, port, worker=worker, binding=binding)
-        if state.get("tls_cert") is None and not is_loopback(state.get("host", "127.0.0.1")):
-            typer.echo(PLAIN_HTTP_WARNING.format(host=state["host"]), err=True)
-        credentials = Path(state["data_dir"]) / CREDENTIALS_FILE
-        state.setdefault("public_url", state["url"])
-        typer.echo(started_message(state, OWNER_USERNAME, credentials))
-        typer.echo(f"  pid {state['pid']}; stop it with: biasforge annotate stop")
+        _serve_detached(data_dir, port, worker, binding)
         return
     code = run(data_dir, port, worker=worker, binding=binding)
     if code:
         sys.exit(code)  # typer.Exit's code is dropped by the root command's non-standalone mode
 
 
+def _serve_detached(data_dir: Path | None, port: int, worker: bool, binding: Binding) -> None:
+    """``serve --background``: start the server detached and say where it answers."""
+    from biasforge.annotation.admin.listen import PLAIN_HTTP_WARNING, is_loopback
+    from biasforge.annotation.admin.serve import OWNER_USERNAME, serve_background, started_message
+    from biasforge.annotation.client.secrets import CREDENTIALS_FILE
+
+    state = serve_background(data_dir, port, worker=worker, binding=binding)
+    if state.get("tls_cert") is None and not is_loopback(state.get("host", "127.0.0.1")):
+        typer.echo(PLAIN_HTTP_WARNING.format(host=state["host"]), err=True)
+    credentials = Path(state["data_dir"]) / CREDENTIALS_FILE
+    state.setdefault("public_url", state["url"])
+    typer.echo(started_message(state, OWNER_USERNAME, credentials))
+    typer.echo(f"  pid {state['pid']}; stop it with: biasforge annotate stop")
+
+
 @app.command()
 def stop(data_dir: DataDir = None) -> None:
     """Stop the embedded server started with `annotate serve` (any of its forms)."""
-    from biasforge.annotation.serve import stop_server
+    from biasforge.annotation.admin.serve import stop_server
 
     typer.echo("stopped" if stop_server(data_dir) else "no embedded server was running")
 
@@ -187,12 +208,8 @@ def users(
 ) -> None:
     """Add annotators to the workspace, change roles, reset a password; generated passwords
     are shown once, here (or in the --invite file)."""
-    import contextlib
-
-    from biasforge.annotation.connection import find_server
-    from biasforge.annotation.errors import server_errors
-    from biasforge.annotation.invite import invitation_file, write_invitations
-    from biasforge.annotation.users import read_users_csv
+    from biasforge.annotation.admin.invite import invitation_file, write_invitations
+    from biasforge.annotation.admin.users import read_users_csv
     from biasforge.errors import BiasforgeError
 
     if invite is not None and not invite.strip():
@@ -202,9 +219,8 @@ def users(
         wanted += read_users_csv(csv_file)
     if not wanted and not reset_password:
         raise BiasforgeError("give usernames, --csv FILE or --reset-password NAME")
-    connection = find_server(data_dir, workspace)
     opened = invitation_file(invite) if invite else contextlib.nullcontext()
-    with opened as invitations, server_errors(connection.url):
+    with _server(data_dir, workspace) as connection, opened as invitations:
         done = _apply_users(connection, wanted, reset_password)
         for user in done:
             secret = user.password if user.password else f"({user.status})"
@@ -225,8 +241,8 @@ def users(
 
 def _apply_users(connection, wanted: list[tuple[str, str | None]], reset_password: str | None):
     """Create/change the users, reset one password; notes about admins on stderr."""
-    from biasforge.annotation.users import ADMIN_NOTE, add_users
-    from biasforge.annotation.users import reset_password as reset
+    from biasforge.annotation.admin.users import ADMIN_NOTE, add_users
+    from biasforge.annotation.admin.users import reset_password as reset
 
     done = add_users(connection, wanted) if wanted else []
     if reset_password:
@@ -276,10 +292,8 @@ def push(
     data_dir: DataDir = None,
 ) -> None:
     """Push a run's candidates (idempotent: only missing ids are created)."""
-    from biasforge.annotation.connection import find_server
-    from biasforge.annotation.errors import server_errors
-    from biasforge.annotation.push import push_run, read_pushable_run
-    from biasforge.annotation.registry import remember_run
+    from biasforge.annotation.review.push import push_run, read_pushable_run
+    from biasforge.annotation.review.registry import remember_run
     from biasforge.contract.rundir import run_identity
     from biasforge.families import family_of
 
@@ -287,12 +301,11 @@ def push(
         run
     )  # a bad run (or controls file) is reported before looking for a server
     if controls is not None or control_share is not None:
-        from biasforge.annotation.controls import check_options
+        from biasforge.annotation.review.controls import check_options
 
         family = family_of(checked.candidates["family"].unique(), str(run))
         check_options(family, controls, control_share)
-    connection = find_server(data_dir, workspace)
-    with server_errors(connection.url):
+    with _server(data_dir, workspace) as connection:
         result = push_run(
             run, dataset, connection, min_submitted=min_submitted, suggest=suggest_labels,
             controls=controls, control_share=control_share,
@@ -317,7 +330,7 @@ def push(
 
 def _say_key(connection, dataset: str) -> None:
     """Where the dataset's private key is kept, or that its records predate keyed orders."""
-    from biasforge.annotation import private_state
+    from biasforge.annotation.review import private_state
 
     args = (connection.url, connection.workspace, dataset)
     if private_state.secret(*args) is None:
@@ -385,12 +398,9 @@ def pull(
     data_dir: DataDir = None,
 ) -> None:
     """Collect answers, compute agreement, decide, and write reviewed records."""
-    from biasforge.annotation.connection import find_server
-    from biasforge.annotation.errors import server_errors
-    from biasforge.annotation.pull import pull as run_pull
+    from biasforge.annotation.review.pull import pull as run_pull
 
-    connection = find_server(data_dir, workspace)
-    with server_errors(connection.url):
+    with _server(data_dir, workspace) as connection:
         named = [n.strip() for n in (adjudicators or "").split(",") if n.strip()]
         manifest = run_pull(
             dataset, out, connection, policy=policy.value, run_dir=run, adjudicators=named,
@@ -417,15 +427,12 @@ def agreement(
     """Print per-question agreement of a dataset's submitted answers (writes nothing)."""
     import argilla as rg
 
-    from biasforge.annotation.agreement import agreement_report
-    from biasforge.annotation.connection import find_server
-    from biasforge.annotation.controls import control_ids
-    from biasforge.annotation.errors import server_errors
-    from biasforge.annotation.pull import _dataset, collect
+    from biasforge.annotation.review.agreement import agreement_report
+    from biasforge.annotation.review.controls import control_ids
+    from biasforge.annotation.review.pull import _dataset, collect
     from biasforge.errors import BiasforgeError
 
-    connection = find_server(data_dir, workspace)
-    with server_errors(connection.url):
+    with _server(data_dir, workspace) as connection:
         target = _dataset(connection, dataset)
         if target is None:
             raise BiasforgeError(f"no dataset {dataset!r} in workspace {connection.workspace!r}")

@@ -47,7 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from biasforge.annotation.serve import WEB_WORKERS  # noqa: E402
+from biasforge.annotation.admin.serve import WEB_WORKERS  # noqa: E402
 
 DATASET = "bench-annotators"
 PAGE = 50
@@ -218,7 +218,7 @@ def run_annotators(
 
 def verify(connection, expected_users: set[str], records: int, out: Outcome) -> None:
     """Count stored responses per (record, user) through the owner's records API."""
-    from biasforge.annotation.api import check, http, iter_records, users
+    from biasforge.annotation.client.api import check, http, iter_records, users
 
     with http(connection) as api:
         names = {u["id"]: u["username"] for u in users(api)}
@@ -250,12 +250,12 @@ def measure(
     server then listens on the veth address over HTTPS."""
     import pandas as pd
 
-    from biasforge.annotation.connection import find_server
-    from biasforge.annotation.listen import Listening
-    from biasforge.annotation.push import push_candidates
-    from biasforge.annotation.serve import EmbeddedServer, free_port
-    from biasforge.annotation.tls import generated_certificate
-    from biasforge.annotation.users import add_users
+    from biasforge.annotation.admin.listen import Listening
+    from biasforge.annotation.admin.serve import EmbeddedServer, free_port
+    from biasforge.annotation.admin.tls import generated_certificate
+    from biasforge.annotation.admin.users import add_users
+    from biasforge.annotation.client.connection import find_server
+    from biasforge.annotation.review.push import push_candidates
 
     candidates = pd.read_parquet(run / "candidates.parquet").head(records)
     data_dir = work / f"data-{label.split()[0]}"

@@ -37,9 +37,9 @@ def main() -> None:
 
     import pandas as pd
 
-    from biasforge.annotation.connection import client, find_server
-    from biasforge.annotation.push import ensure_dataset, push_candidates
-    from biasforge.annotation.serve import EmbeddedServer, free_port
+    from biasforge.annotation.admin.serve import EmbeddedServer, free_port
+    from biasforge.annotation.client.connection import client, find_server
+    from biasforge.annotation.review.push import ensure_dataset, push_candidates
     from biasforge.families import family_of
     from biasforge.families.base import DatasetKey
 

@@ -204,10 +204,10 @@ def main() -> None:
     import argilla as rg
     import httpx
 
-    from biasforge.annotation.connection import client, find_server
-    from biasforge.annotation.push import ensure_workspace
-    from biasforge.annotation.serve import EmbeddedServer, free_port
-    from biasforge.annotation.server_env import ensure_server_venv
+    from biasforge.annotation.admin.serve import EmbeddedServer, free_port
+    from biasforge.annotation.admin.server_env import ensure_server_venv
+    from biasforge.annotation.client.connection import client, find_server
+    from biasforge.annotation.review.push import ensure_workspace
 
     work = Path(tempfile.mkdtemp(prefix="bench-search-"))
     os.environ["BIASFORGE_HOME"] = str(work / "home")

@@ -95,7 +95,7 @@ def server(server_home):
     server (unique dataset, user and workspace names per test; under xdist each worker has its
     own, used by one test at a time as in a serial run). Tests that kill, restart or configure a
     server start their own."""
-    from biasforge.annotation.serve import free_port
+    from biasforge.annotation.admin.serve import free_port
     from tests.server import ServerProcess
 
     proc = ServerProcess(server_home / "argilla", free_port())

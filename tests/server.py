@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from biasforge.annotation.serve import READY_PATH, pid_alive
+from biasforge.annotation.admin.serve import READY_PATH, pid_alive
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -269,7 +269,7 @@ class DatasetKey:
     StereoSet's option order) derives it from, for one dataset.
 
     ``secret``: the dataset's private key, created by its first push and kept 0600 by the
-    maintainer who pushed it (:mod:`biasforge.annotation.private_state`), never sent to
+    maintainer who pushed it (:mod:`biasforge.annotation.review.private_state`), never sent to
     Argilla: what annotators see (the record id included) and biasforge's open source do
     not tell the arrangement without it. ``legacy``: by record id, the metadata that records
     pushed before keyed arrangements carry instead (``Review.legacy_metadata``; their

@@ -21,7 +21,7 @@ def biasforge_home(server_home) -> Path:
 @pytest.fixture(scope="module")
 def connection(server):
     """The shared embedded server's connection (its first workspace)."""
-    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.client.connection import find_server
 
     return find_server(server.data_dir)
 

@@ -111,8 +111,8 @@ def create_dataset(connection, name: str, settings):
 
     import argilla as rg
 
-    from biasforge.annotation.connection import client
-    from biasforge.annotation.push import ensure_workspace
+    from biasforge.annotation.client.connection import client
+    from biasforge.annotation.review.push import ensure_workspace
 
     rg_client = client(connection)
     ensure_workspace(rg_client, connection.workspace)
@@ -156,8 +156,8 @@ def wait_for_status(api: httpx.Client, dataset_id: str, status: str, count: int)
 def pushed_run(connection, run, dataset: str, *, min_submitted: int):
     """``run`` pushed to ``dataset`` and remembered as the run behind it (what ``annotate
     push`` does); the push's result."""
-    from biasforge.annotation.push import push_run
-    from biasforge.annotation.registry import remember_run
+    from biasforge.annotation.review.push import push_run
+    from biasforge.annotation.review.registry import remember_run
 
     pushed = push_run(run, dataset, connection, min_submitted=min_submitted, progress=False)
     remember_run(connection.url, connection.workspace, dataset, run)
@@ -176,8 +176,8 @@ def disagreeing_team(
     changed where these records went, depending on the order the tests ran in (issue 46)."""
     import dataclasses
 
-    from biasforge.annotation.connection import find_server
-    from biasforge.annotation.users import add_users
+    from biasforge.annotation.admin.users import add_users
+    from biasforge.annotation.client.connection import find_server
 
     connection = dataclasses.replace(find_server(server.data_dir), workspace=workspace)
     pushed = pushed_run(connection, run, dataset, min_submitted=2)

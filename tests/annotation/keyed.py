@@ -6,7 +6,7 @@ an annotator sees, read from the record as the server gives it (the correction b
 from __future__ import annotations
 
 from biasforge import families
-from biasforge.annotation import private_state
+from biasforge.annotation.review import private_state
 from biasforge.families.base import DatasetKey
 
 TEST_KEY = DatasetKey(b"a fixed dataset key for the tests of the family hooks")

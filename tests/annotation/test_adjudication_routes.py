@@ -11,9 +11,9 @@ import httpx
 import pandas as pd
 import pytest
 
-from biasforge.annotation.adjudication import is_adjudication_of
-from biasforge.annotation.api import iter_records
-from biasforge.annotation.pull import pull
+from biasforge.annotation.client.api import iter_records
+from biasforge.annotation.review.adjudication import is_adjudication_of
+from biasforge.annotation.review.pull import pull
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import answer, disagreeing_team, queue, visible_datasets
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from biasforge.annotation.adjudication import is_adjudication_of
-from biasforge.annotation.api import iter_records
-from biasforge.annotation.connection import client
-from biasforge.annotation.pull import pull
-from biasforge.annotation.workspaces import ensure_workspace
+from biasforge.annotation.client.api import iter_records
+from biasforge.annotation.client.connection import client
+from biasforge.annotation.client.workspaces import ensure_workspace
+from biasforge.annotation.review.adjudication import is_adjudication_of
+from biasforge.annotation.review.pull import pull
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import disagreeing_team
 

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from biasforge.annotation.agreement import (
+from biasforge.annotation.review.agreement import (
     fleiss,
     krippendorff_alpha,
     per_annotator,

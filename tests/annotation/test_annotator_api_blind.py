@@ -17,9 +17,9 @@ import json
 import httpx
 import pytest
 
-from biasforge.annotation.connection import find_server
-from biasforge.annotation.push import push_run
-from biasforge.annotation.users import add_users
+from biasforge.annotation.admin.users import add_users
+from biasforge.annotation.client.connection import find_server
+from biasforge.annotation.review.push import push_run
 from biasforge.families.stereoset import CHECK_KEY, LABELS, option_order
 from tests.annotation.helpers import answer, login, queue
 from tests.annotation.keyed import pushed_key

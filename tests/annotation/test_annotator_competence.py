@@ -25,11 +25,11 @@ from itertools import pairwise
 import pandas as pd
 import pytest
 
-from biasforge.annotation.connection import find_server
-from biasforge.annotation.pull import pull
-from biasforge.annotation.push import push_run
-from biasforge.annotation.registry import remember_run
-from biasforge.annotation.users import add_users
+from biasforge.annotation.admin.users import add_users
+from biasforge.annotation.client.connection import find_server
+from biasforge.annotation.review.pull import pull
+from biasforge.annotation.review.push import push_run
+from biasforge.annotation.review.registry import remember_run
 from biasforge.exports.release import make_release
 from biasforge.families.base import DatasetKey
 from biasforge.families.stereoset import LABELS, known_answers

@@ -24,9 +24,9 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from biasforge.annotation.paths import cache_dir
-from biasforge.annotation.serve import CREDENTIALS_FILE, read_secret_json
-from biasforge.annotation.server_env import _digest, ensure_venv
+from biasforge.annotation.admin.paths import cache_dir
+from biasforge.annotation.admin.server_env import _digest, ensure_venv
+from biasforge.annotation.client.secrets import owner_credentials
 
 SDK = "2.8.0"
 REQUIREMENTS = (f"argilla=={SDK}", "datasets>=3,<4", "huggingface_hub<0.25", "pytest>=8")
@@ -94,7 +94,7 @@ def test_argillas_sdk_integration_suite_passes_against_the_embedded_server(serve
         what="the Argilla SDK test environment", quiet=True,
     )  # fmt: skip
     upstream = upstream_tests(python, folder)
-    key = read_secret_json(server.data_dir / CREDENTIALS_FILE)["api_key"]
+    key = owner_credentials(server.data_dir)["api_key"]
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("ARGILLA_", "HF_", "PYTHON"))},
         "ARGILLA_API_URL": server.url,

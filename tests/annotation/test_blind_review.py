@@ -11,9 +11,9 @@ import re
 
 import pandas as pd
 
-from biasforge.annotation.pull import pull
-from biasforge.annotation.push import push_run
-from biasforge.annotation.registry import remember_run
+from biasforge.annotation.review.pull import pull
+from biasforge.annotation.review.push import push_run
+from biasforge.annotation.review.registry import remember_run
 from biasforge.exports.release import make_release
 from biasforge.families.stereoset import CHECK_KEY, LABELS, option_order
 from tests.annotation.helpers import login, question, screenshot, sign_in

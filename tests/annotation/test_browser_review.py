@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from biasforge.annotation.pull import pull
-from biasforge.annotation.push import push_run
-from biasforge.annotation.registry import remember_run
-from biasforge.annotation.users import add_users
+from biasforge.annotation.admin.users import add_users
+from biasforge.annotation.review.pull import pull
+from biasforge.annotation.review.push import push_run
+from biasforge.annotation.review.registry import remember_run
 from biasforge.exports.release import make_release
 from biasforge.families.stereoset import option_order
 from tests.annotation.conftest import rows_run, subset_run

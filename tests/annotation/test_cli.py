@@ -78,7 +78,8 @@ def test_push_twice_then_pull(server, becpro_run, tmp_path):
 
 
 def test_serve_in_background_then_stop(server, tmp_path):
-    from biasforge.annotation.serve import free_port, pid_alive, read_state
+    from biasforge.annotation.admin.serve import free_port, pid_alive
+    from biasforge.annotation.client.connection import read_state
 
     data_dir = tmp_path / "bg"
     started = cli(
@@ -118,7 +119,7 @@ def me(url: str, username: str, password: str) -> dict:
 
 
 def users_of(server) -> list[dict]:
-    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.client.connection import find_server
 
     connection = find_server(server.data_dir)
     return httpx.get(
@@ -205,7 +206,7 @@ def test_bad_usernames_and_csv_are_refused_before_anything_is_created(server, tm
     assert f"{team}:1: has a 'password' column" in one_error_line(cli("users", "--csv", str(team)))
     team.write_text('username,role\nok-user,annotator\n"oops,annotator\n', encoding="utf-8")
     assert f"{team}:3: unbalanced double quote" in one_error_line(cli("users", "--csv", str(team)))
-    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.client.connection import find_server
 
     key = find_server(server.data_dir).api_key
     names = {

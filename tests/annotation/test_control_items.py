@@ -18,11 +18,11 @@ import httpx
 import pandas as pd
 import pytest
 
-from biasforge.annotation import controls, private_state
-from biasforge.annotation.api import iter_records
-from biasforge.annotation.connection import find_server
-from biasforge.annotation.pull import pull
-from biasforge.annotation.users import add_users
+from biasforge.annotation.admin.users import add_users
+from biasforge.annotation.client.api import iter_records
+from biasforge.annotation.client.connection import find_server
+from biasforge.annotation.review import controls, private_state
+from biasforge.annotation.review.pull import pull
 from biasforge.exports.release import make_release
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import login, question, sign_in

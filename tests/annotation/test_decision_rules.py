@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from biasforge import families
-from biasforge.annotation.agreement import question_agreement
-from biasforge.annotation.decide import Adjudicated, Answer, combine, decide
-from biasforge.annotation.users import read_users_csv, username_problem
+from biasforge.annotation.admin.users import read_users_csv, username_problem
+from biasforge.annotation.review.agreement import question_agreement
+from biasforge.annotation.review.decide import Adjudicated, Answer, combine, decide
 from biasforge.errors import InputError
 from tests.annotation.keyed import TEST_KEY
 
@@ -280,8 +280,8 @@ def test_user_csv_role_is_optional(tmp_path):
 
 
 def test_a_correction_that_cannot_be_applied_goes_to_adjudication_with_the_reason():
-    from biasforge.annotation.decide import Decision
-    from biasforge.annotation.pull import apply_decision
+    from biasforge.annotation.review.decide import Decision
+    from biasforge.annotation.review.pull import apply_decision
 
     row = {**MISPRINT, "family": "becpro", "language": "es", "gender": "male",
            "profession_group": "female", "checks": [], "needs_review": True}  # fmt: skip
@@ -297,8 +297,8 @@ def test_a_correction_that_cannot_be_applied_goes_to_adjudication_with_the_reaso
 
 
 def test_a_corrected_item_that_breaks_the_schema_is_not_accepted():
-    from biasforge.annotation.decide import Decision
-    from biasforge.annotation.pull import apply_decision
+    from biasforge.annotation.review.decide import Decision
+    from biasforge.annotation.review.pull import apply_decision
 
     labels = ("stereotype", "anti-stereotype", "unrelated")
     row = {

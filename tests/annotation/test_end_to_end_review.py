@@ -11,10 +11,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from biasforge.annotation.adjudication import is_adjudication_of
-from biasforge.annotation.connection import find_server
-from biasforge.annotation.pull import pull
-from biasforge.annotation.users import add_users
+from biasforge.annotation.admin.users import add_users
+from biasforge.annotation.client.connection import find_server
+from biasforge.annotation.review.adjudication import is_adjudication_of
+from biasforge.annotation.review.pull import pull
 from biasforge.exports.release import make_release
 from tests.annotation.conftest import rows_run
 from tests.annotation.helpers import answer, login, pushed_run, queue, visible_datasets

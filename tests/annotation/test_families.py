@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from biasforge import families
-from biasforge.annotation.connection import client, find_server
-from biasforge.annotation.pull import pull
-from biasforge.annotation.push import push_run
-from biasforge.annotation.registry import remember_run
+from biasforge.annotation.client.connection import client, find_server
+from biasforge.annotation.review.pull import pull
+from biasforge.annotation.review.push import push_run
+from biasforge.annotation.review.registry import remember_run
 from biasforge.contract.rundir import write_run
 from biasforge.families.stereoset import editable_text as stereoset_text
 from biasforge.families.stereoset import option_order

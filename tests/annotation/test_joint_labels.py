@@ -22,8 +22,8 @@ import random
 import pandas as pd
 import pytest
 
-from biasforge.annotation.pull import pull
-from biasforge.annotation.users import add_users
+from biasforge.annotation.admin.users import add_users
+from biasforge.annotation.review.pull import pull
 from biasforge.families.stereoset import known_answers
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import login, pushed_run

@@ -28,19 +28,14 @@ import pytest
 from scipy.stats import binom
 
 from biasforge import families
-from biasforge.annotation import controls, private_state
-from biasforge.annotation.api import questions
-from biasforge.annotation.connection import Connection
-from biasforge.annotation.pull import pull
-from biasforge.annotation.push import ensure_dataset, push_run, record_payloads
-from biasforge.annotation.registry import remember_run
-from biasforge.annotation.serve import (
-    CREDENTIALS_FILE,
-    WORKSPACE,
-    read_secret_json,
-    write_secret_json,
-)
-from biasforge.annotation.users import add_users
+from biasforge.annotation.admin.users import add_users
+from biasforge.annotation.client.api import questions
+from biasforge.annotation.client.connection import WORKSPACE, Connection
+from biasforge.annotation.client.secrets import owner_credentials, write_secret_json
+from biasforge.annotation.review import controls, private_state
+from biasforge.annotation.review.pull import pull
+from biasforge.annotation.review.push import ensure_dataset, push_run, record_payloads
+from biasforge.annotation.review.registry import remember_run
 from biasforge.errors import BiasforgeError
 from biasforge.families.base import DatasetKey
 from biasforge.families.stereoset import CHECK_KEY, LABELS, option_order, order_check
@@ -111,7 +106,7 @@ def test_a_dataset_created_twice_at_once_on_one_machine_gets_one_key(biasforge_h
 
 @pytest.fixture(scope="module")
 def pushed(stock_server, stereoset_fr_run):  # noqa: F811
-    key = read_secret_json(stock_server.data_dir / CREDENTIALS_FILE)["api_key"]
+    key = owner_credentials(stock_server.data_dir)["api_key"]
     connection = Connection(stock_server.url, key, WORKSPACE, False)
     result = push_run(stereoset_fr_run, DATASET, connection, min_submitted=1, progress=False)
     remember_run(connection.url, connection.workspace, DATASET, stereoset_fr_run)

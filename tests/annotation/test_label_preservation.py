@@ -19,9 +19,9 @@ from statistics import NormalDist
 import pandas as pd
 import pytest
 
-from biasforge.annotation.connection import find_server
-from biasforge.annotation.pull import pull
-from biasforge.annotation.users import add_users
+from biasforge.annotation.admin.users import add_users
+from biasforge.annotation.client.connection import find_server
+from biasforge.annotation.review.pull import pull
 from biasforge.exports.release import make_release
 from biasforge.families.base import DatasetKey
 from biasforge.families.stereoset import known_answers

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from biasforge.annotation.paths import server_code_dir
-from biasforge.annotation.serve import free_port
-from biasforge.annotation.server_env import ensure_server_venv
+from biasforge.annotation.admin.paths import server_code_dir
+from biasforge.annotation.admin.serve import free_port
+from biasforge.annotation.admin.server_env import ensure_server_venv
 from tests.annotation.conftest import ROOT
 
 CHECK_ALL = """

@@ -75,7 +75,7 @@ def test_two_first_pushes_at_once_make_one_dataset_with_each_record_once(server,
 
 
 def test_an_unreachable_server_is_one_line(becpro_run, tmp_path):
-    from biasforge.annotation.serve import free_port
+    from biasforge.annotation.admin.serve import free_port
     from tests.conftest import one_error_line, run_cli
 
     env = {"ARGILLA_API_URL": f"http://127.0.0.1:{free_port()}", "ARGILLA_API_KEY": "k" * 40}

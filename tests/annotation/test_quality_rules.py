@@ -11,9 +11,9 @@ import pyarrow as pa
 import pytest
 
 from biasforge import families
-from biasforge.annotation.annotators import pace
-from biasforge.annotation.controls import ControlItem, accuracy
-from biasforge.annotation.decide import Answer, decide
+from biasforge.annotation.review.annotators import pace
+from biasforge.annotation.review.controls import ControlItem, accuracy
+from biasforge.annotation.review.decide import Answer, decide
 from biasforge.errors import InputError
 from biasforge.exports.inputs import ReleaseInput, exclude_changed
 from tests.annotation.test_decision_rules import FIXED, MISPRINT, vote

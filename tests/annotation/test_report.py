@@ -3,7 +3,7 @@ what the maintainer must do about adjudication (issue 23)."""
 
 from __future__ import annotations
 
-from biasforge.annotation.report import adjudication_md, decisions_md
+from biasforge.annotation.review.report import adjudication_md, decisions_md
 
 
 def detail(rid: str, decision: str, reason: str, **extra) -> dict:

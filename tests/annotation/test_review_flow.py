@@ -11,12 +11,12 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from biasforge.annotation.adjudication import is_adjudication_of
-from biasforge.annotation.connection import find_server
-from biasforge.annotation.pull import pull
-from biasforge.annotation.push import push_run
-from biasforge.annotation.registry import remember_run
-from biasforge.annotation.users import add_users
+from biasforge.annotation.admin.users import add_users
+from biasforge.annotation.client.connection import find_server
+from biasforge.annotation.review.adjudication import is_adjudication_of
+from biasforge.annotation.review.pull import pull
+from biasforge.annotation.review.push import push_run
+from biasforge.annotation.review.registry import remember_run
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import answer, login, queue
 from tests.annotation.reference import fleiss_kappa_simple, krippendorff_alpha_simple

@@ -14,8 +14,9 @@ import httpx
 import pandas as pd
 import pytest
 
-from biasforge.annotation.adjudication import is_adjudication_of
-from biasforge.annotation.serve import CREDENTIALS_FILE, EmbeddedServer, free_port, read_secret_json
+from biasforge.annotation.admin.serve import EmbeddedServer, free_port
+from biasforge.annotation.client.secrets import owner_credentials
+from biasforge.annotation.review.adjudication import is_adjudication_of
 from tests import cli_runner
 from tests.annotation.conftest import ROOT, subset_run
 from tests.annotation.helpers import answer, login, queue, visible_datasets
@@ -71,7 +72,7 @@ def test_the_server_is_stock_argilla_plus_the_engine(stock_server):
 def test_users_push_answers_pull_and_adjudication_through_api_url_and_key(
     stock_server, becpro_run, tmp_path
 ):
-    key = read_secret_json(stock_server.data_dir / CREDENTIALS_FILE)["api_key"]
+    key = owner_credentials(stock_server.data_dir)["api_key"]
     home = tmp_path / "no-embedded-server-here"
     home.mkdir()
     env = {

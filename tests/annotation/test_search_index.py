@@ -8,8 +8,8 @@ import sqlite3
 import httpx
 import pytest
 
-from biasforge.annotation.connection import find_server
-from biasforge.annotation.serve import free_port
+from biasforge.annotation.admin.serve import free_port
+from biasforge.annotation.client.connection import find_server
 from tests.annotation.helpers import create_dataset
 from tests.server import ServerProcess
 

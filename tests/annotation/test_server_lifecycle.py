@@ -16,9 +16,9 @@ import httpx
 import pandas as pd
 import psutil
 
-from biasforge.annotation.connection import find_server
-from biasforge.annotation.push import push_candidates
-from biasforge.annotation.serve import free_port, pid_alive
+from biasforge.annotation.admin.serve import free_port, pid_alive
+from biasforge.annotation.client.connection import find_server
+from biasforge.annotation.review.push import push_candidates
 from tests.annotation.helpers import listening
 
 DATASET = "crash-push"

@@ -19,18 +19,13 @@ import httpx
 import psutil
 import pytest
 
-from biasforge.annotation.api import http, iter_records, users
-from biasforge.annotation.connection import find_server
-from biasforge.annotation.push import push_run
-from biasforge.annotation.serve import (
-    CREDENTIALS_FILE,
-    WEB_WORKERS,
-    WEB_WORKERS_VARIABLE,
-    free_port,
-    read_secret_json,
-)
-from biasforge.annotation.server_env import ensure_server_venv
-from biasforge.annotation.users import add_users
+from biasforge.annotation.admin.serve import WEB_WORKERS, WEB_WORKERS_VARIABLE, free_port
+from biasforge.annotation.admin.server_env import ensure_server_venv
+from biasforge.annotation.admin.users import add_users
+from biasforge.annotation.client.api import http, iter_records, users
+from biasforge.annotation.client.connection import find_server
+from biasforge.annotation.client.secrets import owner_credentials
+from biasforge.annotation.review.push import push_run
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import queue
 from tests.server import ServerProcess
@@ -55,7 +50,7 @@ def test_status_needs_a_login_version_does_not(server):
         httpx.get(f"{server.url}/api/v1/status", headers={"X-Argilla-Api-Key": "x"}).status_code
         == 401
     )
-    key = read_secret_json(server.data_dir / CREDENTIALS_FILE)["api_key"]
+    key = owner_credentials(server.data_dir)["api_key"]
     status = httpx.get(f"{server.url}/api/v1/status", headers={"X-Argilla-Api-Key": key})
     assert status.status_code == 200 and status.json()["version"] == "2.8.0"
     version = httpx.get(f"{server.url}/api/v1/version")  # the readiness check's route

@@ -18,9 +18,9 @@ import random
 
 import pytest
 
-from biasforge.annotation import controls
-from biasforge.annotation.pull import pull
-from biasforge.annotation.users import add_users
+from biasforge.annotation.admin.users import add_users
+from biasforge.annotation.review import controls
+from biasforge.annotation.review.pull import pull
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import login
 from tests.annotation.quality_helpers import answer_in_bulk, whole_queue

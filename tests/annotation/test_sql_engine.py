@@ -8,7 +8,7 @@ import warnings
 import httpx
 import pytest
 
-from biasforge.annotation.connection import client, find_server
+from biasforge.annotation.client.connection import client, find_server
 from tests.annotation.helpers import create_dataset
 
 # id: (text, topic, n, vector, suggested label, suggestion score, owner's answer)

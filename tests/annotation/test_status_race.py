@@ -28,8 +28,8 @@ YES = {"values": {"ok": {"value": "yes"}}, "status": "submitted"}
 @pytest.fixture(scope="module")
 def team(server):
     """(connection to this module's workspace, owner client, four signed-in annotators)."""
-    from biasforge.annotation.connection import find_server
-    from biasforge.annotation.users import add_users
+    from biasforge.annotation.admin.users import add_users
+    from biasforge.annotation.client.connection import find_server
 
     connection = dataclasses.replace(find_server(server.data_dir), workspace=WORKSPACE)
     made = add_users(connection, [(f"sr-ann{i}", None) for i in range(4)])

@@ -28,7 +28,7 @@ import httpx
 import pandas as pd
 import pytest
 
-from biasforge.annotation.serve import free_port
+from biasforge.annotation.admin.serve import free_port
 from tests.annotation.conftest import ROOT, subset_run
 from tests.annotation.helpers import CHROMIUM, CHROMIUM_FLAGS, question, sign_in
 from tests.netns import (
@@ -318,9 +318,9 @@ def test_plain_http_beyond_loopback_is_refused_before_anything_starts(tmp_path):
 def test_session_tokens_last_as_long_as_argillas(server, tmp_path):
     """The embedded server signs tokens that expire when stock Argilla's do (its settings'
     default, read from argilla-server itself), not later."""
-    from biasforge.annotation.connection import find_server
-    from biasforge.annotation.server_env import ensure_server_venv
-    from biasforge.annotation.users import add_users
+    from biasforge.annotation.admin.server_env import ensure_server_venv
+    from biasforge.annotation.admin.users import add_users
+    from biasforge.annotation.client.connection import find_server
 
     python = ensure_server_venv(quiet=True)
     (settings,) = python.parent.parent.glob(
@@ -358,7 +358,7 @@ def test_an_invitation_file_is_never_overwritten_and_nothing_is_created_then(ser
     )  # fmt: skip
     assert f"--invite {existing}: the file exists" in one_error_line(refused)
     assert existing.read_text() == "earlier invitations\n"
-    from biasforge.annotation.connection import find_server
+    from biasforge.annotation.client.connection import find_server
 
     key = find_server(server.data_dir).api_key
     users = httpx.get(f"{server.url}/api/v1/users", headers={"X-Argilla-Api-Key": key})

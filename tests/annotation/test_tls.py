@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from biasforge.annotation.tls import client_context, generated_certificate, user_certificate
+from biasforge.annotation.admin.tls import generated_certificate, user_certificate
+from biasforge.annotation.client.trust import client_context
 from biasforge.errors import InputError
 from tests.annotation.conftest import ROOT
 
@@ -139,7 +140,7 @@ def test_commands_trust_the_servers_own_certificate_and_nothing_else(tmp_path):
 
 
 def test_the_url_annotators_open_and_the_one_commands_use(tmp_path):
-    from biasforge.annotation.listen import Binding
+    from biasforge.annotation.admin.listen import Binding
 
     everywhere = Binding(host="0.0.0.0", tls=True).resolve(tmp_path / "a", 6900)
     assert everywhere.url == "https://127.0.0.1:6900"  # commands on this machine

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from biasforge.annotation.agreement import question_agreement
-from biasforge.annotation.report import agreement_md as report_agreement_md
+from biasforge.annotation.review.agreement import question_agreement
+from biasforge.annotation.review.report import agreement_md as report_agreement_md
 from biasforge.exports.card import agreement_md
 
 

@@ -17,9 +17,9 @@ import sys
 import httpx
 import pytest
 
-from biasforge.annotation.adjudication import panel_name
-from biasforge.annotation.names import WORKSPACE_NAME_MAX, workspace_problem
-from biasforge.annotation.serve import CREDENTIALS_FILE
+from biasforge.annotation.client.names import WORKSPACE_NAME_MAX, workspace_problem
+from biasforge.annotation.client.secrets import CREDENTIALS_FILE
+from biasforge.annotation.review.adjudication import panel_name
 from tests.annotation.conftest import ROOT, subset_run
 from tests.annotation.test_families import make_run, stereoset_rows
 from tests.cli_runner import run_cli, whole

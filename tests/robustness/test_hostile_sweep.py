@@ -242,13 +242,13 @@ def _lm_eval_results(path: Path) -> None:
 
 
 def _users(path: Path) -> None:
-    from biasforge.annotation.users import read_users_csv
+    from biasforge.annotation.admin.users import read_users_csv
 
     read_users_csv(path)
 
 
 def _certificate(path: Path) -> None:
-    from biasforge.annotation.tls import user_certificate
+    from biasforge.annotation.admin.tls import user_certificate
 
     user_certificate(path, path)
 
@@ -260,7 +260,7 @@ def _manifest(path: Path) -> None:
 
 
 def _controls(path: Path) -> None:
-    from biasforge.annotation.controls import read_controls_file
+    from biasforge.annotation.review.controls import read_controls_file
     from biasforge.families import get
 
     read_controls_file(path, get("becpro"))

@@ -19,9 +19,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from biasforge.annotation.connection import Connection
-from biasforge.annotation.pull import pull
-from biasforge.annotation.push import push_candidates
+from biasforge.annotation.client.connection import Connection
+from biasforge.annotation.review.pull import pull
+from biasforge.annotation.review.push import push_candidates
 from biasforge.curation.slguset.lexicon import DEFAULT_DIR as SLGUSET_LEXICON
 from biasforge.errors import BiasforgeError
 from tests.conftest import one_error_line, run_cli

@@ -207,7 +207,7 @@ def test_slguset_corpus_reader(content, name):
 @FUZZ
 @given(content=CONTENT)
 def test_users_csv_reader(content):
-    from biasforge.annotation.users import read_users_csv
+    from biasforge.annotation.admin.users import read_users_csv
 
     _in_a_file("users.csv", content, read_users_csv)
 

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from biasforge import families
-from biasforge.annotation.connection import find_server
-from biasforge.annotation.pull import pull
-from biasforge.annotation.push import push_run
-from biasforge.annotation.registry import remember_run
+from biasforge.annotation.client.connection import find_server
+from biasforge.annotation.review.pull import pull
+from biasforge.annotation.review.push import push_run
+from biasforge.annotation.review.registry import remember_run
 from tests.annotation.test_families import answer_as_owner
 from tests.conftest import one_error_line
 from tests.toy_family.conftest import run_cli

@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from biasforge.annotation import annotators, competence, controls, preservation
-from biasforge.annotation.decide import MODEL_POLICIES
+from biasforge.annotation.review import annotators, competence, controls, preservation
+from biasforge.annotation.review.decide import MODEL_POLICIES
 from biasforge.families import Family
 
 DEFAULT_MIN_COMPETENCE = 0.5

@@ -5,7 +5,7 @@ One record's answers (submitted and discarded) are combined under a policy:
 * ``unanimous`` (SlguSet's rule): every annotator who answered gave the same value;
 * ``majority``: more than half of those who answered did;
 * ``dawid-skene`` and ``mace``: the answer the annotator model (crowd-kit, fitted on every
-  answer of the dataset by :mod:`biasforge.annotation.competence`) finds most probable, so a
+  answer of the dataset by :mod:`biasforge.annotation.review.competence`) finds most probable, so a
   competent annotator outweighs careless ones. Corrections (free text, which the models do not
   read) are voted on by majority under these rules.
 

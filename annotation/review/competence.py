@@ -18,7 +18,7 @@ submitted answer (items and control items):
   threshold is read on it.
 
 Both models also give each record its most probable answer: the decision rules
-``dawid-skene`` and ``mace`` of :mod:`biasforge.annotation.decide`.
+``dawid-skene`` and ``mace`` of :mod:`biasforge.annotation.review.decide`.
 
 crowd-kit 1.4.2's MACE draws every restart's starting point from the same ``random_state``,
 so its restarts repeat one run: one restart gives the same result in a tenth of the time.

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from biasforge.annotation.connection import Connection
+from biasforge.annotation.client.connection import Connection
 from biasforge.errors import BiasforgeError
 
 

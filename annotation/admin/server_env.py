@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from biasforge.annotation.paths import SERVER_REQUIREMENTS, server_venv_dir
+from biasforge.annotation.admin.paths import SERVER_REQUIREMENTS, server_venv_dir
 from biasforge.errors import BiasforgeError
 
 _STAMP = "biasforge-requirements.json"

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from biasforge.annotation.connection import Connection
-from biasforge.annotation.users import NewUser
+from biasforge.annotation.admin.users import NewUser
+from biasforge.annotation.client.connection import Connection
 from biasforge.errors import BiasforgeError
 
 CHECK = (

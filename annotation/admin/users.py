@@ -17,9 +17,9 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from biasforge.annotation.api import check, http, users
-from biasforge.annotation.connection import Connection
-from biasforge.annotation.workspaces import ensure_workspace, members
+from biasforge.annotation.client.api import check, http, users
+from biasforge.annotation.client.connection import Connection
+from biasforge.annotation.client.workspaces import ensure_workspace, members
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.textfiles import check_quotes, read_bytes
 
@@ -199,7 +199,7 @@ def reset_password(connection: Connection, username: str) -> NewUser:
         password = secrets.token_urlsafe(12)
         check(api.patch(f"/api/v1/users/{user['id']}", json={"password": password}))
     if connection.embedded and connection.data_dir is not None:
-        from biasforge.annotation.serve import rotate_api_key
+        from biasforge.annotation.admin.serve import rotate_api_key
 
         rotate_api_key(connection.data_dir, username)
         status = "password reset, API key rotated"

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from biasforge.annotation.tls import Certificate, client_context, machine_names
+from biasforge.annotation.admin.tls import Certificate, machine_names
+from biasforge.annotation.client.trust import client_context
 from biasforge.errors import BiasforgeError
 
 LOOPBACK = "127.0.0.1"
@@ -149,7 +150,7 @@ class Binding:
     def resolve(self, data_dir: Path, port: int) -> Listening:
         """Check the request (one line per problem, before anything starts) and make or load
         the certificate."""
-        from biasforge.annotation.tls import generated_certificate, user_certificate
+        from biasforge.annotation.admin.tls import generated_certificate, user_certificate
 
         host = parse_host(self.host)
         if (self.tls_cert is None) != (self.tls_key is None):

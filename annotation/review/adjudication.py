@@ -32,10 +32,22 @@ from uuid import UUID
 
 import httpx
 
-from biasforge.annotation.api import check, http, iter_records, questions, users
-from biasforge.annotation.connection import Connection, client
-from biasforge.annotation.decide import CHOICE, CHOICES, LETTERS, Adjudicated, Answer, Decision
-from biasforge.annotation.workspaces import all_workspaces, ensure_workspace, members, sync_members
+from biasforge.annotation.client.api import check, http, iter_records, questions, users
+from biasforge.annotation.client.connection import Connection, client
+from biasforge.annotation.client.workspaces import (
+    all_workspaces,
+    ensure_workspace,
+    members,
+    sync_members,
+)
+from biasforge.annotation.review.decide import (
+    CHOICE,
+    CHOICES,
+    LETTERS,
+    Adjudicated,
+    Answer,
+    Decision,
+)
 from biasforge.errors import BiasforgeError
 from biasforge.families import Family
 from biasforge.families.base import Row, escape, html_table
@@ -214,7 +226,7 @@ def _panel_dataset(
     missing."""
     import argilla as rg
 
-    from biasforge.annotation.push import find_dataset
+    from biasforge.annotation.review.push import find_dataset
 
     rg_client = client(connection)
     name = dataset_name(dataset, proposals)
@@ -230,7 +242,7 @@ def _panel_dataset(
 def _payloads(
     family: Family, items: list[tuple[Row, Decision, list[Answer]]], ids: dict
 ) -> list[dict]:
-    from biasforge.annotation.push import record_payloads
+    from biasforge.annotation.review.push import record_payloads
 
     payloads = record_payloads(family, [row for row, _, _ in items], ids)
     for payload, (_, decision, answers) in zip(payloads, items, strict=True):

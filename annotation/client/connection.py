@@ -9,14 +9,41 @@ file next to it. An embedded server serving HTTPS is verified against its own ce
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from biasforge.annotation.names import check_workspace_name
-from biasforge.annotation.paths import default_data_dir
-from biasforge.annotation.serve import CREDENTIALS_FILE, WORKSPACE, read_secret_json, read_state
+from biasforge.annotation.client.names import check_workspace_name
+from biasforge.annotation.client.secrets import owner_credentials
 from biasforge.errors import BiasforgeError
+from biasforge.files import pid_alive
+from biasforge.resources import biasforge_home
+
+#: where a running embedded server says where it listens (written by ``annotate serve``)
+STATE_FILE = "server.json"
+#: the workspace commands use when none is named (the embedded server's owner's own)
+WORKSPACE = "biasforge"
+
+
+def default_data_dir() -> Path:
+    """The embedded server's data: SQLite database, credentials, state file."""
+    return biasforge_home() / "argilla"
+
+
+def read_state(data_dir: Path) -> dict[str, Any] | None:
+    """The running server's state, or None if none is running for this data dir."""
+    path = data_dir / STATE_FILE
+    if not path.is_file():
+        return None
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return None
+    if not pid_alive(int(state.get("pid", 0))):
+        return None
+    return state
 
 
 @dataclass(frozen=True)
@@ -38,7 +65,7 @@ class Connection:
         """httpx's ``verify``: the embedded server's own certificate, or the system's CAs."""
         if self.tls_cert is None:
             return True
-        from biasforge.annotation.tls import client_context
+        from biasforge.annotation.client.trust import client_context
 
         return client_context(self.tls_cert)
 
@@ -62,7 +89,7 @@ def find_server(data_dir: Path | None = None, workspace: str | None = None) -> C
             f"no Argilla server is running for {data_dir}: start one with `biasforge annotate serve` "
             "(or set ARGILLA_API_URL and ARGILLA_API_KEY for an external server)"
         )
-    credentials = read_secret_json(data_dir / CREDENTIALS_FILE)
+    credentials = owner_credentials(data_dir)
     return Connection(
         state["url"],
         credentials["api_key"],

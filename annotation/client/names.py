@@ -5,8 +5,8 @@ workspace whose name is not URL-safe (``WorkspaceModel``: ``^[a-zA-Z0-9_-]+$``) 
 *every* workspace whenever it looks one up by name, so one ``dot.ted`` workspace made every
 later push, pull and agreement crash. Names are therefore checked with the SDK's own model, so
 the rule is Argilla's and follows its upgrades; lookups go through
-:mod:`biasforge.annotation.workspaces`, which tolerates a bad name someone else created.
-Usernames are checked in :mod:`biasforge.annotation.users`.
+:mod:`biasforge.annotation.client.workspaces`, which tolerates a bad name someone else created.
+Usernames are checked in :mod:`biasforge.annotation.admin.users`.
 """
 
 from __future__ import annotations

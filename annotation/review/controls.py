@@ -6,7 +6,7 @@ the items), so nothing tells an annotator which records are controls. Which ones
 their known answers, is kept out of Argilla altogether — hidden metadata would not do: any
 workspace member reads a record's every metadata key (and every response) through
 ``GET /api/v1/records/{id}`` on a stock Argilla server — in the dataset's private state
-(:mod:`biasforge.annotation.private_state`, mode 0600), whose secret also seeds where
+(:mod:`biasforge.annotation.review.private_state`, mode 0600), whose secret also seeds where
 controls go and which items a share draws. ``pull`` reads it to give each
 annotator an accuracy on the controls, and leaves controls out of decisions, agreement
 figures, reviewed records and releases (it decides the run's candidates only).
@@ -29,7 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from biasforge.annotation import private_state
+from biasforge.annotation.review import private_state
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families import Family
 from biasforge.families.base import Control, DatasetKey

@@ -1,11 +1,11 @@
 """``biasforge annotate pull``: responses → agreement → decisions → reviewed records.
 
-Every record of the run is decided by the rules of :mod:`biasforge.annotation.decide` (policy, discards,
+Every record of the run is decided by the rules of :mod:`biasforge.annotation.review.decide` (policy, discards,
 corrections, completeness) or by its adjudicator's answer; the decision's agreed labels and
 correction are applied with the family's hooks, and a corrected row must pass the family's
 schema (release rules included) before it is written — a correction that cannot be applied
 goes to adjudication with the reason, never to silent rejection. Undecided records are sent to
-adjudication panels (:mod:`biasforge.annotation.adjudication`), whose answers the next pull merges.
+adjudication panels (:mod:`biasforge.annotation.review.adjudication`), whose answers the next pull merges.
 
 Outputs (written atomically to ``--out``): ``reviewed.parquet`` (candidate columns with the
 same Arrow types, corrections applied, plus ``original_text``, ``corrected_by``,
@@ -27,20 +27,20 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from biasforge.annotation import adjudication, annotators, private_state, quality
-from biasforge.annotation.adjudication import adjudication_name
-from biasforge.annotation.agreement import agreement_report
-from biasforge.annotation.api import check, http, iter_records, questions, users
-from biasforge.annotation.competence import Estimates
-from biasforge.annotation.connection import Connection, client
-from biasforge.annotation.controls import load as control_items
-from biasforge.annotation.decide import POLICIES, Answer, Decision, decide, proposals_of
-from biasforge.annotation.names import check_dataset_name
-from biasforge.annotation.preservation import labels_changed
-from biasforge.annotation.push import foreign_dataset
-from biasforge.annotation.registry import pushed_from, run_of
-from biasforge.annotation.report import review_report
-from biasforge.annotation.workspaces import ensure_workspace, members
+from biasforge.annotation.client.api import check, http, iter_records, questions, users
+from biasforge.annotation.client.connection import Connection, client
+from biasforge.annotation.client.names import check_dataset_name
+from biasforge.annotation.client.workspaces import ensure_workspace, members
+from biasforge.annotation.review import adjudication, annotators, private_state, quality
+from biasforge.annotation.review.adjudication import adjudication_name
+from biasforge.annotation.review.agreement import agreement_report
+from biasforge.annotation.review.competence import Estimates
+from biasforge.annotation.review.controls import load as control_items
+from biasforge.annotation.review.decide import POLICIES, Answer, Decision, decide, proposals_of
+from biasforge.annotation.review.preservation import labels_changed
+from biasforge.annotation.review.push import foreign_dataset
+from biasforge.annotation.review.registry import pushed_from, run_of
+from biasforge.annotation.review.report import review_report
 from biasforge.contract.manifest import read_manifest
 from biasforge.contract.redact import public_path, public_url
 from biasforge.contract.reviewed import KIND as REVIEWED_KIND
@@ -140,7 +140,7 @@ def shown_to_annotators(
 
 
 def _dataset(connection: Connection, name: str):
-    from biasforge.annotation.push import find_dataset
+    from biasforge.annotation.review.push import find_dataset
 
     return find_dataset(client(connection), connection.workspace, name)
 

@@ -2,7 +2,7 @@
 
 In Argilla a workspace is the unit of visibility: annotators and admins see the datasets of
 the workspaces they are members of; owners see every workspace. Adjudication uses that to
-keep its datasets away from annotators (see :mod:`biasforge.annotation.adjudication`).
+keep its datasets away from annotators (see :mod:`biasforge.annotation.review.adjudication`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from biasforge.annotation.api import check, users
+from biasforge.annotation.client.api import check, users
 
 
 def all_workspaces(api: httpx.Client) -> list[dict[str, Any]]:

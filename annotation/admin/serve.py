@@ -26,22 +26,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from biasforge.annotation.listen import PLAIN_HTTP_WARNING, Binding, Listening, local_host
-from biasforge.annotation.paths import default_data_dir, server_code_dir
-from biasforge.annotation.server_env import ensure_server_venv
+from biasforge.annotation.admin.listen import PLAIN_HTTP_WARNING, Binding, Listening, local_host
+from biasforge.annotation.admin.paths import server_code_dir
+from biasforge.annotation.admin.server_env import ensure_server_venv
+from biasforge.annotation.client.connection import (
+    STATE_FILE,
+    WORKSPACE,
+    default_data_dir,
+    read_state,
+)
+from biasforge.annotation.client.secrets import (
+    CREDENTIALS_FILE,
+    read_secret_json,
+    write_secret_json,
+)
 from biasforge.errors import BiasforgeError
 from biasforge.files import pid_alive, write_text_atomic
 from biasforge.processes import spawn, stop
 
-STATE_FILE = "server.json"
-CREDENTIALS_FILE = "credentials.json"
 OWNER_USERNAME = "biasforge-owner"
-WORKSPACE = "biasforge"
 ENGINE_NAME = "biasforge-sql"
 #: uvicorn web processes; they share the SQLite database (WAL mode, see
-#: server/load_tuning.py) and the stateless SQL search engine. 3 rather than 2: each process
-#: spends part of an answer waiting (its threads, the write gate), and a third keeps both cores
-#: busy meanwhile (benchmarks/bench_annotators.py --web-workers N; figures in the README).
+#: annotation/server/load_tuning.py) and the stateless SQL search engine. 3 rather than 2:
+#: each process spends part of an answer waiting (its threads, the write gate), and a third
+#: keeps both cores busy meanwhile (benchmarks/bench_annotators.py --web-workers N; figures in the README).
 #: Each costs its memory (~300 MB) and a few seconds of start-up. ``BIASFORGE_WEB_WORKERS``
 #: chooses another count (1 where nobody answers at once: a try-out, the tests' own servers).
 WEB_WORKERS = 3
@@ -67,26 +75,6 @@ def chosen_web_workers() -> int:
     return int(chosen)
 
 
-def write_secret_json(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON readable only by the owner (0600 from creation, never wider)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-
-
-def read_secret_json(path: Path) -> dict[str, Any]:
-    """Read a credentials file, refusing one that others can read."""
-    mode = path.stat().st_mode & 0o777
-    if mode & 0o077:
-        raise BiasforgeError(f"{path}: permissions {oct(mode)} are too open; run chmod 600 {path}")
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -97,20 +85,6 @@ def _port_in_use(port: int, host: str = "127.0.0.1") -> bool:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family) as sock:
         return sock.connect_ex((local_host(host), port)) == 0
-
-
-def read_state(data_dir: Path) -> dict[str, Any] | None:
-    """The running server's state, or None if none is running for this data dir."""
-    path = data_dir / STATE_FILE
-    if not path.is_file():
-        return None
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        return None
-    if not pid_alive(int(state.get("pid", 0))):
-        return None
-    return state
 
 
 def refuse_if_running(data_dir: Path) -> None:

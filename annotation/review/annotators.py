@@ -5,10 +5,10 @@ Figures per annotator, over the run's items (control items apart):
 
 * answered / discarded: records they submitted / discarded;
 * pairwise agreement: share of their answers equal to another annotator's on the same record
-  and question (all judged questions, weighted by items; :mod:`biasforge.annotation.agreement`);
-* control accuracy: share of right answers on control items (:mod:`biasforge.annotation.controls`);
+  and question (all judged questions, weighted by items; :mod:`biasforge.annotation.review.agreement`);
+* control accuracy: share of right answers on control items (:mod:`biasforge.annotation.review.controls`);
 * competence: MACE's θ and Dawid–Skene's accuracy over all judged questions
-  (:mod:`biasforge.annotation.competence`);
+  (:mod:`biasforge.annotation.review.competence`);
 * time per record: the median time between two of their consecutive answers, from the
   responses' timestamps, leaving out gaps over :data:`BREAK_S` (a break, not a record).
 """

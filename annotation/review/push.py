@@ -8,8 +8,8 @@ batch is either fully there or not at all).
 
 Records go through the bulk-create endpoint in batches of up to 500, built as plain JSON from
 the family's field/metadata/suggestion dicts; this skips the SDK's per-record model
-validation. With the embedded server's speed-ups (see ``server/speedups.py``) this is several
-times faster than ``dataset.records.log``.
+validation. With the embedded server's speed-ups (see ``annotation/server/speedups.py``) this
+is several times faster than ``dataset.records.log``.
 
 Because the whole push is idempotent, a connection the server drops mid-conversation (a reset
 under load, a keep-alive closed as a request goes out) is retried from the start a few times
@@ -29,10 +29,11 @@ from uuid import UUID
 import pandas as pd
 import pyarrow as pa
 
-from biasforge.annotation import private_state, workspaces
-from biasforge.annotation.api import check, http, iter_records, questions, refusal
-from biasforge.annotation.connection import Connection, client
-from biasforge.annotation.names import check_dataset_name
+from biasforge.annotation.client import workspaces
+from biasforge.annotation.client.api import check, http, iter_records, questions, refusal
+from biasforge.annotation.client.connection import Connection, client
+from biasforge.annotation.client.names import check_dataset_name
+from biasforge.annotation.review import private_state
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.families import Family, family_of
 from biasforge.families.base import DatasetKey
@@ -64,7 +65,7 @@ class PushResult:
     created: int
     already_present: int
     family: str
-    controls: int = 0  # control items of the dataset (see biasforge.annotation.controls)
+    controls: int = 0  # control items of the dataset (see biasforge.annotation.review.controls)
     controls_created: int = 0
 
 
@@ -226,7 +227,7 @@ def push_candidates(
     seed: str = "",
 ) -> PushResult:
     """Create the candidates missing from the dataset; see the module docstring. ``controls``
-    (items with their control ids, see :mod:`biasforge.annotation.controls`) are created with
+    (items with their control ids, see :mod:`biasforge.annotation.review.controls`) are created with
     them, at places drawn with ``seed``."""
     import httpx
     import tenacity
@@ -274,7 +275,7 @@ def _push_once(
     # through Arrow, so a null stays None (pandas would give NaN for a missing string)
     rows = pa.Table.from_pandas(missing, preserve_index=False).to_pylist()
     if controls:
-        from biasforge.annotation.controls import interleave
+        from biasforge.annotation.review.controls import interleave
 
         rows = interleave(rows, [c for c in controls if str(c["id"]) not in present], seed)
     problem = outdated_settings(connection, dataset_id, family) if rows else None
@@ -325,8 +326,8 @@ def push_run(
 ) -> PushResult:
     """Push the candidates of a run directory (read and checksum-verified against its
     manifest), with control items from ``controls`` (a file) or a ``control_share`` drawn
-    from the run, and any planned by an earlier push (see :mod:`biasforge.annotation.controls`)."""
-    from biasforge.annotation import controls as control_items
+    from the run, and any planned by an earlier push (see :mod:`biasforge.annotation.review.controls`)."""
+    from biasforge.annotation.review import controls as control_items
 
     run = read_pushable_run(run_dir)
     family = family_of(run.candidates["family"].unique(), str(run_dir))

@@ -7,11 +7,8 @@ time stays the same. The certificate names every address and host name it may be
 (the bound address, loopback, this machine's names); a later ``--host`` it does not name gets a
 new certificate for the same key (and a new fingerprint, printed again).
 
-Commands on the server machine verify the server against that certificate alone
-(:func:`client_context`): the certificate is the only trust anchor, so no other certificate,
-whoever signed it, is accepted; the host name is not checked against it because the
-certificate itself is pinned (a certificate a team bought names their host name, while
-commands on the machine connect to the bound address).
+Commands on the server machine trust that certificate and nothing else
+(:mod:`biasforge.annotation.client.trust`).
 """
 
 from __future__ import annotations
@@ -20,10 +17,10 @@ import datetime
 import ipaddress
 import os
 import socket
-import ssl
 from dataclasses import dataclass
 from pathlib import Path
 
+from biasforge.annotation.client.trust import leaf_certificate
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.textfiles import read_bytes
 
@@ -54,22 +51,11 @@ def _x509():
     return x509
 
 
-def _leaf(cert_path: Path):
-    """The first certificate of a PEM file (the server's own; chain certificates follow)."""
-    x509 = _x509()
-    try:
-        return x509.load_pem_x509_certificates(read_bytes(cert_path, "a PEM certificate"))[0]
-    except OSError as exc:
-        raise InputError(cert_path, f"cannot read the certificate ({exc.strerror})") from exc
-    except ValueError as exc:
-        raise InputError(cert_path, "not a PEM certificate") from exc
-
-
 def fingerprint(cert_path: Path) -> str:
     """SHA-256 fingerprint of the server certificate, colon-separated upper-case hex."""
     from cryptography.hazmat.primitives import hashes
 
-    return _leaf(cert_path).fingerprint(hashes.SHA256()).hex(":").upper()
+    return leaf_certificate(cert_path).fingerprint(hashes.SHA256()).hex(":").upper()
 
 
 def _names(cert) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -84,7 +70,7 @@ def _names(cert) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _describe(cert_path: Path, key_path: Path, *, generated: bool) -> Certificate:
-    dns, ips = _names(_leaf(cert_path))
+    dns, ips = _names(leaf_certificate(cert_path))
     return Certificate(cert_path, key_path, fingerprint(cert_path), dns, ips, generated)
 
 
@@ -93,7 +79,7 @@ def user_certificate(cert_path: Path, key_path: Path) -> Certificate:
     certificate's (uvicorn would otherwise fail later, in a log)."""
     from cryptography.hazmat.primitives import serialization
 
-    cert = _leaf(cert_path)
+    cert = leaf_certificate(cert_path)
     try:
         key = serialization.load_pem_private_key(
             read_bytes(key_path, "a PEM private key"), password=None
@@ -178,7 +164,7 @@ def _issue(key, dns: list[str], ips: list[str]) -> bytes:
 def _still_good(cert_path: Path, dns: list[str], ips: list[str]) -> bool:
     if not cert_path.is_file():
         return False
-    cert = _leaf(cert_path)
+    cert = leaf_certificate(cert_path)
     left = cert.not_valid_after_utc - datetime.datetime.now(datetime.UTC)
     have_dns, have_ips = _names(cert)
     return left > RENEW_BEFORE and set(dns) <= set(have_dns) and set(ips) <= set(have_ips)
@@ -198,17 +184,3 @@ def generated_certificate(data_dir: Path, host: str) -> Certificate:
     tmp.write_bytes(_issue(key, dns, ips))
     os.replace(tmp, cert_path)
     return _describe(cert_path, key_path, generated=True)
-
-
-def client_context(cert_path: str | Path) -> ssl.SSLContext:
-    """An SSL context that trusts the server's own certificate and nothing else (see the
-    module's docstring: pinned, so the host name is not compared)."""
-    from cryptography.hazmat.primitives import serialization
-
-    pem = _leaf(Path(cert_path)).public_bytes(serialization.Encoding.PEM).decode()
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_REQUIRED
-    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN  # the leaf itself is the anchor
-    context.load_verify_locations(cadata=pem)
-    return context
