@@ -9,7 +9,9 @@ address, or loopback when bound to every interface), checked against the certifi
 
 from __future__ import annotations
 
+import errno
 import ipaddress
+import socket
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +39,41 @@ def parse_host(host: str) -> str:
             f"--host {host!r}: give an address of one of this machine's interfaces "
             "(e.g. 192.168.1.20), 0.0.0.0 for all of them, or 127.0.0.1"
         ) from None
+
+
+def check_bindable(host: str, port: int = 0) -> None:
+    """Refuse, in one line and before anything is written, an address this machine does not
+    have and a port something else holds (listening or only bound: the server could not bind
+    it either). Asked of the kernel with a bind, as the server will do (SO_REUSEADDR too)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRNOTAVAIL:
+                raise BiasforgeError(
+                    f"--host {host}: not an address of this machine (its addresses: "
+                    f"{', '.join(machine_addresses())}); give one of them, or 0.0.0.0"
+                ) from None
+            if exc.errno == errno.EADDRINUSE:
+                raise BiasforgeError(
+                    f"port {port} on {host} is in use; choose another with --port"
+                ) from None
+            raise BiasforgeError(f"cannot listen on {host} port {port}: {exc.strerror}") from None
+
+
+def machine_addresses() -> list[str]:
+    """The IP addresses of this machine's interfaces (for a message)."""
+    import psutil
+
+    found = {
+        address.address.split("%")[0]
+        for addresses in psutil.net_if_addrs().values()
+        for address in addresses
+        if address.family in (socket.AF_INET, socket.AF_INET6)
+    }
+    return sorted(found, key=lambda a: (":" in a, a))
 
 
 def is_loopback(host: str) -> bool:

@@ -26,7 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from biasforge.annotation.admin.listen import PLAIN_HTTP_WARNING, Binding, Listening, local_host
+from biasforge.annotation.admin.listen import (
+    PLAIN_HTTP_WARNING,
+    Binding,
+    Listening,
+    check_bindable,
+    parse_host,
+)
 from biasforge.annotation.admin.paths import server_code_dir
 from biasforge.annotation.admin.server_env import ensure_server_venv
 from biasforge.annotation.client.connection import (
@@ -79,12 +85,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def _port_in_use(port: int, host: str = "127.0.0.1") -> bool:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family) as sock:
-        return sock.connect_ex((local_host(host), port)) == 0
 
 
 def refuse_if_running(data_dir: Path) -> None:
@@ -283,10 +283,7 @@ class EmbeddedServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         os.chmod(self.data_dir, 0o700)
         refuse_if_running(self.data_dir)
-        if _port_in_use(self.port, self.listening.host):
-            raise BiasforgeError(
-                f"port {self.port} on {self.listening.host} is in use; choose another with --port"
-            )
+        check_bindable(self.listening.host, self.port)
         self.claimed = True
 
     def _prepare_dirs(self) -> Path:
@@ -455,18 +452,40 @@ def serve(
     port = port or free_port()
     binding = binding or Binding()
     refuse_if_running(data_dir)
-    listening = binding.resolve(data_dir, port)
-    server = EmbeddedServer(
-        data_dir=data_dir, port=port, worker=worker, stock=stock, listening=listening
-    )
-    if listening.plain_beyond_loopback:
-        print(PLAIN_HTTP_WARNING.format(host=listening.host), file=sys.stderr, flush=True)
+    check_bindable(parse_host(binding.host))  # before a certificate is written
+    fresh = not data_dir.exists()
     try:
-        server.start()
+        listening = binding.resolve(data_dir, port)
+        server = EmbeddedServer(
+            data_dir=data_dir, port=port, worker=worker, stock=stock, listening=listening
+        )
+        if listening.plain_beyond_loopback:
+            print(PLAIN_HTTP_WARNING.format(host=listening.host), file=sys.stderr, flush=True)
+        try:
+            server.start()
+        except BaseException:
+            server.stop()
+            raise
     except BaseException:
-        server.stop()
+        if fresh:
+            forget_failed_start(data_dir)
         raise
     return server.wait()
+
+
+def forget_failed_start(data_dir: Path) -> None:
+    """Remove what a failed first start wrote in ``data_dir`` (credentials, a TLS key, the
+    database) but its logs, which the error may point to: a folder nobody can use should not
+    keep secrets."""
+    for path in data_dir.iterdir() if data_dir.is_dir() else ():
+        if path.name == "logs":
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    if data_dir.is_dir() and not any(data_dir.iterdir()):
+        data_dir.rmdir()
 
 
 def serve_background(
@@ -489,11 +508,9 @@ def serve_background(
         return running
     port = port or free_port()
     binding = binding or Binding()
-    listening = binding.resolve(data_dir, port)  # refused here, at the console, not in a log
-    if _port_in_use(port, listening.host):
-        raise BiasforgeError(
-            f"port {port} on {listening.host} is in use; choose another with --port"
-        )
+    check_bindable(parse_host(binding.host), port)  # refused at the console, not in a log
+    fresh = not data_dir.exists()
+    binding.resolve(data_dir, port)  # its refusals at the console too
     (data_dir / "logs").mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "biasforge.cli", "annotate", "serve"]
     argv += ["--data-dir", str(data_dir), "--port", str(port), *binding.argv()]
@@ -509,7 +526,12 @@ def serve_background(
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-    return _wait_for_state(proc, data_dir, timeout, start)
+    try:
+        return _wait_for_state(proc, data_dir, timeout, start)
+    except BiasforgeError:
+        if fresh and proc.poll() is not None:
+            forget_failed_start(data_dir)
+        raise
 
 
 def _error_line(log: Path, start: int) -> str | None:

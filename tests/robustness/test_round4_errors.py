@@ -161,3 +161,42 @@ def test_a_language_file_linked_from_outside_the_lexicon_is_refused_unquoted(tmp
         f"outside {lexicon}; a lexicon's files are read from the lexicon itself: copy the file in"
     )
     assert "hunter2" not in line
+
+
+def test_serve_on_an_address_the_machine_lacks_is_one_line_at_once(tmp_path):
+    """Issue 47, item 8: this failed after 13-20 s pointing at a log whose cause was in another
+    log; item 15: the failed start left its new data folder, credentials and TLS key behind."""
+    import time
+
+    data_dir = tmp_path / "argilla"
+    started = time.monotonic()
+    result = run_cli("annotate", "serve", "--host", "192.0.2.77", "--tls", "--port", "0",
+                     "--data-dir", data_dir, check=False)  # fmt: skip
+    line = one_error_line(result)
+    assert line.startswith("error: --host 192.0.2.77: not an address of this machine (its "
+                           "addresses: ")  # fmt: skip
+    assert "127.0.0.1" in line.split("(its addresses: ")[1].split(")")[0].split(", ")
+    assert line.endswith("); give one of them, or 0.0.0.0")
+    assert time.monotonic() - started < 10
+    assert not data_dir.exists()
+
+
+@pytest.mark.parametrize("background", [False, True], ids=["foreground", "background"])
+def test_serve_on_a_port_bound_but_not_listening_says_in_use_and_leaves_nothing(
+    tmp_path, background
+):
+    """Issue 47, item 15: a port held by a socket that does not listen passed the check (a
+    connect found nobody), and the start failed later, leaving the new data folder."""
+    import socket
+
+    data_dir = tmp_path / "argilla"
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))  # bound, never listening
+        port = held.getsockname()[1]
+        extra = ["--background"] if background else []
+        result = run_cli("annotate", "serve", *extra, "--port", port, "--data-dir", data_dir,
+                         check=False)  # fmt: skip
+    assert one_error_line(result) == (
+        f"error: port {port} on 127.0.0.1 is in use; choose another with --port"
+    )
+    assert not data_dir.exists()
