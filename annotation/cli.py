@@ -203,6 +203,14 @@ def users(
             "certificate fingerprint) to this new 0600 FILE, or '-' to print them",
         ),
     ] = None,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            help="make an annotator who has already answered an admin (admins can read every "
+            "annotator's answers)",
+        ),
+    ] = False,
     workspace: Workspace = None,
     data_dir: DataDir = None,
 ) -> None:
@@ -221,7 +229,7 @@ def users(
         raise BiasforgeError("give usernames, --csv FILE or --reset-password NAME")
     opened = invitation_file(invite) if invite else contextlib.nullcontext()
     with _server(data_dir, workspace) as connection, opened as invitations:
-        done = _apply_users(connection, wanted, reset_password)
+        done = _apply_users(connection, wanted, reset_password, yes)
         for user in done:
             secret = user.password if user.password else f"({user.status})"
             if user.password and invitations is not None:
@@ -239,12 +247,14 @@ def users(
         )
 
 
-def _apply_users(connection, wanted: list[tuple[str, str | None]], reset_password: str | None):
+def _apply_users(
+    connection, wanted: list[tuple[str, str | None]], reset_password: str | None, yes: bool
+):
     """Create/change the users, reset one password; notes about admins on stderr."""
     from biasforge.annotation.admin.users import ADMIN_NOTE, add_users
     from biasforge.annotation.admin.users import reset_password as reset
 
-    done = add_users(connection, wanted) if wanted else []
+    done = add_users(connection, wanted, yes=yes) if wanted else []
     if reset_password:
         done.append(reset(connection, reset_password))
     for user in done:

@@ -111,7 +111,40 @@ def _me(api) -> str:
     return check(api.get("/api/v1/me"))["username"]
 
 
-def _change_role(api, user: dict, role: str, me: str) -> str:
+def answers_given(api, username: str) -> dict[str, int]:
+    """Dataset name -> how many records ``username`` has answered there (submitted, discarded
+    or drafted), over every dataset this tool's account sees (Argilla's users/progress)."""
+    given = {}
+    for dataset in check(api.get("/api/v1/me/datasets"))["items"]:
+        progress = check(api.get(f"/api/v1/datasets/{dataset['id']}/users/progress"))
+        for entry in progress.get("users", []):
+            if entry.get("username") == username:
+                counts = [
+                    n or 0 for key, by in entry.items() if key != "username" for n in by.values()
+                ]
+                if sum(counts):
+                    given[dataset["name"]] = given.get(dataset["name"], 0) + sum(counts)
+    return given
+
+
+def _refuse_unblinding(api, name: str, yes: bool) -> str:
+    """An annotator who has answered and becomes an admin may read every other answer of
+    their workspace: a blindness decision the maintainer takes with ``--yes``, told what it
+    means. Returns the note for the output ("" when they answered nothing)."""
+    given = answers_given(api, name)
+    if not given:
+        return ""
+    where = ", ".join(f"{count} in {dataset!r}" for dataset, count in sorted(given.items()))
+    if not yes:
+        raise BiasforgeError(
+            f"refusing to make {name!r} an admin: {name} has answered records ({where}), and "
+            "admins can read every annotator's answers, so their answers from now on would not "
+            "be blind; add --yes to promote anyway"
+        )
+    return f"; {name} has answered ({where}) and can now read the others' answers"
+
+
+def _change_role(api, user: dict, role: str, me: str, yes: bool = False) -> str:
     """Change an existing user's role, or refuse with the reason."""
     name = user["username"]
     if name == me:
@@ -123,8 +156,9 @@ def _change_role(api, user: dict, role: str, me: str) -> str:
             f"refusing to change {name!r} from {user['role']} to {role}: owners see and manage every "
             "workspace; change owners with the server's own tools"
         )
+    note = _refuse_unblinding(api, name, yes) if role == "admin" else ""
     check(api.patch(f"/api/v1/users/{user['id']}", json={"role": role}))
-    return f"role changed from {user['role']} to {role}"
+    return f"role changed from {user['role']} to {role}{note}"
 
 
 def _refuse_new(username: str, role: str | None, known: dict[str, dict]) -> None:
@@ -142,9 +176,12 @@ def _refuse_new(username: str, role: str | None, known: dict[str, dict]) -> None
         )
 
 
-def add_users(connection: Connection, wanted: list[tuple[str, str | None]]) -> list[NewUser]:
+def add_users(
+    connection: Connection, wanted: list[tuple[str, str | None]], *, yes: bool = False
+) -> list[NewUser]:
     """Create missing users with strong generated passwords, change the role of existing users
-    when one is given, and add everyone to the workspace."""
+    when one is given (an annotator who has answered becomes an admin only with ``yes``), and
+    add everyone to the workspace."""
     for username, role in wanted:
         problem = username_problem(username)
         if problem is None and role is not None and role not in ROLES:
@@ -170,7 +207,7 @@ def add_users(connection: Connection, wanted: list[tuple[str, str | None]]) -> l
                 }
                 user, status = check(api.post("/api/v1/users", json=body)), "created"
             elif role is not None and role != user["role"]:
-                status = _change_role(api, user, role, me)
+                status = _change_role(api, user, role, me, yes)
                 user = {**user, "role": role}
             else:
                 status = "already existed; password unchanged"

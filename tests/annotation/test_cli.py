@@ -216,3 +216,37 @@ def test_bad_usernames_and_csv_are_refused_before_anything_is_created(server, tm
         ]
     }
     assert not {"fine-user", "ok-user"} & names
+
+
+def test_making_an_annotator_who_has_answered_an_admin_needs_yes(server, connection, becpro_run,
+                                                                 tmp_path):  # fmt: skip
+    """Issue 47, item 5: an annotator made admin could read every other annotator's answers;
+    promoting one who has answered is a blindness decision, taken with --yes and told."""
+    from tests.annotation.helpers import answer, login, pushed_run, queue
+    from tests.conftest import one_error_line
+
+    pushed = pushed_run(connection, subset_run(becpro_run, tmp_path / "run", 3), "promo-ds",
+                        min_submitted=2)  # fmt: skip
+    made = cli("users", "promo-ann", "promo-idle")
+    password = made.stdout.splitlines()[0].split("\t")[3].strip()
+    api = login(server.url, "promo-ann", password)
+    answer(api, queue(api, pushed.dataset_id)[0]["id"], {"grammatical": "yes", "agreement": "yes"})
+
+    refused = cli("users", "promo-ann", "--role", "admin")
+    assert one_error_line(refused) == (
+        "error: refusing to make 'promo-ann' an admin: promo-ann has answered records (1 in "
+        "'promo-ds'), and admins can read every annotator's answers, so their answers from now "
+        "on would not be blind; add --yes to promote anyway"
+    )
+    assert role_of(server, "promo-ann") == "annotator"
+    idle = cli("users", "promo-idle", "--role", "admin")  # answered nothing: no question
+    assert (
+        idle.stdout.strip()
+        == "promo-idle\tadmin\tbiasforge\t(role changed from annotator to admin)"
+    )
+    promoted = cli("users", "promo-ann", "--role", "admin", "--yes")
+    assert promoted.stdout.strip() == (
+        "promo-ann\tadmin\tbiasforge\t(role changed from annotator to admin; promo-ann has "
+        "answered (1 in 'promo-ds') and can now read the others' answers)"
+    )
+    assert role_of(server, "promo-ann") == "admin"
