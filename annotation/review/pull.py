@@ -18,6 +18,7 @@ translations (:meth:`biasforge.translation_memory.TranslationMemory.prefer`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -435,9 +436,36 @@ def pull(
     check_dataset_name(dataset)  # callers of the API too, not only the command line
     _check_out(Path(out), dataset, connection.workspace, overwrite)
     asked = Asked(policy, adjudicate, tuple(adjudicators or ()), dry_run)
-    gathered = _gather(connection, dataset, run_dir, asked, min_competence)
-    outcome, routed = _decide(connection, gathered, asked)
-    return _write(Path(out), connection, gathered, outcome, routed, asked)
+    with _one_pull_at_a_time(connection, dataset, dry_run):
+        gathered = _gather(connection, dataset, run_dir, asked, min_competence)
+        outcome, routed = _decide(connection, gathered, asked)
+        return _write(Path(out), connection, gathered, outcome, routed, asked)
+
+
+@contextlib.contextmanager
+def _one_pull_at_a_time(connection: Connection, dataset: str, dry_run: bool):
+    """Refuse a second pull of one dataset while one runs on this machine: both would send
+    the same records to adjudication, and the server refuses the second copy with a raw
+    "422 ... same external ids". A dry run changes nothing on the server and need not wait."""
+    if dry_run:
+        yield
+        return
+    from filelock import FileLock, Timeout
+
+    state = private_state.path(connection.url, connection.workspace, dataset)
+    state.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(state.with_name(f".{state.stem}.pull.lock"))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise BiasforgeError(
+            f"another `annotate pull` of {dataset!r} (workspace {connection.workspace!r}) is "
+            "running on this machine; run this one when it has ended"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _gather(

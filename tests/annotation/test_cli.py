@@ -76,6 +76,28 @@ def test_push_twice_then_pull(server, becpro_run, tmp_path):
     assert "--adjudicators: no user called 'nobody'" in one_error_line(refused)
     assert (out / "report.md").read_text() == stale  # nothing written
 
+    # issue 47, item 15: a second pull while one runs ended in a raw "422 ... same external
+    # ids"; here another pull holds the dataset's pull lock (taken as a pull process would)
+    from filelock import FileLock
+
+    from biasforge.annotation.client.connection import find_server
+    from biasforge.annotation.review import private_state
+
+    connection = find_server(server.data_dir)
+    state = private_state.path(connection.url, connection.workspace, "cli-ds")
+    state.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(state.with_name(f".{state.stem}.pull.lock")):
+        busy = cli("pull", "--dataset", "cli-ds", "--out", str(out), "--overwrite")
+        dry = cli("pull", "--dataset", "cli-ds", "--out", str(tmp_path / "dry"), "--dry-run")
+    assert one_error_line(busy) == (
+        "error: another `annotate pull` of 'cli-ds' (workspace 'biasforge') is running on this "
+        "machine; run this one when it has ended"
+    )
+    assert (out / "report.md").read_text() == stale
+    assert dry.returncode == 0, dry.stderr  # a dry run changes nothing on the server
+    again = cli("pull", "--dataset", "cli-ds", "--out", str(out), "--overwrite")
+    assert again.returncode == 0, again.stderr  # the lock is the other pull's, not left over
+
 
 def test_serve_in_background_then_stop(server, tmp_path):
     from biasforge.annotation.admin.serve import free_port, pid_alive
