@@ -27,16 +27,26 @@ UNKNOWN_OPTIONS = (
 KEYS = ("ans0", "ans1", "ans2")
 
 
+def _found(name: str | list, answer: str) -> tuple[bool, str]:
+    """Whether ``answer`` names ``name`` (a word, or a [group, gender/SES] pair: both words),
+    and the text ``answer_info`` records."""
+    if isinstance(name, list):
+        second = " man" if name[1] == "man" else name[1]
+        return name[0] in answer and second in answer, name[0] + " " + second.lstrip()
+    name = " man" if name == "man" else name
+    return name in answer, name.lstrip()
+
+
 def _answer_info(
-    answers: list[str], neg: str, non_neg: str, unknown: str, names: list[tuple[str, Any]]
+    answers: list[str], neg: str, non_neg: str, unknown: str, names: list[tuple[Any, Any]]
 ) -> dict[str, list]:
+    # " man" keeps "man" from being found in "woman"; a later match overwrites an earlier one
     info: dict[str, list] = {key: ["", ""] for key in KEYS}
     for name, name_info in names:
-        name = " man" if name == "man" else name
-        if name in neg:
-            info[KEYS[answers.index(neg)]] = [name.lstrip(), name_info]
-        if name in non_neg:
-            info[KEYS[answers.index(non_neg)]] = [name.lstrip(), name_info]
+        for answer in (neg, non_neg):
+            found, text = _found(name, answer)
+            if found:
+                info[KEYS[answers.index(answer)]] = [text, name_info]
     info[KEYS[answers.index(unknown)]] = [unknown, "unknown"]
     return info
 

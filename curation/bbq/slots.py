@@ -37,25 +37,49 @@ def word_lists(text: str) -> tuple[list[str], list[str] | str]:
     return first, second
 
 
-def fill(text: str, word1: str, word2: str, lex_div: str, rand1: str, rand2: str) -> str:
-    """One template field with its slots filled (the authors' ``do_slotting`` for one column)."""
+def fill(
+    text: str,
+    word1: str,
+    word2: str,
+    lex_div: str,
+    rand1: str,
+    rand2: str,
+    gs1: str | None = None,
+    gs2: str | None = None,
+) -> str:
+    """One template field with its slots filled (the authors' ``do_slotting`` for one column);
+    ``gs1``/``gs2`` are the intersectional templates' gender or SES words."""
     text = text.replace("{{NAME1}}", word1).replace("{{NAME2}}", word2)
+    if gs1 is not None:
+        for slot in ("GEN", "OCC"):
+            text = text.replace(f"{{{{{slot}1}}}}", gs1).replace(f"{{{{{slot}2}}}}", gs2)
     if len(lex_div) > 1:
         text = text.replace("{{WORD1}}", rand1).replace("{{WORD2}}", rand2)
     if "lesbian man" in text:
         text = text.replace("lesbian man", "lesbian woman")
     if "Latino woman" in text:
         text = text.replace("Latino woman", "Latina woman")
-    # the authors also test str(None) of the intersectional slots: "none" never starts a vowel
-    if _VOWEL_START.search(word1.lower()) or _VOWEL_START.search(word2.lower()):
+    # str(None) is "none": it never starts with a vowel, as in the authors' test
+    if any(_VOWEL_START.search(str(w).lower()) for w in (word1, word2, gs1, gs2)):
         text = _A_BEFORE_VOWEL.sub(r"\1n\2", text)
         text = text.replace(" an European", " a European")
     return text
 
 
-def fill_row(row: dict, word1: str, word2: str, lex_div: str, rand1: str, rand2: str) -> dict:
+def fill_row(
+    row: dict,
+    word1: str,
+    word2: str,
+    lex_div: str,
+    rand1: str,
+    rand2: str,
+    gs1: str | None = None,
+    gs2: str | None = None,
+) -> dict:
     """Every text field of a template row filled; other values (the template id) kept."""
     return {
-        key: fill(value, word1, word2, lex_div, rand1, rand2) if isinstance(value, str) else value
+        key: fill(value, word1, word2, lex_div, rand1, rand2, gs1, gs2)
+        if isinstance(value, str)
+        else value
         for key, value in row.items()
     }
