@@ -74,14 +74,14 @@ def read_templates(category: str, data_dir: Path | None = None) -> pd.DataFrame:
 
 
 @dataclass
-class _Draws:
+class Draws:
     """The seeded stand-ins of the authors' unseeded ``random`` and ``DataFrame.sample``."""
 
     rng: random.Random
     np_rng: np.random.Generator
 
     @classmethod
-    def of(cls, seed: int) -> _Draws:
+    def of(cls, seed: int) -> Draws:
         return cls(random.Random(seed), np.random.default_rng(seed))
 
 
@@ -120,7 +120,7 @@ def _targets(category: str, row: dict, possible: list) -> tuple[Any, list]:
     return ast.literal_eval(raw), possible
 
 
-def _proper_names(plan: _Row, src: Sources, draws: _Draws, leaks: _Leaks) -> None:
+def _proper_names(plan: _Row, src: Sources, draws: Draws, leaks: _Leaks) -> None:
     names = src.names
     if plan.category == "Race_ethnicity":
         if len(plan.bias_targets) >= 1:
@@ -138,7 +138,7 @@ def _proper_names(plan: _Row, src: Sources, draws: _Draws, leaks: _Leaks) -> Non
     leaks.first_names = first
 
 
-def _plan(category: str, row: dict, src: Sources, draws: _Draws, leaks: _Leaks) -> _Row:
+def _plan(category: str, row: dict, src: Sources, draws: Draws, leaks: _Leaks) -> _Row:
     """The words of one template (the first half of the authors' loop body)."""
     words = src.vocab[src.vocab.Category == category]
     possible = words.Name.unique().tolist()
@@ -178,7 +178,7 @@ class _Pairing:
     info2_of: dict = field(default_factory=dict)
 
 
-def _race_names(plan: _Row, word: str, src: Sources, draws: _Draws) -> _Pairing:
+def _race_names(plan: _Row, word: str, src: Sources, draws: Draws) -> _Pairing:
     first, full, names = plan.first_names, plan.first_names_full, src.names
     gender = first.loc[first["Name"] == word, "gender"].iloc[0]
     ethnicity = first.loc[first["Name"] == word, "ethnicity"].iloc[0]
@@ -200,7 +200,7 @@ def _race_names(plan: _Row, word: str, src: Sources, draws: _Draws) -> _Pairing:
     return pairing
 
 
-def _pairing(plan: _Row, word: str, src: Sources, draws: _Draws) -> _Pairing:
+def _pairing(plan: _Row, word: str, src: Sources, draws: Draws) -> _Pairing:
     """The second words of ``word`` (the first half of the authors' loop over words)."""
     pairing = _Pairing(word, plan.fixed_second)
     if len(plan.critical_words) >= 2:
@@ -252,7 +252,7 @@ def _infos(plan: _Row, pairing: _Pairing, second: str, k: int, src: Sources) -> 
     return info1, info2
 
 
-def _lexical_words(lex_div: str, rand2: str, draws: _Draws) -> tuple[str, str]:
+def _lexical_words(lex_div: str, rand2: str, draws: Draws) -> tuple[str, str]:
     if len(lex_div) <= 1:
         return "", rand2
     first, second = word_lists(lex_div)
@@ -262,7 +262,7 @@ def _lexical_words(lex_div: str, rand2: str, draws: _Draws) -> tuple[str, str]:
     return rand1, rand2
 
 
-def _template_instances(plan: _Row, src: Sources, draws: _Draws, first_id: int) -> list[dict]:
+def _template_instances(plan: _Row, src: Sources, draws: Draws, first_id: int) -> list[dict]:
     """Every instance of one template, numbered from ``first_id``."""
     out: list[dict] = []
     flip = (
@@ -296,7 +296,7 @@ def _template_instances(plan: _Row, src: Sources, draws: _Draws, first_id: int) 
     return out
 
 
-def _as_published(item: dict) -> dict:
+def as_published(item: dict) -> dict:
     # the authors write json.dumps(item, default=str): numpy integers (the template id) become
     # strings; the round trip gives the published values and types
     return json.loads(json.dumps(item, default=str))
@@ -307,7 +307,7 @@ def generate(category: str, seed: int = 0, data_dir: Path | None = None) -> list
     if category not in CATEGORIES:
         raise ValueError(f"not a single-dimension BBQ category: {category}")
     src = Sources.read(data_dir)
-    draws, leaks = _Draws.of(seed), _Leaks()
+    draws, leaks = Draws.of(seed), _Leaks()
     frames = read_templates(category, data_dir)
     records = frames.to_dict("records")
     out: list[dict] = []
@@ -316,4 +316,4 @@ def generate(category: str, seed: int = 0, data_dir: Path | None = None) -> list
         row["Q_id"] = str(row["Q_id"])
         plan = _plan(category, row, src, draws, leaks)
         out += _template_instances(plan, src, draws, len(out))
-    return [_as_published(item) for item in out]
+    return [as_published(item) for item in out]
