@@ -114,3 +114,22 @@ def score(*args: str) -> str:
     result = CliRunner().invoke(app, [*map(str, args), "--no-progress"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.output
+
+
+def install_family(site: Path, monkeypatch, dist: str, entry_point: str) -> Path:
+    """A ``dist`` distribution whose ``biasforge.families`` entry point is ``entry_point``
+    (``name = module:FAMILY``), on ``sys.path`` and ``PYTHONPATH`` (so the commands a test runs
+    in their own process see it too) until the test ends; the ``site`` folder it lies in."""
+    import importlib
+    import os
+
+    info = site / f"{dist.replace('-', '_')}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[biasforge.families]\n{entry_point}\n")
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    repo = Path(__file__).resolve().parents[1]
+    path = os.pathsep.join([str(site), str(repo), os.environ.get("PYTHONPATH", "")])
+    monkeypatch.setenv("PYTHONPATH", path.rstrip(os.pathsep))
+    return site

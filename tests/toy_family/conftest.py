@@ -4,17 +4,15 @@ process (for push and pull) and of every ``biasforge`` command the test runs."""
 
 from __future__ import annotations
 
-import importlib
-import os
 from pathlib import Path
 
 import pytest
 
 from biasforge import families
 from tests import conftest
+from tests.helpers import install_family
 
-REPO = Path(__file__).resolve().parents[2]
-ENTRY_POINTS = "[biasforge.families]\ntoy = tests.toy_family:FAMILY\n"
+ENTRY_POINT = "toy = tests.toy_family:FAMILY"
 
 
 @pytest.fixture(scope="session")
@@ -26,15 +24,7 @@ def biasforge_home(server_home) -> Path:
 @pytest.fixture
 def toy_installed(tmp_path, monkeypatch):
     """A ``biasforge-toy`` dist-info on sys.path and PYTHONPATH; gone again afterwards."""
-    site = tmp_path / "site"
-    info = site / "biasforge_toy-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: biasforge-toy\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    monkeypatch.syspath_prepend(str(site))
-    importlib.invalidate_caches()
-    path = os.pathsep.join([str(site), str(REPO), os.environ.get("PYTHONPATH", "")])
-    monkeypatch.setenv("PYTHONPATH", path.rstrip(os.pathsep))
+    site = install_family(tmp_path / "site", monkeypatch, "biasforge-toy", ENTRY_POINT)
     assert "toy" in families.discover()
     yield site
     families.unregister("toy")

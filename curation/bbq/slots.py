@@ -1,0 +1,85 @@
+"""Filling a BBQ template's slots, as the authors' ``utils.py`` does.
+
+``{{NAME1}}``/``{{NAME2}}`` take the two group words, ``{{WORD1}}``/``{{WORD2}}`` a word drawn
+from the template's lexical-diversity list; then the authors' three English repairs ("lesbian
+man", "Latino woman", "a" before a vowel). Mirrored exactly because the published instances
+were made by it, and a generation that differs in one character would not equal them.
+"""
+
+from __future__ import annotations
+
+import re
+
+_VOWEL_START = re.compile("^[aeiou]")
+_A_BEFORE_VOWEL = re.compile(r"(\s[aA])(\s[aAeEiIoOuU])")
+
+
+def _segment_words(segment: str, n: str) -> list[str]:
+    for prefix in (f"WORD{n}:", f"{{{{WORD{n}}}}}:", f"NAME{n}:", f"{{{{NAME{n}}}}}:"):
+        segment = segment.replace(prefix, "")
+    words = segment.strip().replace("[", "").replace("]", "")
+    return [w.strip() for w in words.split(",")]
+
+
+def word_lists(text: str) -> tuple[list[str], list[str] | str]:
+    """The two lists of ``WORD1: [a, b]; WORD2: [c, d]`` (or ``NAME1``/``NAME2``).
+
+    As the authors' ``return_list_from_string``: the second list is kept only when the last
+    segment names slot 2, otherwise it is the empty string.
+    """
+    first: list[str] = []
+    second: list[str] | str = ""
+    for segment in text.split(";"):
+        if "WORD1" in segment or "NAME1" in segment:
+            first = _segment_words(segment, "1")
+        # (sic) a later segment without slot 2 empties the list again
+        second = _segment_words(segment, "2") if "WORD2" in segment or "NAME2" in segment else ""
+    return first, second
+
+
+def fill(
+    text: str,
+    word1: str,
+    word2: str,
+    lex_div: str,
+    rand1: str,
+    rand2: str,
+    gs1: str | None = None,
+    gs2: str | None = None,
+) -> str:
+    """One template field with its slots filled (the authors' ``do_slotting`` for one column);
+    ``gs1``/``gs2`` are the intersectional templates' gender or SES words."""
+    text = text.replace("{{NAME1}}", word1).replace("{{NAME2}}", word2)
+    if gs1 is not None:
+        for slot in ("GEN", "OCC"):
+            text = text.replace(f"{{{{{slot}1}}}}", gs1).replace(f"{{{{{slot}2}}}}", gs2)
+    if len(lex_div) > 1:
+        text = text.replace("{{WORD1}}", rand1).replace("{{WORD2}}", rand2)
+    if "lesbian man" in text:
+        text = text.replace("lesbian man", "lesbian woman")
+    if "Latino woman" in text:
+        text = text.replace("Latino woman", "Latina woman")
+    # str(None) is "none": it never starts with a vowel, as in the authors' test
+    if any(_VOWEL_START.search(str(w).lower()) for w in (word1, word2, gs1, gs2)):
+        text = _A_BEFORE_VOWEL.sub(r"\1n\2", text)
+        text = text.replace(" an European", " a European")
+    return text
+
+
+def fill_row(
+    row: dict,
+    word1: str,
+    word2: str,
+    lex_div: str,
+    rand1: str,
+    rand2: str,
+    gs1: str | None = None,
+    gs2: str | None = None,
+) -> dict:
+    """Every text field of a template row filled; other values (the template id) kept."""
+    return {
+        key: fill(value, word1, word2, lex_div, rand1, rand2, gs1, gs2)
+        if isinstance(value, str)
+        else value
+        for key, value in row.items()
+    }
