@@ -8,6 +8,7 @@ degenerate cases explained in words next to them.
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from typing import Any
 
@@ -18,14 +19,21 @@ DIGITS = 3
 LISTED = 200  # records listed one by one; decisions.parquet has them all
 
 
+#: what the item counts in brackets beside each figure are (they differ, and readers asked why)
+AGREEMENT_ITEMS = (
+    "In brackets, the items each figure is computed on: α and % unanimous use every item with "
+    "two or more answers; Fleiss' κ needs the same number of answers on every item, so it uses "
+    "the items with the most common number of answers and leaves the others out."
+)
+
+
 def _figure(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.{DIGITS}f}"
 
 
 def _kind(reason: str) -> str:
     """The reason's kind, for counting ("waiting for answers: 1 submitted…" → "waiting…")."""
-    head = reason.split(":", 1)[0]
-    return head if len(head) < 60 else head[:57] + "…"
+    return textwrap.shorten(reason.split(":", 1)[0], width=60, placeholder=" …")
 
 
 def decisions_md(details: list[dict[str, Any]]) -> list[str]:
@@ -101,8 +109,9 @@ def adjudication_md(adjudication: dict[str, Any], summary: dict[str, Any]) -> li
     panels = adjudication.get("panels") or {}
     if panels:
         rows = [[name, ", ".join(p["adjudicators"]), p["sent"]] for name, p in panels.items()]
+        sent = "Would be sent to" if adjudication.get("dry_run") else "Sent now to"
         lines += [
-            f"Sent now to `{adjudication['dataset']}`, each record to the workspace of the "
+            f"{sent} `{adjudication['dataset']}`, each record to the workspace of the "
             "adjudicators who did not answer it (annotators do not see these workspaces):",
             "",
             md_table(["workspace", "adjudicators (owners see every workspace)", "records"], rows),
@@ -183,7 +192,13 @@ def todo_md(adjudication: dict[str, Any]) -> list[str]:
                 f"Ask {', '.join(waiting['adjudicators'])} to adjudicate the {count} record(s) "
                 f"waiting in `{panel}`, then pull."
             )
-    return ["", "**To do:**", *[f"- {t}" for t in todo]] if todo else []
+    # a dry run made no panel: the to-do is what a real pull would leave to do
+    heading = (
+        "**To do after a pull without `--dry-run`:**"
+        if adjudication.get("dry_run")
+        else "**To do:**"
+    )
+    return ["", heading, *[f"- {t}" for t in todo]] if todo else []
 
 
 def agreement_md(questions: dict[str, Any]) -> list[str]:
@@ -205,6 +220,7 @@ def agreement_md(questions: dict[str, Any]) -> list[str]:
         for q, a in questions.items()
     ]
     lines.append(md_table(header, rows))
+    lines += ["", AGREEMENT_ITEMS]
     for q, a in questions.items():
         rows = [
             [who, fig["items"], _figure(fig["pairwise_agreement"]), _figure(fig["alpha_without"])]

@@ -70,4 +70,6 @@ def excerpt(text: object, limit: int = EXCERPT) -> str:
     text = str(text).replace("\r", " ").replace("\n", " ")
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}…({len(text)} characters)"
+    cut = text[:limit]
+    space = cut.rfind(" ", limit - 20)  # end on a whole word where one ends near the limit
+    return f"{cut[: space + 1] if space > 0 else cut}…({len(text)} characters)"

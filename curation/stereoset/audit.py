@@ -141,7 +141,32 @@ def _duplicate(batch: pd.DataFrame) -> pd.DataFrame:
     return verdicts(passed, detail, batch.index)
 
 
+#: the longest text a StereoSet item may hold: its texts are one sentence each (the longest of
+#: the official dev set has a few hundred characters); a longer one is a broken or foreign file,
+#: and would be sent to DeepL and shown to annotators whole
+MAX_TEXT_CHARS = 2_000
+
+
+def _text_length(batch: pd.DataFrame) -> pd.DataFrame:
+    passed, detail = [], []
+    for row in batch.itertuples(index=False):
+        texts = {"target": row.target, "context": row.context}
+        texts |= {
+            s.get("label", f"sentence {i}"): s["sentence"] for i, s in enumerate(row.sentences)
+        }
+        long = {name: len(text) for name, text in texts.items() if len(text) > MAX_TEXT_CHARS}
+        passed.append(not long)
+        detail.append(
+            "; ".join(f"{name} is {n:,} characters long" for name, n in long.items())
+            + f" (a StereoSet text is one sentence, at most {MAX_TEXT_CHARS:,} characters)"
+            if long
+            else "texts of sentence length"
+        )
+    return verdicts(passed, detail, batch.index)
+
+
 AUDIT_CHECKS = [
+    Check("text_length", _text_length, "reject", "every text is at most one sentence long"),
     Check("blank_slot", _blank_slot, "reject", "intrasentence context has exactly one BLANK"),
     Check("several_targets", _several_targets, "reject", "the target names a single term"),
     Check(

@@ -42,22 +42,9 @@ COLUMNS = ["source_id", "split", "bias_type", "target", "context", "sentences", 
 BUNDLED_SAMPLE = package_path("biasforge.curation", "data", "stereoset", "sample_dev_en.jsonl")
 
 
-#: the longest text a StereoSet item may hold: its texts are one sentence each (the longest
-#: of the official dev set has a few hundred characters); a longer one is a broken file, and
-#: would be sent to DeepL and shown to annotators whole
-MAX_TEXT_CHARS = 2_000
-
-
 def _require_str(value: Any, what: str, path: Path, **where) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InputError(path, f"{what} must be a non-empty string, got {value!r}", **where)
-    if len(value) > MAX_TEXT_CHARS:
-        raise InputError(
-            path,
-            f"{what} is {len(value):,} characters long; a StereoSet text is one sentence (at "
-            f"most {MAX_TEXT_CHARS:,} characters)",
-            **where,
-        )
     problem = control_problem(value)
     if problem:
         raise InputError(path, f"{what}: {problem}", **where)

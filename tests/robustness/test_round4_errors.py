@@ -127,22 +127,26 @@ def test_a_corpus_of_nul_bytes_is_refused_before_mining(tmp_path, name):
     assert not (tmp_path / "r").exists()
 
 
-def test_a_stereoset_context_of_megabytes_is_refused_naming_the_record(tmp_path):
-    """Issue 47, item 14: a 10 MB context was kept as an item (to be translated and shown)."""
+def test_a_stereoset_context_of_megabytes_is_rejected_before_translation(tmp_path):
+    """Issue 47, item 14: a 10 MB context was kept as an item (to be translated and shown);
+    it is rejected by the audit, whole in rejected.parquet, and never sent."""
+    import pyarrow.parquet as pq
+
     source = tmp_path / "s.jsonl"
     item = {"type": "intersentence", "target": "Ethiopia", "bias_type": "race",
             "context": "Many people live in Ethiopia. " * 350_000,  # ~10 MB
             "stereotype": "They run.", "anti-stereotype": "They sit.", "unrelated": "Cats."}  # fmt: skip
-    source.write_text(json.dumps(item) + "\n", encoding="utf-8")
-    result = run_cli("curate", "stereoset", "--source", source, "--dry-run",
-                     "--out", tmp_path / "r", check=False)  # fmt: skip
-    line = one_error_line(result)
-    assert line.startswith(f"error: {source}:1")
-    assert line.endswith(
-        "context is 10,500,000 characters long; a StereoSet text is one sentence (at most "
-        "2,000 characters)"
+    good = {**item, "target": "nurse", "context": "The nurse came in."}
+    source.write_text(json.dumps(item) + "\n" + json.dumps(good) + "\n", encoding="utf-8")
+    run_cli("curate", "stereoset", "--lang", "en", "--source", source, "--out", tmp_path / "r")
+    rejected = pq.read_table(tmp_path / "r" / "rejected.parquet").to_pandas()
+    kept = pq.read_table(tmp_path / "r" / "candidates.parquet").to_pandas()
+    assert list(kept["target"]) == ["nurse"]
+    assert list(rejected["context"]) == [item["context"].strip()]  # nothing lost
+    assert (
+        "context is 10,499,999 characters long (a StereoSet text is one sentence, at most "
+        "2,000 characters)" in str(list(rejected["reasons"]))
     )
-    assert not (tmp_path / "r").exists()
 
 
 def test_a_language_file_linked_from_outside_the_lexicon_is_refused_unquoted(tmp_path):

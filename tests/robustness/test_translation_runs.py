@@ -90,10 +90,11 @@ def test_a_huge_rejected_item_is_quoted_as_an_excerpt_in_the_report(tmp_path):
     assert huge in set(rejected["context"])  # nothing lost: the item is whole in the run
 
 
-def test_the_dry_run_counts_what_the_run_sends_and_names_what_it_refuses(tmp_path):
-    """One item's context is a single 140 KB sentence (over DeepL's 128 KiB request limit):
-    the real run refuses it without sending it; the dry run must count exactly the
-    characters the fake DeepL server then receives, and say what it would refuse."""
+def test_the_dry_run_counts_what_the_run_sends_and_what_the_audit_rejects(tmp_path):
+    """One item's context is a single 140 KB sentence (over DeepL's 128 KiB request limit),
+    another's 168 KB of sentences: the audit rejects both before anything is sent (a StereoSet
+    text is one sentence; issue 47, item 14); the dry run must count exactly the characters
+    the fake DeepL server then receives, and say how many items the audit rejected."""
     one_sentence = "The nurse BLANK " + "very " * 28_000 + "tired"
     long_text = "A long story. " * 12_000  # sent cut at sentence ends: gaps are not sent
     items = [
@@ -115,10 +116,10 @@ def test_the_dry_run_counts_what_the_run_sends_and_names_what_it_refuses(tmp_pat
         server.stop()
     counted = int(re.search(r"would send \d+ texts = (\d+) characters", dry.stdout).group(1))
     assert counted == sent > 0, dry.stdout
-    refused = re.search(r"would refuse (\d+) texts = (\d+) characters", dry.stdout)
-    assert refused and int(refused.group(1)) >= 1 and int(refused.group(2)) > 140_000
-    assert "request size limit" in dry.stdout
-    assert run.returncode in (0, 1), run.stderr
+    assert "items after the audit (2 rejected before translation)" in dry.stdout
+    assert "would refuse" not in dry.stdout
+    assert run.returncode == 0, run.stderr
+    assert sent < 10_000  # the four good items only
 
 
 def _progress_lines(stderr: str, label: str) -> list[str]:

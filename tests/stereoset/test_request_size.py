@@ -4,13 +4,13 @@ sentence over the limit is refused with the reason instead of being sent."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from biasforge.contract.rundir import read_run
 from biasforge.curation.translation.sizing import fit_context, join_pieces, json_bytes, split_text
 from tests.conftest import run_cli
-from tests.fake_deepl import REQUEST_LIMIT, fake_translate
 from tests.stereoset.conftest import inter, write_jsonl
 
 
@@ -49,26 +49,19 @@ def test_fit_context_keeps_the_sentences_nearest_the_text():
     assert json_bytes(fit_context("x" * 1000, 60)) <= 60
 
 
-def test_a_ten_megabyte_context_is_sent_in_pieces_below_the_limit(fake_deepl, tmp_path):
-    sentence = "The man is from the house. "
-    context = (sentence * (10_000_000 // len(sentence))).strip()
-    src = write_jsonl(
-        tmp_path / "s.jsonl",
-        [inter("man", context, "He is smart.", "He is lazy.", "The dog is blue.", "gender")],
-    )
-    env = {"DEEPL_AUTH_KEY": fake_deepl.auth_key, "DEEPL_SERVER_URL": fake_deepl.url}
-    run_cli("curate", "stereoset", "--source", src, "--out", tmp_path / "run", env=env)
-    sizes = [r["bytes"] for r in fake_deepl.requests]
-    assert len(sizes) > 10_000_000 / REQUEST_LIMIT  # cut into many requests …
-    assert max(sizes) <= REQUEST_LIMIT  # … none over the limit
-    assert {r["status"] for r in fake_deepl.requests} == {200}
-    assert all(len(r["context"] or "") < REQUEST_LIMIT // 4 for r in fake_deepl.requests)
-    cand = read_run(tmp_path / "run").candidates.iloc[0]
-    assert cand["context"] == fake_translate(context)  # the pieces joined back, in order
-
-
-def test_one_sentence_over_the_limit_is_refused_with_the_reason(fake_deepl, tmp_path):
-    huge = "word " * 40_000  # 200 kB and no sentence end to cut at
+@pytest.mark.parametrize(
+    "huge",
+    [("The man is from the house. " * 370_000).strip(),  # 10 MB of sentences
+     ("word " * 40_000).strip()],  # 200 kB and no sentence end: over DeepL's request limit
+    ids=["ten-megabytes-of-sentences", "one-sentence-over-the-request-limit"],
+)  # fmt: skip
+def test_a_text_far_longer_than_a_sentence_is_rejected_by_the_audit_and_never_sent(
+    fake_deepl, tmp_path, huge
+):
+    """Issue 47, item 14: a 10 MB context was kept as an item, cut into hundreds of requests
+    and shown to annotators whole; a StereoSet text is one sentence, so the audit rejects it
+    (whole in rejected.parquet) before anything is sent. Texts DeepL is still sent are cut
+    below its request limit (the split tests above)."""
     src = write_jsonl(
         tmp_path / "s.jsonl",
         [
@@ -79,9 +72,11 @@ def test_one_sentence_over_the_limit_is_refused_with_the_reason(fake_deepl, tmp_
     env = {"DEEPL_AUTH_KEY": fake_deepl.auth_key, "DEEPL_SERVER_URL": fake_deepl.url}
     result = run_cli("curate", "stereoset", "--source", src, "--out", tmp_path / "run", env=env)
     assert "1 items kept" in result.stdout and "1 rejected" in result.stdout
-    assert all(r["bytes"] <= REQUEST_LIMIT for r in fake_deepl.requests)
-    assert huge.strip() not in fake_deepl.texts_sent()
+    assert sum(r["bytes"] for r in fake_deepl.requests) < 2_000  # the short item only
     run = read_run(tmp_path / "run")
     (reason,) = run.rejected.iloc[0]["reasons"]
-    assert reason.startswith("translation: refused: a sentence of this text is over the")
-    assert run.stats["translation_failed"] == 0  # a rerun would not help: not counted as one
+    assert reason == (
+        f"text_length: context is {len(huge):,} characters long (a StereoSet text is one "
+        "sentence, at most 2,000 characters)"
+    )
+    assert run.rejected.iloc[0]["context"] == huge  # nothing lost
