@@ -10,8 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from biasforge.contract.score import IDENTITY
-from biasforge.files import staged_directory, write_json_atomic
+from biasforge.contract.score import write_model_identity
+from biasforge.files import staged_directory
 from biasforge.scoring.data import dataset_identity, load_items
 from biasforge.scoring.interface import LanguageModel
 from biasforge.scoring.runner.folder import write_folder
@@ -68,6 +68,6 @@ def _score(
     answers = task.score(lm, items, settings, folder)
     if task.per_model:
         answers.rows.to_csv(folder / task.per_item, index=False)
-        write_json_atomic(folder / IDENTITY, {**asdict(lm.identity), **answers.procedure})
+        write_model_identity(folder, {**asdict(lm.identity), **answers.procedure})
     seconds = time.time() - began
     return Scored(answers.rows, lm.identity, answers.procedure, seconds, answers.notes)
