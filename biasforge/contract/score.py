@@ -36,7 +36,6 @@ from biasforge.contract.manifest import (
     verify_manifest,
     write_manifest,
 )
-from biasforge.contract.redact import public_path
 from biasforge.errors import InputError
 from biasforge.files import MANIFEST, overlap, write_json_atomic
 from biasforge.textfiles import read_bytes
@@ -104,9 +103,10 @@ def check_distinct(paths: Sequence[str | Path], what: str) -> None:
 def write_score_manifest(
     stage: Path, command: str, release: dict, models: list[str], options: dict, family: str
 ) -> dict[str, Any]:
-    """The manifest, written last: what was run (``command``, the ``models`` as given, no
-    path of this machine), on which release, with which options and package versions. The
-    ``family`` lets ``--overwrite`` replace only a score folder of the same family."""
+    """The manifest, written last: what was run (``command``, the ``models`` as the command
+    lists them, with no path of this machine: ``ModelSpec.listed``), on which release, with
+    which options and package versions. The ``family`` lets ``--overwrite`` replace only a
+    score folder of the same family."""
     return write_manifest(
         stage,
         KIND,
@@ -115,7 +115,7 @@ def write_score_manifest(
         family=family,
         dataset=release["path"],
         release=release,
-        models=[public_path(m) if Path(m).exists() else m for m in models],
+        models=list(models),
         options={
             **options,
             "dataset_sha256": release.get("sha256", ""),

@@ -28,7 +28,7 @@ from biasforge.errors import BiasforgeError, InputError
 from biasforge.files import staged_directory
 from biasforge.scoring.interface import ModelIdentity
 from biasforge.scoring.runner.folder import write_folder
-from biasforge.scoring.runner.models import free_name, resampling_of
+from biasforge.scoring.runner.lineup import free_name, resampling_of
 from biasforge.scoring.tasks import Results, Scored, ScoringTask, registered_tasks
 
 KNOWN = {f.name for f in fields(ModelIdentity)}
