@@ -18,7 +18,7 @@ import re
 import shutil
 import socket
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -159,15 +159,24 @@ def _every_file(folder: Path) -> list[str]:
     return sorted(found)
 
 
-def _manifest_of(folder: Path) -> dict[str, Any] | str:
-    """The manifest biasforge left in ``folder`` as a dict, or why there is none."""
-    try:
-        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return f"{MANIFEST} is missing"
-    except (OSError, ValueError) as exc:
-        return f"{MANIFEST} is unreadable: {exc}"
-    return data if isinstance(data, dict) else f"{MANIFEST} is not a JSON object"
+# How ``--overwrite`` reads the manifest of a folder it may replace: the contract's reader
+# (``biasforge.contract.manifest.Manifest``), handed down when the contract is imported, as the
+# family registry hands down its names. The contract builds on this module, so this module
+# never imports it, and never parses a manifest itself.
+_manifest_reader: Callable[[Path], Mapping[str, Any] | str] | None = None
+
+
+def use_manifest_reader(reader: Callable[[Path], Mapping[str, Any] | str]) -> None:
+    """Read folders' manifests with ``reader``: the manifest, or why there is none."""
+    global _manifest_reader
+    _manifest_reader = reader
+
+
+def _manifest_of(folder: Path) -> Mapping[str, Any] | str:
+    """The manifest biasforge left in ``folder``, or why there is none."""
+    if _manifest_reader is None:
+        raise RuntimeError("import biasforge.contract first: it reads manifests")
+    return _manifest_reader(folder)
 
 
 _BYTECODE = re.compile(r"(?:(.*)/)?__pycache__/([^/.]+)\.[^/]*\.pyc")
@@ -190,8 +199,8 @@ def replaceable_problem(
 
     It must be a directory with a manifest (of ``kind`` and ``family`` when given: a run of
     one family never replaces a run of another) that lists every file in it, each unchanged.
-    A user's own file inside, or an edited one, makes it theirs. This reads the manifest as
-    plain JSON, so this module needs nothing from the contract package (which builds on it).
+    A user's own file inside, or an edited one, makes it theirs. The manifest is read by the
+    contract's reader (``use_manifest_reader``).
     """
     if folder.is_symlink() or not folder.is_dir():
         return "is not a folder biasforge wrote (it is a file or a link)"

@@ -1,7 +1,7 @@
 """The inputs of a release: reviewed records from ``annotate pull``, or (explicitly) a run.
 
-Both are read through the contract (:mod:`biasforge.contract.reviewed`,
-:mod:`biasforge.contract.rundir`), which verifies them; only ``decision == "accept"`` rows of
+Both are read through the contract (:func:`biasforge.contract.folders.read_folder`, by the
+kind the folder's manifest names), which verifies them; only ``decision == "accept"`` rows of
 reviewed records are released. A
 curation run directory (``candidates.parquet``) is released only with ``--unreviewed``, so
 nobody publishes unreviewed machine output by accident. Rows are read as Arrow tables so the
@@ -17,11 +17,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from biasforge.contract.manifest import read_json_object
+from biasforge.contract.folders import read_folder
+from biasforge.contract.manifest import Manifest, read_json_object
 from biasforge.contract.redact import public_path
-from biasforge.contract.reviewed import AGREEMENT, REVIEWED, is_reviewed
-from biasforge.contract.reviewed import read_reviewed as contract_read_reviewed
-from biasforge.contract.rundir import CANDIDATES, STATS, is_run, read_run
+from biasforge.contract.reviewed import AGREEMENT, REVIEWED, Reviewed, is_reviewed
+from biasforge.contract.reviewed import KIND as REVIEWED_KIND
+from biasforge.contract.rundir import CANDIDATES, STATS, Run, is_run
+from biasforge.contract.rundir import KIND as RUN_KIND
 from biasforge.errors import BiasforgeError, InputError
 
 
@@ -32,7 +34,7 @@ class ReleaseInput:
     path: Path
     kind: str  # "reviewed" or "run"
     table: pa.Table  # the rows to release (accepted, or every candidate of a run)
-    manifest: dict[str, Any]
+    manifest: Manifest
     stats: dict[str, Any] = field(default_factory=dict)  # the curation run's stats.json
     agreement: dict[str, Any] | None = None
     decisions: dict[str, int] = field(default_factory=dict)  # reviewed: accept/reject/pending
@@ -66,10 +68,10 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return read_json_object(path) if path.is_file() else None
 
 
-def read_reviewed(path: Path) -> ReleaseInput:
+def _from_reviewed(reviewed: Reviewed) -> ReleaseInput:
     """Accepted rows of a verified reviewed-records folder; the run behind them comes from the
     manifest, which embeds the run's manifest and stats."""
-    reviewed = contract_read_reviewed(path)
+    path = reviewed.path
     stats = _read_json(path / STATS) or reviewed.run_stats
     return ReleaseInput(
         path=path,
@@ -79,13 +81,13 @@ def read_reviewed(path: Path) -> ReleaseInput:
         stats=stats,
         agreement=reviewed.agreement or None,
         decisions=reviewed.decisions,
-        source_sha256=reviewed.manifest["files"][REVIEWED],
+        source_sha256=reviewed.manifest.digest(REVIEWED),
         run_manifest=reviewed.run_manifest,
     )
 
 
-def read_candidates(path: Path) -> ReleaseInput:
-    run = read_run(path)  # verifies every file against the run's manifest
+def _from_run(run: Run) -> ReleaseInput:
+    path = run.path
     return ReleaseInput(
         path=path,
         kind="run",
@@ -93,7 +95,7 @@ def read_candidates(path: Path) -> ReleaseInput:
         manifest=run.manifest,
         stats=run.stats,
         agreement=_read_json(path / AGREEMENT),
-        source_sha256=run.manifest["files"][CANDIDATES],
+        source_sha256=run.manifest.digest(CANDIDATES),
     )
 
 
@@ -120,13 +122,19 @@ def read_input(path: str | Path, *, unreviewed: bool = False) -> ReleaseInput:
     """Read one input folder; a curation run needs ``unreviewed=True``."""
     path = Path(path)
     if is_reviewed(path):
-        return read_reviewed(path)
-    if is_run(path):
-        if not unreviewed:
-            raise BiasforgeError(
-                f"{path} is a curation run, not reviewed records: review it with "
-                "`biasforge annotate push/pull` first, or pass --unreviewed to release "
-                "its candidates as they are"
-            )
-        return read_candidates(path)
-    raise InputError(path, f"no {REVIEWED} (reviewed records) or {CANDIDATES} (curation run) found")
+        reviewed = read_folder(path, kind=REVIEWED_KIND)
+        assert isinstance(reviewed, Reviewed)
+        return _from_reviewed(reviewed)
+    if not is_run(path):
+        raise InputError(
+            path, f"no {REVIEWED} (reviewed records) or {CANDIDATES} (curation run) found"
+        )
+    if not unreviewed:
+        raise BiasforgeError(
+            f"{path} is a curation run, not reviewed records: review it with "
+            "`biasforge annotate push/pull` first, or pass --unreviewed to release "
+            "its candidates as they are"
+        )
+    run = read_folder(path, kind=RUN_KIND)
+    assert isinstance(run, Run)
+    return _from_run(run)

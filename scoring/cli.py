@@ -46,12 +46,14 @@ def task_command(task: ScoringTask) -> Any:
     parameters = [*LEADING, *own, *SHARED]
 
     def run(**values: Any) -> None:
+        from biasforge.scoring.model_spec import ModelSpec
         from biasforge.scoring.options import run_options
         from biasforge.scoring.runner import ScoreRequest, run_task
 
         options = run_options({p.name: values[p.name] for p in SHARED})
         settings = task.settings(options, **{p.name: values[p.name] for p in own})
-        request = ScoreRequest(values["dataset"], values["model"], values["out"], options)
+        models = [ModelSpec.parse(given) for given in values["model"]]
+        request = ScoreRequest(values["dataset"], models, values["out"], options)
         run_task(task, request, settings)
         typer.echo(f"wrote {values['out']}/report.md and {values['out']}/report.html")
 

@@ -82,11 +82,6 @@ def ensure_gemma(progress: bool = True) -> Path:
     return final
 
 
-def resolve(spec: str) -> str:
-    """Map the ``gemma3-270m`` alias to its converted local folder; other specs pass through."""
-    return str(ensure_gemma()) if spec.lower() in ALIASES else spec
-
-
 def is_alias(spec: str) -> bool:
     """Whether ``spec`` names the PyPI Gemma 3 270M."""
     return spec.lower() in ALIASES

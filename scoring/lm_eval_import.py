@@ -35,6 +35,7 @@ from biasforge.errors import BiasforgeError, InputError
 from biasforge.families import Family
 from biasforge.scoring.data import dataset_identity
 from biasforge.scoring.interface import Capability, FilledSentence, LanguageModel, ModelIdentity
+from biasforge.scoring.model_spec import ModelSpec
 from biasforge.scoring.runner import RunOptions, ScoreRequest, run_task, unique_names
 from biasforge.scoring.tasks import load_task
 from biasforge.textfiles import read_bytes
@@ -235,13 +236,14 @@ def import_lm_eval(
     task = load_task(reference)
     source = dataset_identity(dataset)
     runs = read_runs(folders, source, family.name)
-    names = unique_names([_public(run.spec) for run in runs])
+    names = unique_names([ModelSpec.parse(_public(run.spec)) for run in runs])
     replayed = dict(zip(names, runs, strict=True))
 
-    def models_from(models: list[str], _options: Any) -> Iterator[tuple[str, LanguageModel]]:
-        for name in models:
-            yield name, ReplayedLM(name, replayed[name])
+    def models_from(models: list[ModelSpec], _options: Any) -> Iterator[tuple[str, LanguageModel]]:
+        for model in models:
+            yield model.given, ReplayedLM(model.given, replayed[model.given])
 
-    request = ScoreRequest(dataset, names, out, options, tuple(map(Path, folders)))
+    listed = [ModelSpec.parse(name) for name in names]  # the manifest lists the models by name
+    request = ScoreRequest(dataset, listed, out, options, tuple(map(Path, folders)))
     run_task(task, request, task.settings(options), models_from=models_from)
     return family.name, out

@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from biasforge.contract.redact import public_source
 from biasforge.errors import BiasforgeError
 from biasforge.scoring.adapters.base import (
     ModelOptions,
@@ -24,6 +23,7 @@ from biasforge.scoring.adapters.causal import CausalLM
 from biasforge.scoring.adapters.masked import MaskedLM
 from biasforge.scoring.adapters.seq2seq import Seq2SeqLM
 from biasforge.scoring.interface import ModelIdentity
+from biasforge.scoring.model_spec import ModelSpec
 
 __all__ = ["KINDS", "REGISTRY", "KindSpec", "ModelOptions", "detect_kind", "load_model"]
 
@@ -72,12 +72,6 @@ def detect_kind(config: Any) -> str:
     return MaskedLM.kind if masked else CausalLM.kind
 
 
-def model_name(spec: str) -> str:
-    """Short display name: the folder name of a path, the hub id otherwise."""
-    path = Path(spec)
-    return path.name if path.exists() else spec
-
-
 def _first_line(exc: Exception) -> str:
     """The first line of a loader's error (some run over several), or its type's name."""
     text = str(exc).strip()
@@ -85,24 +79,24 @@ def _first_line(exc: Exception) -> str:
 
 
 def load_model(
-    spec: str, options: ModelOptions | None = None, name: str | None = None
+    spec: ModelSpec | str, options: ModelOptions | None = None, name: str | None = None
 ) -> TransformersLM:
     """Load a hub id or local path (or the ``gemma3-270m`` alias) as the right adapter,
-    named ``name`` (default: ``model_name(spec)``) in progress bars and errors."""
+    named ``name`` (default: ``spec.name``) in progress bars and errors. A string is parsed
+    here (the Python API); commands pass the spec they parsed from ``--model``."""
     import transformers
 
-    from biasforge.scoring import gemma
-
+    spec = ModelSpec.parse(spec) if isinstance(spec, str) else spec
     options = options or ModelOptions()
     if options.dtype == "auto":
         options = replace(options, dtype=resolve_dtype(options.dtype, options.device))
-    path = gemma.resolve(spec)
+    path = spec.location()
     try:
         config = transformers.AutoConfig.from_pretrained(path)
         tokenizer = transformers.AutoTokenizer.from_pretrained(path)
     except Exception as exc:  # a config value of the wrong type raises huggingface_hub's own
-        raise BiasforgeError(f"cannot load model {spec!r}: {_first_line(exc)}") from exc
-    check_tokenizer(spec, tokenizer)
+        raise BiasforgeError(f"cannot load model {spec.given!r}: {_first_line(exc)}") from exc
+    check_tokenizer(spec.given, tokenizer)
     kind = detect_kind(config) if options.kind == "auto" else options.kind
     if kind not in REGISTRY:
         raise BiasforgeError(f"unknown model kind {kind!r}; choose one of {', '.join(KINDS)}")
@@ -113,11 +107,11 @@ def load_model(
         )
     except Exception as exc:  # corrupt weights raise the loader's own types (SafetensorError…)
         raise BiasforgeError(
-            f"cannot load model {spec!r} as a {kind} model: {_first_line(exc)}"
+            f"cannot load model {spec.given!r} as a {kind} model: {_first_line(exc)}"
         ) from exc
     if not options.device_map:
         model.to(options.device)
-    adapter = entry.adapter(name or model_name(spec), model, tokenizer, options, path)
+    adapter = entry.adapter(name or spec.name, model, tokenizer, options, path)
     adapter.identity = model_identity(spec, adapter, config)
     return adapter
 
@@ -156,15 +150,15 @@ def placement(options: ModelOptions) -> dict[str, Any]:
     return kwargs
 
 
-def model_identity(spec: str, lm: TransformersLM, config: Any) -> ModelIdentity:
+def model_identity(spec: ModelSpec, lm: TransformersLM, config: Any) -> ModelIdentity:
     """Name, source, revision or weight sha256, dtype and quantisation of a loaded model."""
     from biasforge.scoring import gemma
 
     fields: dict[str, Any] = {}
-    if gemma.is_alias(spec):
+    if spec.kind == "alias":
         fields = gemma.identity_fields(lm.options.dtype)
-    elif Path(spec).is_dir():
-        fields = dict(zip(("sha256", "sha256_of"), weights_sha256(Path(spec)), strict=True))
+    elif spec.folder is not None:
+        fields = dict(zip(("sha256", "sha256_of"), weights_sha256(spec.folder), strict=True))
     revision = getattr(config, "_commit_hash", None)
     quantisation = getattr(config, "quantization_config", None)
     if isinstance(quantisation, dict):
@@ -175,7 +169,7 @@ def model_identity(spec: str, lm: TransformersLM, config: Any) -> ModelIdentity:
     )
     return ModelIdentity(
         name=lm.name,
-        source=public_source(spec),
+        source=spec.source,
         kind=lm.kind,
         dtype=lm.options.dtype,
         parameters=lm.parameter_count(),

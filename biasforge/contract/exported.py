@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from biasforge.contract.manifest import read_manifest
 from biasforge.errors import BiasforgeError, OutputExistsError
 from biasforge.files import (
     MANIFEST,
@@ -95,7 +96,7 @@ def folder_problem(out: Path, format: str, family: str) -> str | None:
     problem = replaceable_problem(out, KIND, family)
     if problem:
         return problem
-    found = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("format")
+    found = read_manifest(out, "export folder").get("format")
     return None if found == format else f"it holds {found!r}, not {format!r}"
 
 

@@ -16,13 +16,14 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from biasforge.contract.manifest import read_manifest
+from biasforge.contract.manifest import Manifest, read_manifest
 from biasforge.contract.release import KIND as RELEASE
-from biasforge.contract.release import read_release
+from biasforge.contract.release import Release, read_release
 from biasforge.contract.reviewed import KIND as REVIEWED
 from biasforge.contract.reviewed import REVIEWED as REVIEWED_FILE
-from biasforge.contract.reviewed import read_reviewed
-from biasforge.contract.rundir import CANDIDATES, read_run, read_table
+from biasforge.contract.reviewed import Reviewed, read_reviewed
+from biasforge.contract.rundir import CANDIDATES, Run, read_run, read_table
+from biasforge.contract.rundir import KIND as RUN
 from biasforge.errors import InputError
 from biasforge.files import MANIFEST
 
@@ -34,7 +35,7 @@ class Items:
     tables: dict[str, pa.Table]  # file (relative to ``root``) -> rows
     kind: str  # run, reviewed, release or file
     root: Path  # the folder holding the manifest (the file itself for a lone file)
-    manifest: dict[str, Any] = field(default_factory=dict)
+    manifest: Manifest | dict[str, Any] = field(default_factory=dict)  # none for a lone file
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -61,8 +62,8 @@ def _inside(root: Path, path: Path) -> str:
     return "" if path == root else path.relative_to(root).as_posix()
 
 
-def _release_tables(root: Path, path: Path, family: str | None) -> tuple[dict, dict]:
-    release = read_release(root, family)
+def _release_tables(release: Release, path: Path) -> dict[str, pa.Table]:
+    root = release.path
     wanted = _inside(root, path)
     files = {entry["file"]: release.configs[c] for c, entry in release.manifest["configs"].items()}
     chosen = {
@@ -72,7 +73,7 @@ def _release_tables(root: Path, path: Path, family: str | None) -> tuple[dict, d
     }
     if not chosen:
         raise InputError(path, "not one of the release's configs or files")
-    return chosen, release.manifest
+    return chosen
 
 
 def combined_sha256(digests: dict[str, str]) -> str:
@@ -102,14 +103,26 @@ def read_items(path: str | Path, family: str | None = None) -> Items:
         raise InputError(
             path, f"not a run, reviewed-records folder or release ({MANIFEST} is missing)"
         )
-    kind = read_manifest(root, "biasforge folder").get("kind")
-    if kind == RELEASE:
-        tables, manifest = _release_tables(root, path, family)
-        return Items(tables, kind, root, manifest)
-    if kind == REVIEWED:
-        reviewed = read_reviewed(root, family)
-        return Items({REVIEWED_FILE: reviewed.accepted}, kind, root, reviewed.manifest)
-    if kind == "run":
-        run = read_run(root, family)
-        return Items({CANDIDATES: run.table}, kind, root, run.manifest)
-    raise InputError(root / MANIFEST, f"kind {kind!r} holds no items to read")
+    folder = read_folder(root, family)
+    if isinstance(folder, Release):
+        return Items(_release_tables(folder, path), RELEASE, root, folder.manifest)
+    if isinstance(folder, Reviewed):
+        return Items({REVIEWED_FILE: folder.accepted}, REVIEWED, root, folder.manifest)
+    return Items({CANDIDATES: folder.table}, RUN, root, folder.manifest)
+
+
+#: the folders that hold items, by the kind their manifest names, and the reader of each
+READERS = {RUN: read_run, REVIEWED: read_reviewed, RELEASE: read_release}
+
+
+def read_folder(
+    root: str | Path, family: str | None = None, kind: str | None = None
+) -> Run | Reviewed | Release:
+    """The folder at ``root`` read by the verifying reader of ``kind``, by default the kind its
+    manifest names (the one dispatch on folder kinds); another kind (a score folder) is
+    refused, and so is a manifest naming another kind than ``kind``."""
+    root = Path(root)
+    kind = kind or read_manifest(root, "biasforge folder").kind
+    if kind not in READERS:
+        raise InputError(root / MANIFEST, f"kind {kind!r} holds no items to read")
+    return READERS[kind](root, family)

@@ -24,7 +24,7 @@ from typing import Any
 import pyarrow as pa
 
 from biasforge.errors import InputError
-from biasforge.files import MANIFEST, sha256_file, write_json_atomic
+from biasforge.files import MANIFEST, sha256_file, use_manifest_reader, write_json_atomic
 from biasforge.textfiles import read_bytes
 
 # Files whose bytes are data: each one present in a folder must be covered by the manifest.
@@ -91,6 +91,50 @@ def write_manifest(
     return manifest
 
 
+class Manifest(dict[str, Any]):
+    """A folder's ``manifest.json``, read once, with what readers ask of it.
+
+    It stays the JSON object as written (a ``dict``): reviewed records embed their run's
+    manifest and releases their inputs' as they were, and the bytes written must not change.
+    The accessors are what the stages use instead of reaching into the JSON; once returned by
+    :func:`verify_manifest`, every file in :attr:`files` holds the bytes it was written with.
+    """
+
+    def __init__(self, data: dict[str, Any], folder: Path, identity_file: str | None = None):
+        super().__init__(data)
+        self.folder = folder
+        self.identity_file = identity_file  # the data file that tells two folders apart
+
+    @property
+    def kind(self) -> str | None:
+        """run, reviewed, release, score or export: which writer made the folder."""
+        found = self.get("kind")
+        return found if isinstance(found, str) else None
+
+    @property
+    def family(self) -> str | None:
+        found = self.get("family")
+        return found if isinstance(found, str) else None
+
+    @property
+    def files(self) -> dict[str, str]:
+        """Every listed file (relative to the folder) and its sha256; empty when malformed."""
+        found = self.get("files")
+        return found if isinstance(found, dict) else {}
+
+    def digest(self, name: str) -> str:
+        """The sha256 the manifest lists for ``name``; one clear error when it lists none."""
+        if name not in self.files:
+            raise InputError(self.folder / MANIFEST, f"does not list {name}")
+        return self.files[name]
+
+    @property
+    def identity(self) -> str | None:
+        """What tells two folders of this kind apart: the sha256 of their data file (a run's
+        candidates, reviewed records' rows), None when the kind names none or it is unlisted."""
+        return self.files.get(self.identity_file) if self.identity_file else None
+
+
 def read_json_object(path: Path) -> dict[str, Any]:
     """A JSON object from ``path``; one clear error when it is not one."""
     try:
@@ -104,12 +148,26 @@ def read_json_object(path: Path) -> dict[str, Any]:
     return data
 
 
-def read_manifest(folder: str | Path, what: str) -> dict[str, Any]:
-    """Parse ``folder/manifest.json``; one clear error when it is missing or not an object."""
+def read_manifest(folder: str | Path, what: str, identity_file: str | None = None) -> Manifest:
+    """Parse ``folder/manifest.json`` (not verified: :func:`verify_manifest` checks the files
+    too); one clear error when it is missing or not an object."""
     path = Path(folder) / MANIFEST
     if not path.is_file():
         raise InputError(folder, f"incomplete {what}: {MANIFEST} is missing")
-    return read_json_object(path)
+    return Manifest(read_json_object(path), Path(folder), identity_file)
+
+
+def manifest_or_problem(folder: Path) -> Manifest | str:
+    """The manifest in ``folder`` (not verified), or why there is none: what deciding whether
+    ``--overwrite`` may replace a folder needs (handed to :mod:`biasforge.files`)."""
+    try:
+        return read_manifest(folder, "folder")
+    except InputError as exc:
+        missing = not (folder / MANIFEST).is_file()
+        return f"{MANIFEST} is missing" if missing else f"{MANIFEST} is unreadable: {exc}"
+
+
+use_manifest_reader(manifest_or_problem)
 
 
 def _outside(name: str) -> bool:
@@ -118,7 +176,7 @@ def _outside(name: str) -> bool:
     return path.is_absolute() or ".." in path.parts or "\\" in name or ":" in name
 
 
-def _check_identity(path: Path, manifest: dict[str, Any], kind: str | None, family: str | None):
+def _check_identity(path: Path, manifest: Manifest, kind: str | None, family: str | None):
     """The manifest says what the folder is: the reader's ``kind`` and a registered family."""
     found = manifest.get("kind")
     if kind is not None and found != kind:
@@ -140,8 +198,10 @@ def verify_manifest(
     *,
     kind: str | None = None,
     family: str | None = None,
-) -> dict[str, Any]:
-    """Read the manifest and check the folder against it; return the manifest.
+    identity_file: str | None = None,
+) -> Manifest:
+    """Read the manifest and check the folder against it; return the manifest (whose
+    :attr:`~Manifest.identity` is the sha256 of ``identity_file``).
 
     Refused: a manifest of another ``kind`` (when given), naming an unregistered family or
     another ``family`` than expected; one without a non-empty ``files`` object, or listing a
@@ -149,7 +209,7 @@ def verify_manifest(
     manifest does not list; a listed file that is missing or whose sha256 differs.
     """
     folder = Path(folder)
-    manifest = read_manifest(folder, what)
+    manifest = read_manifest(folder, what, identity_file)
     path = folder / MANIFEST
     _check_identity(path, manifest, kind, family)
     files = manifest.get("files")

@@ -77,14 +77,6 @@ def public_path(path: str | Path) -> str:
     return path.name
 
 
-def public_source(spec: str) -> str:
-    """How reports name where a model came from (issue 27): the hub id or alias as given, or
-    for a local folder its name alone, never a path of this machine (the weights' sha256
-    says which checkpoint it was)."""
-    path = Path(spec)
-    return f"local folder {path.resolve().name}" if path.exists() else spec
-
-
 def is_public_path(text: str) -> bool:
     """False for text that names an absolute path under this user's home or temp folders."""
     private = [str(Path.home()), os.environ.get("TMPDIR", "/tmp")]

@@ -16,7 +16,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from biasforge.contract.manifest import check_records_family, verify_manifest, write_manifest
+from biasforge.contract.manifest import (
+    Manifest,
+    check_records_family,
+    verify_manifest,
+    write_manifest,
+)
 from biasforge.contract.rundir import read_table
 from biasforge.errors import InputError
 from biasforge.files import MANIFEST, write_text_atomic
@@ -53,7 +58,7 @@ def write_release(
     return write_manifest(stage, KIND, packages=RELEASE_PACKAGES, configs=listing, **fields)
 
 
-def verify_release(path: str | Path, family: str | None = None) -> dict[str, Any]:
+def verify_release(path: str | Path, family: str | None = None) -> Manifest:
     """Check a release folder against its manifest (kind, family, every file); the manifest."""
     path = Path(path)
     if not (path / MANIFEST).is_file():
@@ -66,7 +71,7 @@ class Release:
     """A release read back and verified: its manifest and each config's rows."""
 
     path: Path
-    manifest: dict[str, Any]
+    manifest: Manifest
     configs: dict[str, pa.Table]
 
     @property
@@ -84,7 +89,7 @@ def read_release(path: str | Path, family: str | None = None) -> Release:
     configs = {}
     for config, entry in listed.items():
         name = entry.get("file") if isinstance(entry, dict) else None
-        if name not in manifest["files"]:
+        if name not in manifest.files:
             raise InputError(path / MANIFEST, f"config {config!r} names no listed file")
         configs[str(config)] = read_table(path / name)
     check_records_family(path, manifest, *configs.values())

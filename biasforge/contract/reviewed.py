@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from biasforge.contract.manifest import (
+    Manifest,
     check_records_family,
     read_json_object,
     verify_manifest,
@@ -71,7 +72,7 @@ class Reviewed:
 
     path: Path
     table: pa.Table  # every record with its ``decision``
-    manifest: dict[str, Any]
+    manifest: Manifest  # its identity: the sha256 of reviewed.parquet
     agreement: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -102,7 +103,12 @@ def read_reviewed(path: str | Path, family: str | None = None) -> Reviewed:
     """A verified reviewed-records folder; refused when a file changed or one is missing."""
     path = Path(path)
     manifest = verify_manifest(
-        path, "reviewed-records folder", required=(REVIEWED,), kind=KIND, family=family
+        path,
+        "reviewed-records folder",
+        required=(REVIEWED,),
+        kind=KIND,
+        family=family,
+        identity_file=REVIEWED,
     )
     table = read_table(path / REVIEWED)
     check_records_family(path, manifest, table)

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from biasforge.contract.manifest import (
+    Manifest,
     check_records_family,
     read_json_object,
     verify_manifest,
@@ -35,6 +36,7 @@ from biasforge.files import (
     write_text_atomic,
 )
 
+KIND = "run"
 CANDIDATES = "candidates.parquet"
 REJECTED = "rejected.parquet"
 STATS = "stats.json"
@@ -146,7 +148,7 @@ class RunWriter:
 def check_run_out(out: str | Path, family: str, overwrite: bool = False) -> None:
     """Refuse ``out`` before a pipeline starts when its run could not be written there: it
     exists and ``overwrite`` is not set, or it is not a run of ``family`` biasforge wrote."""
-    check_replaceable(out, overwrite=overwrite, kind="run", family=family)
+    check_replaceable(out, overwrite=overwrite, kind=KIND, family=family)
 
 
 @contextlib.contextmanager
@@ -165,7 +167,7 @@ def run_writer(
     names the record and column.
     """
     rejected_schema = schema.arrow.append(pa.field("reasons", pa.list_(pa.string())))
-    with staged_directory(out, overwrite=overwrite, kind="run", family=schema.family) as stage:
+    with staged_directory(out, overwrite=overwrite, kind=KIND, family=schema.family) as stage:
         writer = RunWriter(
             stage,
             ParquetRows(stage / CANDIDATES, schema.arrow, check=schema),
@@ -180,7 +182,7 @@ def run_writer(
             raise BiasforgeError("a run writer ended without stats and report (a pipeline bug)")
         write_manifest(
             stage,
-            "run",
+            KIND,
             family=schema.family,
             config=config,
             inputs=inputs,
@@ -220,17 +222,17 @@ class Run:
     table: pa.Table  # the candidates with their exact column types
     rejected: pd.DataFrame
     stats: dict[str, Any]
-    manifest: dict[str, Any]
+    manifest: Manifest  # its identity: the sha256 of the candidates
 
     @property
     def candidates(self) -> pd.DataFrame:
         return self.table.to_pandas()
 
 
-def run_identity(manifest: dict[str, Any]) -> str | None:
-    """What tells two runs apart: the checksum of their candidates, from the run manifest."""
-    files = manifest.get("files")
-    return files.get(CANDIDATES) if isinstance(files, dict) else None
+def run_identity(manifest: Manifest) -> str | None:
+    """What tells two runs apart: the checksum of their candidates (``Run.manifest.identity``;
+    kept for the annotation stage's callers)."""
+    return manifest.identity
 
 
 def is_run(path: str | Path) -> bool:
@@ -243,7 +245,14 @@ def read_run(path: str | Path, family: str | None = None) -> Run:
     path = Path(path)
     if not path.is_dir():
         raise InputError(path, "not a run directory (no such folder)")
-    manifest = verify_manifest(path, "run directory", required=RUN_FILES, kind="run", family=family)
+    manifest = verify_manifest(
+        path,
+        "run directory",
+        required=RUN_FILES,
+        kind=KIND,
+        family=family,
+        identity_file=CANDIDATES,
+    )
     table, rejected = read_table(path / CANDIDATES), read_table(path / REJECTED)
     check_records_family(path, manifest, table, rejected)
     return Run(

@@ -30,10 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from biasforge.contract.manifest import read_manifest, verify_manifest, write_manifest
-from biasforge.contract.redact import public_path
+from biasforge.contract.manifest import (
+    read_json_object,
+    read_manifest,
+    verify_manifest,
+    write_manifest,
+)
 from biasforge.errors import InputError
-from biasforge.files import MANIFEST, overlap
+from biasforge.files import MANIFEST, overlap, write_json_atomic
 from biasforge.textfiles import read_bytes
 
 KIND = "score"
@@ -99,9 +103,10 @@ def check_distinct(paths: Sequence[str | Path], what: str) -> None:
 def write_score_manifest(
     stage: Path, command: str, release: dict, models: list[str], options: dict, family: str
 ) -> dict[str, Any]:
-    """The manifest, written last: what was run (``command``, the ``models`` as given, no
-    path of this machine), on which release, with which options and package versions. The
-    ``family`` lets ``--overwrite`` replace only a score folder of the same family."""
+    """The manifest, written last: what was run (``command``, the ``models`` as the command
+    lists them, with no path of this machine: ``ModelSpec.listed``), on which release, with
+    which options and package versions. The ``family`` lets ``--overwrite`` replace only a
+    score folder of the same family."""
     return write_manifest(
         stage,
         KIND,
@@ -110,7 +115,7 @@ def write_score_manifest(
         family=family,
         dataset=release["path"],
         release=release,
-        models=[public_path(m) if Path(m).exists() else m for m in models],
+        models=list(models),
         options={
             **options,
             "dataset_sha256": release.get("sha256", ""),
@@ -166,6 +171,17 @@ def enclosing_score_folder(path: str | Path) -> ScoreFolder | None:
         if (folder / MANIFEST).is_file() and read_manifest(folder, "folder").get("kind") == KIND:
             return read_score_folder(folder)
     return None
+
+
+def write_model_identity(folder: Path, identity: dict[str, Any]) -> None:
+    """A per-model folder's ``identity.json``: the model's identity and procedure."""
+    write_json_atomic(folder / IDENTITY, identity)
+
+
+def read_model_identity(folder: Path) -> dict[str, Any]:
+    """A per-model folder's ``identity.json`` (checked by its score folder's manifest when
+    that folder was read); one clear error when it is not a JSON object."""
+    return read_json_object(folder / IDENTITY)
 
 
 def _model_list(path: Path) -> list[dict]:

@@ -10,8 +10,8 @@ manifest of the score-folder contract (``biasforge.contract.score``). ``score me
 again, by the same code, as one run of all the models would have.
 """
 
+from biasforge.scoring.runner.lineup import RunOptions, each_model, unique_names
 from biasforge.scoring.runner.merge import merge
-from biasforge.scoring.runner.models import RunOptions, each_model, unique_names
 from biasforge.scoring.runner.run import ScoreRequest, run_task
 
 __all__ = ["RunOptions", "ScoreRequest", "each_model", "merge", "run_task", "unique_names"]

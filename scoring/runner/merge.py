@@ -11,18 +11,24 @@ command's name among the tasks the registered families declare.
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
-from biasforge.contract.score import IDENTITY, ScoreFolder, check_combinable, read_score_folder
+from biasforge.contract.score import (
+    IDENTITY,
+    ScoreFolder,
+    check_combinable,
+    read_model_identity,
+    read_score_folder,
+    write_model_identity,
+)
 from biasforge.errors import BiasforgeError, InputError
-from biasforge.files import staged_directory, write_json_atomic
+from biasforge.files import staged_directory
 from biasforge.scoring.interface import ModelIdentity
 from biasforge.scoring.runner.folder import write_folder
-from biasforge.scoring.runner.models import free_name, resampling_of
+from biasforge.scoring.runner.lineup import free_name, resampling_of
 from biasforge.scoring.tasks import Results, Scored, ScoringTask, registered_tasks
 
 KNOWN = {f.name for f in fields(ModelIdentity)}
@@ -90,9 +96,9 @@ def _model_folder(task: ScoringTask, source: Path, target: Path, name: str):
         )
     rows = task.read_rows(source / task.per_item)
     shutil.copytree(source, target)
-    identity = json.loads((target / IDENTITY).read_text(encoding="utf-8"))
+    identity = read_model_identity(target)
     if identity.get("name") != name:
-        write_json_atomic(target / IDENTITY, {**identity, "name": name})
+        write_model_identity(target, {**identity, "name": name})
     return rows, identity
 
 

@@ -10,12 +10,13 @@ from typing import Any
 
 import pandas as pd
 
-from biasforge.contract.score import IDENTITY
-from biasforge.files import staged_directory, write_json_atomic
+from biasforge.contract.score import write_model_identity
+from biasforge.files import staged_directory
 from biasforge.scoring.data import dataset_identity, load_items
 from biasforge.scoring.interface import LanguageModel
+from biasforge.scoring.model_spec import ModelSpec
 from biasforge.scoring.runner.folder import write_folder
-from biasforge.scoring.runner.models import RunOptions, each_model
+from biasforge.scoring.runner.lineup import RunOptions, each_model
 from biasforge.scoring.tasks import Results, Scored, ScoringTask
 
 
@@ -25,7 +26,7 @@ class ScoreRequest:
     shared options; ``inputs``: other files or folders the command reads (never written over)."""
 
     dataset: str
-    models: list[str]
+    models: list[ModelSpec]  # parsed once from --model
     out: Path
     options: RunOptions
     inputs: tuple[Path, ...] = ()
@@ -54,7 +55,7 @@ def run_task(
         }
         run = {**options.manifest(), **task.run_options(settings, items)}
         results = Results(source, items, scored, options.resampling, run, stage)
-        write_folder(task, results, request.models, started)
+        write_folder(task, results, [m.listed for m in request.models], started)
     return request.out
 
 
@@ -68,6 +69,6 @@ def _score(
     answers = task.score(lm, items, settings, folder)
     if task.per_model:
         answers.rows.to_csv(folder / task.per_item, index=False)
-        write_json_atomic(folder / IDENTITY, {**asdict(lm.identity), **answers.procedure})
+        write_model_identity(folder, {**asdict(lm.identity), **answers.procedure})
     seconds = time.time() - began
     return Scored(answers.rows, lm.identity, answers.procedure, seconds, answers.notes)

@@ -15,9 +15,35 @@ from biasforge.scoring.interface import (
     MaskedRead,
     Slot,
 )
+from biasforge.scoring.model_spec import ModelSpec
 from biasforge.scoring.models import KINDS, REGISTRY, ModelOptions, detect_kind, load_model
 from biasforge.scoring.tasks.stereoset import score_intrasentence
 from tests.scoring.conftest import stereoset_items
+
+
+def test_a_model_spec_says_once_what_was_given(tmp_path, monkeypatch):
+    """--model is parsed once: what it is, its short name, how reports and the manifest name it
+    (never a path of this machine), and which folder's weights are hashed."""
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    local = ModelSpec.parse(str(folder))
+    assert (local.kind, local.name, local.folder) == ("local", "ckpt", folder)
+    assert (local.source, local.listed) == ("local folder ckpt", "ckpt")
+    monkeypatch.chdir(tmp_path)
+    assert ModelSpec.parse("./ckpt").listed == "ckpt"  # relative: as given
+    hub = ModelSpec.parse("org/not-here")
+    assert (hub.kind, hub.name, hub.source, hub.listed, hub.folder) == (
+        "hub",
+        "org/not-here",
+        "org/not-here",
+        "org/not-here",
+        None,
+    )
+    (tmp_path / "gemma3-270m").mkdir()
+    alias = ModelSpec.parse("gemma3-270m")  # the alias wins over a folder of its name
+    assert (alias.kind, alias.folder, alias.source) == ("alias", None, "gemma3-270m")
 
 
 def test_length_batches_respect_budget_and_sort():

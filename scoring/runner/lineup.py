@@ -1,5 +1,6 @@
-"""The models of a run: the options every command shares, file-safe distinct names, and loading
-the models one at a time."""
+"""The lineup of a run: the options every command shares, the models' file-safe distinct names,
+and loading the models one at a time (named apart from ``biasforge.scoring.models``, the
+loader of one checkpoint)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
 from biasforge.scoring.interface import LanguageModel
-from biasforge.scoring.models import ModelOptions, load_model, model_name
+from biasforge.scoring.model_spec import ModelSpec
+from biasforge.scoring.models import ModelOptions, load_model
 from biasforge.scoring.uncertainty import Resampling
 
 
@@ -40,11 +42,11 @@ def resampling_of(options: dict) -> Resampling:
     )
 
 
-def unique_names(models: list[str]) -> list[str]:
+def unique_names(models: list[ModelSpec]) -> list[str]:
     """Short, file-safe, distinct names for the models (a repeated model gets -2, -3 …)."""
     names: list[str] = []
     for spec in models:
-        base = "".join(c if c.isalnum() or c in "-_." else "_" for c in model_name(spec))
+        base = "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.name)
         names.append(free_name(base or "model", names))
     return names
 
@@ -59,7 +61,9 @@ def free_name(name: str, taken) -> str:
     return free
 
 
-def each_model(models: list[str], options: ModelOptions) -> Iterator[tuple[str, LanguageModel]]:
+def each_model(
+    models: list[ModelSpec], options: ModelOptions
+) -> Iterator[tuple[str, LanguageModel]]:
     """(name, model) one at a time; each model's weights are freed before the next loads."""
     for spec, name in zip(models, unique_names(models), strict=True):
         lm = load_model(spec, options, name)
