@@ -9,6 +9,18 @@ Azpillaga Rivera (2021), French new, and any folder a user writes.
 :class:`~biasforge.contract.rundir.RunResult`; ``biasforge curate becpro`` is a thin layer over it.
 """
 
-from biasforge.curation.becpro.pipeline import Options, curate
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["Options", "curate"]
+
+
+def __getattr__(name: str) -> Any:
+    """The pipeline's entry points, imported when first asked for: the command (built from
+    ``.options`` when ``biasforge`` starts) needs none of the pipeline's dependencies."""
+    if name in __all__:
+        from biasforge.curation.becpro import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

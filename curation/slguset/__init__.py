@@ -5,6 +5,18 @@ mined from a corpus by a datatrove pipeline.
 same steps run on a cluster.
 """
 
-from biasforge.curation.slguset.pipeline import Options, curate
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["Options", "curate"]
+
+
+def __getattr__(name: str) -> Any:
+    """The pipeline's entry points, imported when first asked for: the command (built from
+    ``.options`` when ``biasforge`` starts) needs none of the pipeline's dependencies."""
+    if name in __all__:
+        from biasforge.curation.slguset import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,6 +7,18 @@ send and cost without sending anything. ``biasforge curate stereoset`` is a thin
 both; see this folder's README.md for the steps.
 """
 
-from biasforge.curation.stereoset.pipeline import DryRun, Options, curate, dry_run
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["DryRun", "Options", "curate", "dry_run"]
+
+
+def __getattr__(name: str) -> Any:
+    """The pipeline's entry points, imported when first asked for: the command (built from
+    ``.options`` when ``biasforge`` starts) needs none of the pipeline's dependencies."""
+    if name in __all__:
+        from biasforge.curation.stereoset import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,22 +27,22 @@ from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.curation.checks import CheckResult, CheckStats, run_checks
 from biasforge.curation.stereoset import adapt, align, audit
+from biasforge.curation.stereoset.options import Options
 from biasforge.curation.stereoset.report import render_report
 from biasforge.curation.stereoset.schema import COLUMNS, SCHEMA
-from biasforge.curation.stereoset.source import BUNDLED_SAMPLE, load_source
+from biasforge.curation.stereoset.source import load_source
 from biasforge.curation.translation.base import Translator
 from biasforge.curation.translation.engines import (
     quota_note,
 )
 from biasforge.curation.translation.runner import (
-    DEFAULT_PRICE_PER_MILLION,
     Outcome,
     Plan,
     RunStats,
     Unit,
     plan_for,
 )
-from biasforge.curation.translation.settings import Engine, TranslationSettings
+from biasforge.curation.translation.settings import Engine
 from biasforge.errors import BiasforgeError
 from biasforge.files import stable_id
 from biasforge.translation_memory import TranslationMemory
@@ -50,23 +50,6 @@ from biasforge.translation_memory import TranslationMemory
 FAMILY = "stereoset"
 #: StereoSet's own language, the default ``Options.source_lang``
 SOURCE_LANG = "en"
-
-
-@dataclass(frozen=True)
-class Options(TranslationSettings):
-    """Everything one StereoSet run depends on: the shared translation settings (languages,
-    engine, glossary, memory, retries) plus StereoSet's own."""
-
-    #: official JSON, flattened JSONL or a hub id; default: the bundled 205-item sample
-    source: str = str(BUNDLED_SAMPLE)
-    hf_split: str = "validation"
-    limit: int | None = None
-    #: TSV ``attribute<TAB>synonym[<TAB>target]``: extra items with one attribute replaced
-    synonyms: Path | None = None
-    #: TSV of words with no exact translation; None: the bundled one
-    lexicon: Path | None = None
-    price_per_million: float = DEFAULT_PRICE_PER_MILLION
-    progress: bool = True
 
 
 @dataclass
