@@ -76,6 +76,21 @@ def encoding_option(files: str) -> Any:
     return Annotated[str, typer.Option(callback=encoding, help=f"{ENCODING_HELP} ({files})")]
 
 
+def lazy_pipeline(package: str, names: list[str]) -> Callable[[str], Any]:
+    """A family package's ``__getattr__``: its ``names`` come from ``package.pipeline`` when
+    first asked for, so building the command from ``package.options`` when ``biasforge``
+    starts loads none of the pipeline's dependencies (datatrove, for SlguSet)."""
+
+    def attribute(name: str) -> Any:
+        if name in names:
+            import importlib
+
+            return getattr(importlib.import_module(f"{package}.pipeline"), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return attribute
+
+
 # -- the command built from a family's options ------------------------------------------------
 def option_fields(options: type) -> list[inspect.Parameter]:
     """The fields of the dataclass ``options`` that are command-line options (those whose

@@ -11,16 +11,8 @@ Azpillaga Rivera (2021), French new, and any folder a user writes.
 
 from __future__ import annotations
 
-from typing import Any
+from biasforge.curation.options import lazy_pipeline
 
 __all__ = ["Options", "curate"]
 
-
-def __getattr__(name: str) -> Any:
-    """The pipeline's entry points, imported when first asked for: the command (built from
-    ``.options`` when ``biasforge`` starts) needs none of the pipeline's dependencies."""
-    if name in __all__:
-        from biasforge.curation.becpro import pipeline
-
-        return getattr(pipeline, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_pipeline(__name__, __all__)

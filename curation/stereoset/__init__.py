@@ -9,16 +9,8 @@ both; see this folder's README.md for the steps.
 
 from __future__ import annotations
 
-from typing import Any
+from biasforge.curation.options import lazy_pipeline
 
 __all__ = ["DryRun", "Options", "curate", "dry_run"]
 
-
-def __getattr__(name: str) -> Any:
-    """The pipeline's entry points, imported when first asked for: the command (built from
-    ``.options`` when ``biasforge`` starts) needs none of the pipeline's dependencies."""
-    if name in __all__:
-        from biasforge.curation.stereoset import pipeline
-
-        return getattr(pipeline, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_pipeline(__name__, __all__)
