@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 
@@ -13,6 +13,9 @@ from biasforge import families
 from biasforge.contract.release import CHANGELOG
 from biasforge.families.base import FormatOption
 from biasforge.files import MANIFEST
+
+if TYPE_CHECKING:
+    from biasforge.exports.release import ReleaseResult
 
 app = typer.Typer(
     help="Release reviewed items and convert them to other tools' formats.", no_args_is_help=True
@@ -85,16 +88,21 @@ def release(
         hub_repo=push_to_hub,
         exclude_changed=exclude_changed,
     )
-    configs = ", ".join(f"{c}: {n}" for c, n in result.configs.items())
-    changes = ", ".join(f"{k} {v}" for k, v in result.changes.items())
-    since = f"since {result.previous}" if result.previous else "first release"
     if result.already_existed:
         typer.echo(
             f"{result.name} {result.version} already released with these records: {result.path}"
         )
-        if push_to_hub:
-            _push(result.path, push_to_hub, private)
-        return
+    else:
+        _say_released(result)
+    if push_to_hub:
+        _push(result.path, push_to_hub, private)
+
+
+def _say_released(result: ReleaseResult) -> None:
+    """What a new release holds and what changed (and which records were left out)."""
+    configs = ", ".join(f"{c}: {n}" for c, n in result.configs.items())
+    changes = ", ".join(f"{k} {v}" for k, v in result.changes.items())
+    since = f"since {result.previous}" if result.previous else "first release"
     typer.echo(f"released {result.name} {result.version} -> {result.path} ({configs})")
     typer.echo(f"changes ({since}): {changes}; see {result.path / CHANGELOG}")
     if result.skipped:
@@ -102,8 +110,6 @@ def release(
             f"left out {len({s['record'] for s in result.skipped})} invalid record(s); "
             f"see {result.path / MANIFEST}"
         )
-    if push_to_hub:
-        _push(result.path, push_to_hub, private)
 
 
 def _push(path: Path, repo: str, private: bool) -> None:

@@ -9,6 +9,10 @@ Azpillaga Rivera (2021), French new, and any folder a user writes.
 :class:`~biasforge.contract.rundir.RunResult`; ``biasforge curate becpro`` is a thin layer over it.
 """
 
-from biasforge.curation.becpro.pipeline import Options, curate
+from __future__ import annotations
+
+from biasforge.curation.options import lazy_pipeline
 
 __all__ = ["Options", "curate"]
+
+__getattr__ = lazy_pipeline(__name__, __all__)

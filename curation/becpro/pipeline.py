@@ -6,7 +6,6 @@ Entry point: ``curate(Options(lang="es", variant="without_articles"), out)``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,37 +22,10 @@ from biasforge.curation.becpro.lexicon import (
     language_folder,
     load_language,
 )
+from biasforge.curation.becpro.options import Options
 from biasforge.curation.checks import CheckResult, run_checks
 from biasforge.curation.report import crosstab_md, examples_md, rules_md
 from biasforge.errors import BiasforgeError
-
-
-@dataclass(frozen=True)
-class Options:
-    """Everything one BEC-Pro run depends on (the run's config is derived from it)."""
-
-    #: a language of the lexicon (``en``, ``de``…) or the path of a language folder (``./it``)
-    lang: str = "en"
-    #: one of the language's variants (language.toml); None: its first
-    variant: str | None = None
-    #: folder of language folders and the profession list; None: the bundled lexicon
-    lexicon: Path | None = None
-    #: encoding of the user's files (the bundled lexicon is UTF-8)
-    encoding: str = "utf-8"
-
-    def language(self) -> Language:
-        return load_language(self.lang, self.lexicon, self.encoding)
-
-    def resolved_variant(self, language: Language | None = None) -> str:
-        """The variant to build, checked against the language (a one-line error otherwise)."""
-        variants = (language or self.language()).grammar.variants
-        variant = self.variant or variants[0]
-        if variant not in variants:
-            raise BiasforgeError(
-                f"language {self.lang!r} has no variant {variant!r}; "
-                f"choose one of {', '.join(variants)}"
-            )
-        return variant
 
 
 def source_language(options: Options) -> Language | None:

@@ -1,52 +1,21 @@
-"""``biasforge curate crowspairs``: a thin layer over :func:`biasforge.curation.crowspairs.curate`."""
+"""``biasforge curate crowspairs``: built from
+:class:`~biasforge.curation.crowspairs.options.Options` over
+:func:`biasforge.curation.crowspairs.curate`."""
 
 from __future__ import annotations
-
-from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from biasforge.contract.rundir import CANDIDATES, REPORT
-from biasforge.curation.commands import options as check
+from biasforge.curation import options as common
+from biasforge.curation.crowspairs.options import Options
 
 
-def crowspairs(
-    out: check.Out,
-    lang: check.Lang = "fr",
-    source_lang: check.SourceLang = "en",
-    source: Annotated[
-        Path | None,
-        typer.Option(help="CrowS-Pairs CSV/TSV, original or revised layout (default: sample)"),
-    ] = None,
-    limit: check.Limit = None,
-    encoding: check.encoding_option("--source, --group-words, --glossary") = "utf-8",
-    group_words: Annotated[
-        Path | None, typer.Option(help="TSV 'bias_type<TAB>words' (default: bundled)")
-    ] = None,
-    server_url: check.ServerUrl = None,
-    formality: check.Formality = None,
-    glossary: check.Glossary = None,
-    memory: check.Memory = None,
-    overwrite: check.Overwrite = False,
-) -> None:
+def run(options: Options, out: common.Out, overwrite: common.Overwrite = False) -> None:
     """CrowS-Pairs minimal pairs: audit (Blodgett et al. 2021 as flags), DeepL + memory with
     the differing words tagged, minimal-pair checks. --lang en: the English baseline."""
-    from biasforge.curation.crowspairs import Options, curate
-    from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE
+    from biasforge.curation.crowspairs import curate
 
-    options = Options(
-        lang=lang,
-        source_lang=source_lang,
-        source=str(source or BUNDLED_SAMPLE),
-        limit=limit,
-        group_words=group_words,
-        encoding=encoding,
-        server_url=server_url,
-        formality=formality,
-        glossary=glossary,
-        memory=memory,
-    )
     stats = curate(options, out, overwrite=overwrite).stats
     t = stats["translation"]
     sent = (
@@ -59,3 +28,6 @@ def crowspairs(
         f"flagged for review), {stats['rejected']} rejected; {sent} -> {out / CANDIDATES}, "
         f"report: {out / REPORT}"
     )
+
+
+crowspairs = common.curate_command(Options, run)

@@ -1,4 +1,6 @@
-"""``biasforge curate stereoset``: a thin layer over :func:`biasforge.curation.stereoset.curate`."""
+"""``biasforge curate stereoset``: built from
+:class:`~biasforge.curation.stereoset.options.Options` over
+:func:`biasforge.curation.stereoset.curate` and its ``dry_run``."""
 
 from __future__ import annotations
 
@@ -8,84 +10,27 @@ from typing import Annotated
 import typer
 
 from biasforge.contract.rundir import CANDIDATES, REPORT
-from biasforge.curation.commands import options as check
+from biasforge.curation import options as common
+from biasforge.curation.stereoset.options import Options
+
+Out = Annotated[
+    Path | None,
+    typer.Option("--out", help="run directory to create (not needed with --dry-run)"),
+]
+DryRun = Annotated[
+    bool, typer.Option("--dry-run", help="print characters to send and cost; send nothing")
+]
 
 
-def stereoset(
-    lang: check.Lang = "fr",
-    source_lang: check.SourceLang = "en",
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", help="run directory to create (not needed with --dry-run)"),
-    ] = None,
-    source: Annotated[
-        str,
-        typer.Option(
-            "--source",
-            help="StereoSet as official JSON, flattened JSONL, or a Hugging Face hub id "
-            "(default: the bundled sample)",
-        ),
-    ] = "",
-    translator: Annotated[str, typer.Option("--translator", help="translation backend")] = "deepl",
-    server_url: check.ServerUrl = None,
-    formality: check.Formality = None,
-    glossary: check.Glossary = None,
-    memory: check.Memory = None,
-    synonyms: Annotated[
-        Path | None,
-        typer.Option(help="TSV 'attribute<TAB>synonym[<TAB>target]': add synonym variants"),
-    ] = None,
-    lexicon: Annotated[
-        Path | None,
-        typer.Option(help="TSV of words with no exact translation (default: bundled)"),
-    ] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="print characters to send and cost; send nothing")
-    ] = False,
-    price_per_million: Annotated[
-        float,
-        typer.Option(
-            min=0,
-            callback=check.finite,
-            help="price per million characters (DeepL API Pro list: 20 EUR)",
-        ),
-    ] = 20.0,
-    retries: Annotated[
-        int, typer.Option(min=1, help="attempts per request on 429/5xx/network")
-    ] = 5,
-    retry_delay: Annotated[
-        float, typer.Option(min=0, callback=check.finite, help="first backoff pause in seconds")
-    ] = 1.0,
-    hf_split: Annotated[str, typer.Option(help="split when --source is a hub id")] = "validation",
-    limit: check.Limit = None,
-    encoding: check.encoding_option("--source, --glossary, --synonyms, --lexicon") = "utf-8",
-    overwrite: check.Overwrite = False,
+def run(
+    options: Options, out: Out = None, overwrite: common.Overwrite = False, dry_run: DryRun = False
 ) -> None:
     """StereoSet in another language (StereoSet-fr): audit, DeepL + memory, structure, flags.
     With --lang equal to --source-lang: the same checks on the source, nothing translated."""
-    from biasforge.curation.stereoset import Options, curate
+    from biasforge.curation.stereoset import curate
     from biasforge.curation.stereoset import dry_run as estimate
-    from biasforge.curation.stereoset.source import BUNDLED_SAMPLE
-    from biasforge.curation.translation.runner import RetryPolicy
     from biasforge.errors import BiasforgeError
 
-    options = Options(
-        lang=lang,
-        source_lang=source_lang,
-        source=source or str(BUNDLED_SAMPLE),
-        translator=translator,
-        server_url=server_url,
-        formality=formality,
-        glossary=glossary,
-        memory=memory,
-        synonyms=synonyms,
-        lexicon=lexicon,
-        retry=RetryPolicy(attempts=retries, delay=retry_delay),
-        price_per_million=price_per_million,
-        hf_split=hf_split,
-        limit=limit,
-        encoding=encoding,
-    )
     if out is None and not dry_run:
         raise BiasforgeError("--out RUN is required (or use --dry-run to estimate the cost)")
     plan = estimate(options)
@@ -126,3 +71,6 @@ def _stereoset_summary(stats: dict, out: Path) -> bool:
         err=True,
     )
     return False
+
+
+stereoset = common.curate_command(Options, run)

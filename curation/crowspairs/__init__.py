@@ -2,6 +2,10 @@
 translate each pair with its differing words tagged through the translation memory, check
 the pair is still minimal, write a run directory. Same-language runs translate nothing."""
 
-from biasforge.curation.crowspairs.pipeline import Options, curate
+from __future__ import annotations
+
+from biasforge.curation.options import lazy_pipeline
 
 __all__ = ["Options", "curate"]
+
+__getattr__ = lazy_pipeline(__name__, __all__)

@@ -10,7 +10,6 @@ translated: no engine, no key, no memory — the English baseline.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -20,6 +19,7 @@ from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.curation.checks import CheckResult, run_checks
 from biasforge.curation.crowspairs import align, audit
 from biasforge.curation.crowspairs.checks import post_translation_checks
+from biasforge.curation.crowspairs.options import Options
 from biasforge.curation.crowspairs.report import render_report
 from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
 from biasforge.curation.translation.base import Translator
@@ -28,7 +28,7 @@ from biasforge.curation.translation.runner import (
     RunStats,
     Unit,
 )
-from biasforge.curation.translation.settings import Engine, TranslationSettings
+from biasforge.curation.translation.settings import Engine
 from biasforge.errors import BiasforgeError
 from biasforge.families.crowspairs import SCHEMA, as_spans, differing_spans
 from biasforge.files import stable_id
@@ -36,19 +36,6 @@ from biasforge.textfiles import encoding_for
 
 FAMILY = "crowspairs"
 COLUMNS = SCHEMA.names
-
-
-@dataclass(frozen=True)
-class Options(TranslationSettings):
-    """Everything one CrowS-Pairs run depends on: the shared translation settings (languages,
-    engine, glossary, memory, retries) plus CrowS-Pairs' own."""
-
-    #: a CrowS-Pairs CSV/TSV (original or revised layout); default: the bundled 100-pair sample
-    source: str = str(BUNDLED_SAMPLE)
-    limit: int | None = None
-    #: TSV ``bias_type<TAB>words`` of group words; None: the bundled one
-    group_words: Path | None = None
-    progress: bool = True
 
 
 def _units(kept: pd.DataFrame) -> list[tuple[Unit, Unit, int, int]]:

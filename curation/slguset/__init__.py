@@ -5,6 +5,10 @@ mined from a corpus by a datatrove pipeline.
 same steps run on a cluster.
 """
 
-from biasforge.curation.slguset.pipeline import Options, curate
+from __future__ import annotations
+
+from biasforge.curation.options import lazy_pipeline
 
 __all__ = ["Options", "curate"]
+
+__getattr__ = lazy_pipeline(__name__, __all__)

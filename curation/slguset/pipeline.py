@@ -35,15 +35,14 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from datatrove.pipeline.base import PipelineStep
 
-from biasforge import textfiles
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry
 from biasforge.curation.slguset import slurm_values
@@ -52,19 +51,18 @@ from biasforge.curation.slguset.lexicon import Lexicon, load_lexicon
 from biasforge.curation.slguset.lifecycle import START_METHOD, manager_temp_folder, work_folder
 from biasforge.curation.slguset.merge import stream_rows
 from biasforge.curation.slguset.mine import mining_steps
+from biasforge.curation.slguset.options import Options
 from biasforge.curation.slguset.output import Tally, write_streamed_run
-from biasforge.curation.slguset.ray_head import check_reachable, ray_cluster
+from biasforge.curation.slguset.ray_head import ray_cluster
 from biasforge.curation.slguset.readers import (
     CorpusReader,
-    check_corpus_files,
     check_line_encoding,
     expand_corpus,
     kind_of,
     plan_units,
 )
 from biasforge.curation.slguset.report import per_form, per_keyword, rejections, render_report
-from biasforge.curation.slguset.resources import NAME_CHECKS, TAGGERS, TaskResources
-from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
+from biasforge.curation.slguset.resources import TaskResources
 from biasforge.curation.slguset.steps import TaskLogs
 from biasforge.errors import BiasforgeError, InputError, OutputExistsError
 from biasforge.families.slguset import SCHEMA
@@ -72,77 +70,9 @@ from biasforge.files import write_json_atomic
 from biasforge.processes import forks_die_with_parent, group_dies_with_parent
 
 LOGS = "datatrove-logs"
-EXECUTORS = ("local", "ray", "slurm")
 SLURM_SUFFIX = ".slurm"
 JOB_MARKER = "biasforge-job.json"  # in OUT.slurm/: what --overwrite may remove
 JOB_KIND = "slurm-job"
-
-
-@dataclass(frozen=True)
-class Options:
-    """Everything a SlguSet run depends on (the run directory and overwriting aside)."""
-
-    corpus: Sequence[str | Path] = (str(BUNDLED_SAMPLE),)  # files, folders, hf:NAME[::SPLIT]
-    num_proc: int = 1  # datatrove tasks (run in parallel by the local executor)
-    encoding: str = "utf-8"  # of text/JSONL files
-    text_field: str = "text"  # of JSONL records and dataset rows
-    skip_bad_lines: bool = False  # count undecodable/malformed lines instead of failing
-    lexicon_dir: Path | None = None  # gender pairs and word lists (default: bundled)
-    lexicon_encoding: str = "utf-8"  # of the files of lexicon_dir (the bundled one is UTF-8)
-    tagger: str = "fast"  # name-filter tokens: fast | posseg | thulac (second stage)
-    name_check: str = "lac"  # second-stage person-name check on the survivors: lac | none
-    name_eval: Path | None = None  # gold JSONL to measure the name filter's P/R on
-    include_collective: bool = False  # keep 他们/她们 … (collective_forms.tsv: exclude), flagged
-    verbose: bool = False  # show datatrove's task logs
-    executor: str = "local"  # local | ray | slurm
-    ray_address: str | None = None  # a Ray cluster to join (default: start a local one)
-    slurm_partition: str | None = None
-    slurm_time: str = "24:00:00"  # time limit of one Slurm task
-    slurm_env_command: str | None = None  # run before each job (default: this virtualenv's)
-    slurm_sbatch_args: dict[str, str] = field(default_factory=dict)  # more #SBATCH lines
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "corpus", tuple(str(c) for c in self.corpus))
-
-    def validate(self) -> Lexicon:
-        """Refuse a bad option before any process starts; return the lexicon it names."""
-        if not self.corpus:
-            raise BiasforgeError("give at least one --corpus")
-        if self.num_proc < 1:
-            raise BiasforgeError("--num-proc must be at least 1")
-        if self.tagger not in TAGGERS:
-            raise BiasforgeError(f"unknown --tagger {self.tagger!r}: choose fast, posseg or thulac")
-        if self.name_check not in NAME_CHECKS:
-            raise BiasforgeError(f"unknown name check {self.name_check!r}: choose lac or none")
-        if self.executor not in EXECUTORS:
-            raise BiasforgeError(
-                f"unknown --executor {self.executor!r}: choose local, ray or slurm"
-            )
-        if self.ray_address and self.executor != "ray":
-            raise BiasforgeError("--ray-address goes with --executor ray")
-        if self.ray_address:
-            check_reachable(self.ray_address)  # Ray itself would retry it for ever
-        if self.executor == "slurm" and not self.slurm_partition:
-            raise BiasforgeError("--executor slurm needs --slurm-partition")
-        if self.slurm_partition and self.executor != "slurm":
-            raise BiasforgeError("--slurm-partition goes with --executor slurm")
-        if self.executor == "slurm":
-            self._check_slurm_values()
-        slurm_values.check_time(self.slurm_time)  # a bad value is refused even if unused
-        check_corpus_files(list(self.corpus))
-        if self.name_eval:
-            from biasforge.curation.slguset.name_eval import read_gold
-
-            read_gold(self.name_eval)  # a bad gold file is refused now, not after the mining
-        check_line_encoding(self.encoding)
-        return load_lexicon(self.lexicon_dir, textfiles.check_encoding(self.lexicon_encoding))
-
-    def _check_slurm_values(self) -> None:
-        """Every value that reaches a Slurm job script is one Slurm accepts for it."""
-        slurm_values.check_partition(self.slurm_partition or "")
-        slurm_values.check_time(self.slurm_time)
-        slurm_values.check_sbatch_args(self.slurm_sbatch_args)
-        slurm_values.check_env_command(self.slurm_env_command)
 
 
 def curate(options: Options, out: Path, *, overwrite: bool = False) -> RunResult:

@@ -259,18 +259,14 @@ def _percent(share: float) -> str:
     return f"{100 * share:.1f} %"
 
 
+def _kept_cells(r: dict[str, Any]) -> list[Any]:
+    """A keyword's (or form's) kept, share of kept, flagged and share flagged cells."""
+    return [r["kept"], _percent(r["share"]), r["flagged"], _percent(r["flagged_share"])]
+
+
 def _per_pair(stats: dict[str, Any]) -> str:
     rows = [
-        [
-            r["pair"],
-            r["kept"],
-            _percent(r["share"]),
-            r["flagged"],
-            _percent(r["flagged_share"]),
-            r["male"],
-            r["female"],
-            r["rejected"],
-        ]
+        [r["pair"], *_kept_cells(r), r["male"], r["female"], r["rejected"]]
         for r in stats["per_keyword"]
     ]
     rows.append(
@@ -290,22 +286,9 @@ def _per_pair(stats: dict[str, Any]) -> str:
 
 
 def _per_form(stats: dict[str, Any]) -> str:
-    rows = [
-        [
-            r["form"],
-            r["pair"],
-            r["gender"],
-            r["collective"] or "—",
-            r["kept"],
-            _percent(r["share"]),
-            r["flagged"],
-            _percent(r["flagged_share"]),
-            r["rejected"],
-            r["rejected_as_collective"],
-        ]
-        for r in stats.get("per_form", [])
-        if r["kept"] or r["rejected"] or r["collective"]
-    ]
+    rows = [[r["form"], r["pair"], r["gender"], r["collective"] or "—", *_kept_cells(r),
+             r["rejected"], r["rejected_as_collective"]]
+            for r in stats.get("per_form", []) if r["kept"] or r["rejected"] or r["collective"]]  # fmt: skip
     header = ["form", "pair", "gender", "collective", "kept", "share of kept", "flagged"]
     return md_table([*header, "share flagged", "rejected", "… as collective form"], rows)
 

@@ -20,9 +20,6 @@ from biasforge.curation.slguset.names import (
     load_models,
 )
 
-TAGGERS = ("fast", "posseg", "thulac")  # thulac: fast, then THULAC on what passed every rule
-NAME_CHECKS = ("lac", "none")  # the second-stage person-name check after every other rule
-
 
 class TaskResources:
     def __init__(

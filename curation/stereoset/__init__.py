@@ -7,6 +7,10 @@ send and cost without sending anything. ``biasforge curate stereoset`` is a thin
 both; see this folder's README.md for the steps.
 """
 
-from biasforge.curation.stereoset.pipeline import DryRun, Options, curate, dry_run
+from __future__ import annotations
+
+from biasforge.curation.options import lazy_pipeline
 
 __all__ = ["DryRun", "Options", "curate", "dry_run"]
+
+__getattr__ = lazy_pipeline(__name__, __all__)

@@ -27,22 +27,22 @@ from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.curation.checks import CheckResult, CheckStats, run_checks
 from biasforge.curation.stereoset import adapt, align, audit
+from biasforge.curation.stereoset.options import Options
 from biasforge.curation.stereoset.report import render_report
 from biasforge.curation.stereoset.schema import COLUMNS, SCHEMA
-from biasforge.curation.stereoset.source import BUNDLED_SAMPLE, load_source
+from biasforge.curation.stereoset.source import load_source
 from biasforge.curation.translation.base import Translator
 from biasforge.curation.translation.engines import (
     quota_note,
 )
 from biasforge.curation.translation.runner import (
-    DEFAULT_PRICE_PER_MILLION,
     Outcome,
     Plan,
     RunStats,
     Unit,
     plan_for,
 )
-from biasforge.curation.translation.settings import Engine, TranslationSettings
+from biasforge.curation.translation.settings import Engine
 from biasforge.errors import BiasforgeError
 from biasforge.files import stable_id
 from biasforge.translation_memory import TranslationMemory
@@ -50,23 +50,6 @@ from biasforge.translation_memory import TranslationMemory
 FAMILY = "stereoset"
 #: StereoSet's own language, the default ``Options.source_lang``
 SOURCE_LANG = "en"
-
-
-@dataclass(frozen=True)
-class Options(TranslationSettings):
-    """Everything one StereoSet run depends on: the shared translation settings (languages,
-    engine, glossary, memory, retries) plus StereoSet's own."""
-
-    #: official JSON, flattened JSONL or a hub id; default: the bundled 205-item sample
-    source: str = str(BUNDLED_SAMPLE)
-    hf_split: str = "validation"
-    limit: int | None = None
-    #: TSV ``attribute<TAB>synonym[<TAB>target]``: extra items with one attribute replaced
-    synonyms: Path | None = None
-    #: TSV of words with no exact translation; None: the bundled one
-    lexicon: Path | None = None
-    price_per_million: float = DEFAULT_PRICE_PER_MILLION
-    progress: bool = True
 
 
 @dataclass
@@ -212,61 +195,10 @@ def _translate_assemble(
             "_structure_detail": "not applicable (intersentence)",
         }
         if row.split == "intrasentence":
-            structure = align.align_triplet(got[u.context].text, [got[s].text for s in u.sentences])
-            context, attrs, status = structure.context, list(structure.attributes), structure.status
-            detail = structure.detail
-            notes = []
-            if row.context in preferred and preferred[row.context].text.count(align.SLOT) == 1:
-                context = preferred[row.context].text
-                notes.append("context from a reviewer's preferred translation")
-            for i, english in enumerate(u.source_sentences):
-                if english in preferred:
-                    attr = align.source_attribute(context, preferred[english].text)
-                    if attr is None:
-                        status = "broken"
-                        notes.append(
-                            f"preferred translation of sentence {i + 1} does not fit the context"
-                        )
-                    else:
-                        attrs[i] = attr
-                        notes.append(f"sentence {i + 1} from a reviewer's preferred translation")
-            sentences_fr = []
-            for i, (english, unit) in enumerate(zip(u.source_sentences, u.sentences, strict=True)):
-                if english in preferred:
-                    sentences_fr.append(preferred[english].text)
-                elif status != "broken" and attrs[i]:
-                    sentences_fr.append(align.fill(context, attrs[i]))
-                else:  # keep whatever came back, untagged, so a reviewer can fix it in place
-                    sentences_fr.append(align.untag(got[unit].text) if got[unit].text else None)
-            if memory is None:  # same language: the source's texts verbatim (the official
-                # procedures read them as published, lower-cased sentences included)
-                context, sentences_fr = row.context, [s["sentence"] for s in row.sentences]
-            if notes:
-                detail = f"{detail}; {'; '.join(notes)}"
-            read = [align.read_tagged_sentence(got[s].text or "") for s in u.sentences]
-            frames = [r[0] for r in read if r]
-            private.update(
-                {
-                    "_structure_status": status,
-                    "_structure_detail": detail,
-                    "_frame_diffs": align.word_differences(frames) if len(set(frames)) > 1 else [],
-                    "_word_before_slot": align.words_next_to_slot(context)[0] if context else "",
-                    "_unrelated_alone": got[u.unrelated_alone].text
-                    if u.unrelated_alone and memory
-                    else None,
-                    "_unrelated_inside": attrs[2],
-                    "_unrelated_en": u.attributes_en[2],
-                }
-            )
+            context, sentences_fr, attrs, checked = _intrasentence(row, u, got, preferred, memory)
+            private.update(checked)
         else:
-            context = (
-                preferred[row.context].text if row.context in preferred else got[u.context].text
-            )
-            sentences_fr = [
-                preferred[e].text if e in preferred else got[s].text
-                for e, s in zip(u.source_sentences, u.sentences, strict=True)
-            ]
-            attrs = list(sentences_fr)
+            context, sentences_fr, attrs = _intersentence(row, u, got, preferred)
         sentences = [
             {
                 "id": s["id"],
@@ -289,6 +221,70 @@ def _translate_assemble(
             }
         )
     return pd.DataFrame(rows)
+
+
+def _intrasentence(
+    row: Any,
+    u: ItemUnits,
+    got: dict[Unit, Outcome],
+    preferred: dict,
+    memory: TranslationMemory | None,
+) -> tuple[str | None, list[str | None], list[str | None], dict[str, Any]]:
+    """An intrasentence item's context, sentences and attributes (a reviewer's preferred
+    translations first, then the aligned ones), and the private columns its checks read."""
+    structure = align.align_triplet(got[u.context].text, [got[s].text for s in u.sentences])
+    context, attrs, status = structure.context, list(structure.attributes), structure.status
+    detail = structure.detail
+    notes = []
+    if row.context in preferred and preferred[row.context].text.count(align.SLOT) == 1:
+        context = preferred[row.context].text
+        notes.append("context from a reviewer's preferred translation")
+    for i, english in enumerate(u.source_sentences):
+        if english in preferred:
+            attr = align.source_attribute(context, preferred[english].text)
+            if attr is None:
+                status = "broken"
+                notes.append(f"preferred translation of sentence {i + 1} does not fit the context")
+            else:
+                attrs[i] = attr
+                notes.append(f"sentence {i + 1} from a reviewer's preferred translation")
+    sentences_fr = []
+    for i, (english, unit) in enumerate(zip(u.source_sentences, u.sentences, strict=True)):
+        if english in preferred:
+            sentences_fr.append(preferred[english].text)
+        elif status != "broken" and attrs[i]:
+            sentences_fr.append(align.fill(context, attrs[i]))
+        else:  # keep whatever came back, untagged, so a reviewer can fix it in place
+            sentences_fr.append(align.untag(got[unit].text) if got[unit].text else None)
+    if memory is None:  # same language: the source's texts verbatim (the official
+        # procedures read them as published, lower-cased sentences included)
+        context, sentences_fr = row.context, [s["sentence"] for s in row.sentences]
+    if notes:
+        detail = f"{detail}; {'; '.join(notes)}"
+    read = [align.read_tagged_sentence(got[s].text or "") for s in u.sentences]
+    frames = [r[0] for r in read if r]
+    checked = {
+        "_structure_status": status,
+        "_structure_detail": detail,
+        "_frame_diffs": align.word_differences(frames) if len(set(frames)) > 1 else [],
+        "_word_before_slot": align.words_next_to_slot(context)[0] if context else "",
+        "_unrelated_alone": got[u.unrelated_alone].text if u.unrelated_alone and memory else None,
+        "_unrelated_inside": attrs[2],
+        "_unrelated_en": u.attributes_en[2],
+    }
+    return context, sentences_fr, attrs, checked
+
+
+def _intersentence(
+    row: Any, u: ItemUnits, got: dict[Unit, Outcome], preferred: dict
+) -> tuple[str | None, list[str | None], list[str | None]]:
+    """An intersentence item's context and sentences (each sentence is its own attribute)."""
+    context = preferred[row.context].text if row.context in preferred else got[u.context].text
+    sentences_fr = [
+        preferred[e].text if e in preferred else got[s].text
+        for e, s in zip(u.source_sentences, u.sentences, strict=True)
+    ]
+    return context, sentences_fr, list(sentences_fr)
 
 
 def _envelope(row: Any, langs: tuple[str, str]) -> dict[str, Any]:

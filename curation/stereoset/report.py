@@ -90,6 +90,25 @@ def _failures(rejected: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _structure_md(structure: dict[str, int]) -> str:
+    """Intrasentence items per structure status, with their share ("" when there are none)."""
+    intra_kept = sum(structure.values()) or 1
+    rows = [[status, n, f"{100 * n / intra_kept:.1f}%"] for status, n in sorted(structure.items())]
+    return md_table(["status", "items", "share"], rows) if rows else ""
+
+
+def _translation_md(t: dict[str, Any]) -> str:
+    """The translation's counts, and the share of characters the memory saved."""
+    total, sent = t["characters_total"], t["characters_sent"]
+    saved = 100 * (1 - sent / total) if total else 0.0
+    return (
+        "| texts | in memory | requests | retries | characters in source | characters sent "
+        "| saved by the memory |\n|---|---|---|---|---|---|---|\n"
+        f"| {t['units']} | {t['cache_hits']} | {t['requests']} | {t['retries']} | {total} "
+        f"| {sent} | {saved:.1f}% |"
+    )
+
+
 def render_report(
     config: dict[str, Any],
     items: pd.DataFrame,
@@ -98,15 +117,6 @@ def render_report(
     rules: Sequence[CheckStats],
     stats: dict[str, Any],
 ) -> str:
-    t = stats["translation"]
-    saved = (
-        100 * (1 - t["characters_sent"] / t["characters_total"]) if t["characters_total"] else 0.0
-    )
-    structure = stats["structure"]
-    intra_kept = sum(structure.values()) or 1
-    structure_rows = [
-        [status, n, f"{100 * n / intra_kept:.1f}%"] for status, n in sorted(structure.items())
-    ]
     empty = "_no items kept_"
     return f"""# StereoSet run — en → {config["language"]}
 
@@ -152,13 +162,11 @@ annotators with the reason (`needs_review`, `review_reasons`).
 they did not, and were rebuilt from the context translated once with its slot. Items whose
 alignment was lost (an engine dropped a tag) are rejected by the `structure` rule.
 
-{md_table(["status", "items", "share"], structure_rows) if structure_rows else empty}
+{_structure_md(stats["structure"]) or empty}
 
 ## Translation
 
-| texts | in memory | requests | retries | characters in source | characters sent | saved by the memory |
-|---|---|---|---|---|---|---|
-| {t["units"]} | {t["cache_hits"]} | {t["requests"]} | {t["retries"]} | {t["characters_total"]} | {t["characters_sent"]} | {saved:.1f}% |
+{_translation_md(stats["translation"])}
 
 ### Failures
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TypedDict
 
+from biasforge.curation.translation import options
 from biasforge.curation.translation.base import Translator
 from biasforge.curation.translation.engines import check_translator_name, make_translator
 from biasforge.curation.translation.runner import (
@@ -39,27 +39,35 @@ class Engine(TypedDict, total=False):
 class TranslationSettings:
     """Languages (lower-cased on creation), engine, glossary, memory and retries of a run."""
 
-    lang: str = "fr"
+    lang: options.Lang = "fr"
     #: the source's language; equal to ``lang``, the run translates nothing
-    source_lang: str = "en"
+    source_lang: options.SourceLang = "en"
     #: engine name and its settings (see :mod:`biasforge.curation.translation.engines`)
-    translator: str = "deepl"
-    server_url: str | None = None
-    formality: str | None = None
+    translator: options.Translator = "deepl"
+    server_url: options.ServerUrl = None
+    formality: options.Formality = None
     #: TSV ``source<TAB>target`` of fixed term translations
-    glossary: Path | None = None
-    #: encoding of the user's text files (glossary, source …); bundled files are UTF-8
+    glossary: options.Glossary = None
+    #: encoding of the user's text files (glossary, source …); bundled files are UTF-8 (a
+    #: family's options name its files in the option's help)
     encoding: str = "utf-8"
     #: translation memory file; None: ``$BIASFORGE_HOME/translation-memory.sqlite``
-    memory: Path | None = None
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    memory: options.Memory = None
+    #: attempts per request and the first backoff pause (:attr:`retry`)
+    retries: options.Retries = RetryPolicy.attempts
+    retry_delay: options.RetryDelay = RetryPolicy.delay
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lang", self.lang.lower())
         object.__setattr__(self, "source_lang", self.source_lang.lower())
         check_translator_name(self.translator)
-        if self.retry.attempts < 1:
+        if self.retries < 1:
             raise BiasforgeError("--retries must be at least 1")
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """How a failed request is retried (``retries``, ``retry_delay``)."""
+        return RetryPolicy(attempts=self.retries, delay=self.retry_delay)
 
     @property
     def same_language(self) -> bool:

@@ -255,5 +255,5 @@ def test_the_name_check_is_chosen_on_the_command_line(sample_run, tmp_path):
         "curate", "slguset", "--out", tmp_path / "bad", "--name-check", "ner", check=False
     )
     assert bad.returncode == 2
-    assert len(bad.stderr.strip().splitlines()) == 1 and "name check" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1 and "--name-check 'ner'" in bad.stderr
     assert not (tmp_path / "bad").exists()

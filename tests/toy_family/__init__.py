@@ -19,6 +19,7 @@ import typer
 from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.contract.schema import Column, FamilySchema
+from biasforge.curation import options as common
 from biasforge.families import Card, ExportFormat, Family, LmEval, Review
 from biasforge.families.base import YES_NO
 from biasforge.files import write_text_atomic
@@ -74,7 +75,9 @@ FAMILY = Family(
 
 @dataclass(frozen=True)
 class Options:
-    items: Path = ITEMS
+    """The run's options; the ``typer.Option`` of a field makes it an option of the command."""
+
+    items: Annotated[Path, typer.Option(help="TSV id, register, sentence")] = ITEMS
 
 
 def _verdict(sentence: str) -> dict:
@@ -103,14 +106,13 @@ def curate(options: Options, out: Path, *, overwrite: bool = False) -> RunResult
     )  # fmt: skip
 
 
-def curate_command(
-    out: Annotated[Path, typer.Option("--out", help="run directory to create")],
-    items: Annotated[Path, typer.Option(help="TSV id, register, sentence")] = ITEMS,
-    overwrite: Annotated[bool, typer.Option(help="replace an existing run directory")] = False,
-) -> None:
+def run(options: Options, out: common.Out, overwrite: common.Overwrite = False) -> None:
     """Toy requests: one punctuation rule, one review question."""
-    stats = curate(Options(items=items), out, overwrite=overwrite).stats
+    stats = curate(options, out, overwrite=overwrite).stats
     typer.echo(f"toy: {stats['kept']} kept, {stats['rejected']} rejected -> {out}")
+
+
+curate_command = common.curate_command(Options, run)
 
 
 def write_tsv(items: pd.DataFrame, out: Path) -> str:
