@@ -53,6 +53,11 @@ def _set_column(table: pa.Table, name: str, values: list) -> pa.Table:
     return table.set_column(table.schema.get_field_index(name), name, pa.array(values))
 
 
+def _with_column(folder: Path, good: dict, name: str, value: object) -> Path:
+    """A copy of the good run whose column ``name`` holds ``value`` in every row."""
+    return _edit_run(folder, good, lambda t: _set_column(t, name, [value] * t.num_rows))
+
+
 def _edit_manifest(folder: Path, good: dict, edit: Callable[[dict], object]) -> Path:
     return edit_manifest(copy_of(good["becpro_run"], folder / "run"), edit)
 
@@ -95,8 +100,9 @@ def _score(
             "--model", model or good["masked_model"], "--out", out or folder / "scores", *extra]  # fmt: skip
 
 
-def _stereoset(folder: Path, *extra: object) -> Args:
-    return ["curate", "stereoset", "--out", folder / "ss", *extra]
+def _stereoset(folder: Path, *extra: object, dry_run: bool = True) -> Args:
+    """``curate stereoset``, by default a dry run (it stops before translating)."""
+    return ["curate", "stereoset", "--out", folder / "ss", *extra, *(["--dry-run"] * dry_run)]
 
 
 def _slguset(folder: Path, *extra: object) -> Args:
@@ -159,12 +165,12 @@ CURATE = [
     ),
     Case(
         "stereoset-missing-source",
-        lambda d, g: _stereoset(d, "--source", d / "none.json", "--dry-run"),
+        lambda d, g: _stereoset(d, "--source", d / "none.json"),
         "none.json",
     ),
     Case(
         "stereoset-garbage-source",
-        lambda d, g: _stereoset(d, "--source", _file(d, "s.json", "{not json"), "--dry-run"),
+        lambda d, g: _stereoset(d, "--source", _file(d, "s.json", "{not json")),
         "s.json",
     ),
     Case(
@@ -193,98 +199,82 @@ CURATE = [
                     }
                 ),
             ),
-            "--dry-run",
         ),
         "s.json",
     ),
-    Case(
-        "stereoset-negative-limit",
-        lambda d, g: _stereoset(d, "--limit", "-5", "--dry-run"),
-        "--limit",
-    ),
+    Case("stereoset-negative-limit", lambda d, g: _stereoset(d, "--limit", "-5"), "--limit"),
     Case(
         "stereoset-memory-is-a-folder",
-        lambda d, g: _stereoset(d, "--memory", _file(d, "mem/x", "").parent, "--dry-run"),
+        lambda d, g: _stereoset(d, "--memory", _file(d, "mem/x", "").parent),
         "mem",
     ),
     Case(
         "stereoset-memory-not-a-database",
-        lambda d, g: _stereoset(
-            d, "--memory", _file(d, "mem.sqlite", b"\x00garbage" * 100), "--dry-run"
-        ),
+        lambda d, g: _stereoset(d, "--memory", _file(d, "mem.sqlite", b"\x00garbage" * 100)),
         "mem.sqlite",
     ),
     Case(
         "stereoset-missing-glossary",
-        lambda d, g: _stereoset(d, "--glossary", d / "g.tsv", "--dry-run"),
+        lambda d, g: _stereoset(d, "--glossary", d / "g.tsv"),
         "g.tsv",
     ),
     Case(
         "stereoset-missing-synonyms",
-        lambda d, g: _stereoset(d, "--synonyms", d / "syn.tsv", "--dry-run"),
+        lambda d, g: _stereoset(d, "--synonyms", d / "syn.tsv"),
         "syn.tsv",
     ),
     Case(
         "stereoset-missing-lexicon",
-        lambda d, g: _stereoset(d, "--lexicon", d / "lex.tsv", "--dry-run"),
+        lambda d, g: _stereoset(d, "--lexicon", d / "lex.tsv"),
         "lex.tsv",
     ),
     Case(
         "stereoset-unknown-translator",
-        lambda d, g: _stereoset(d, "--translator", "babelfish"),
+        lambda d, g: _stereoset(d, "--translator", "babelfish", dry_run=False),
         "babelfish",
     ),
-    Case("stereoset-no-key", lambda d, g: _stereoset(d), "DEEPL_AUTH_KEY"),
+    Case("stereoset-no-key", lambda d, g: _stereoset(d, dry_run=False), "DEEPL_AUTH_KEY"),
     Case(
         "stereoset-bad-glossary-line",
-        lambda d, g: _stereoset(
-            d, "--glossary", _file(d, "g.tsv", "source\ttarget\nengineer\n"), "--dry-run"
-        ),
+        lambda d, g: _stereoset(d, "--glossary", _file(d, "g.tsv", "source\ttarget\nengineer\n")),
         "g.tsv:2",
     ),
     Case(
         "stereoset-bad-lexicon-line",
         lambda d, g: _stereoset(
-            d,
-            "--lexicon",
-            _file(d, "lex.tsv", "lang\tword\trenderings\tsuggestion\nfr\tnurse\n"),
-            "--dry-run",
+            d, "--lexicon", _file(d, "lex.tsv", "lang\tword\trenderings\tsuggestion\nfr\tnurse\n")
         ),
         "lex.tsv:2",
     ),
     Case(
         "stereoset-memory-of-another-program",
-        lambda d, g: _stereoset(d, "--memory", _foreign_database(d / "app.db"), "--dry-run"),
+        lambda d, g: _stereoset(d, "--memory", _foreign_database(d / "app.db")),
         "app.db: is an SQLite database of another program",
     ),
     Case(
         "stereoset-memory-under-a-file",
-        lambda d, g: _stereoset(d, "--memory", _file(d, "f.txt", "x") / "tm.sqlite", "--dry-run"),
+        lambda d, g: _stereoset(d, "--memory", _file(d, "f.txt", "x") / "tm.sqlite"),
         "f.txt",
     ),
     Case(
         "stereoset-server-url-not-http-hides-password",
-        lambda d, g: _stereoset(d, "--server-url", "ftp://me:S3cret@host", "--dry-run"),
+        lambda d, g: _stereoset(d, "--server-url", "ftp://me:S3cret@host"),
         "--server-url / DEEPL_SERVER_URL 'ftp://host'",
     ),
     Case(
         "stereoset-server-url-bad-port-hides-password",
-        lambda d, g: _stereoset(d, "--server-url", "http://me:S3cret@host:port", "--dry-run"),
+        lambda d, g: _stereoset(d, "--server-url", "http://me:S3cret@host:port"),
         "'http://host:port': the port is not a number",
     ),
     Case(
         "stereoset-sentences-not-objects",
-        lambda d, g: _stereoset(d, "--source", _official(d, ["a", "b", "c"]), "--dry-run"),
+        lambda d, g: _stereoset(d, "--source", _official(d, ["a", "b", "c"])),
         "s.json (record a)",
     ),
-    Case(
-        "stereoset-zero-retries",
-        lambda d, g: _stereoset(d, "--retries", "0", "--dry-run"),
-        "--retries",
-    ),
+    Case("stereoset-zero-retries", lambda d, g: _stereoset(d, "--retries", "0"), "--retries"),
     Case(
         "stereoset-negative-price",
-        lambda d, g: _stereoset(d, "--price-per-million", "-1", "--dry-run"),
+        lambda d, g: _stereoset(d, "--price-per-million", "-1"),
         "--price-per-million",
     ),
     Case(
@@ -367,11 +357,7 @@ ANNOTATE = [
         lambda d, g: _annotate(d, "pull", "--dataset", "x", "--out", d / "o"),
         "server",
     ),
-    Case(
-        "agreement-no-server",
-        lambda d, g: _annotate(d, "agreement", "--dataset", "x"),
-        "server",
-    ),
+    Case("agreement-no-server", lambda d, g: _annotate(d, "agreement", "--dataset", "x"), "server"),
     Case(
         "pull-unknown-policy",
         lambda d, g: _annotate(
@@ -379,26 +365,10 @@ ANNOTATE = [
         ),
         "dictator",
     ),
-    Case(
-        "users-no-server",
-        lambda d, g: _annotate(d, "users", "ann1"),
-        "server",
-    ),
-    Case(
-        "serve-port-too-large",
-        lambda d, g: _annotate(d, "serve", "--port", "70000"),
-        "--port",
-    ),
-    Case(
-        "serve-port-negative",
-        lambda d, g: _annotate(d, "serve", "--port", "-1"),
-        "--port",
-    ),
-    Case(
-        "serve-port-not-a-number",
-        lambda d, g: _annotate(d, "serve", "--port", "http"),
-        "--port",
-    ),
+    Case("users-no-server", lambda d, g: _annotate(d, "users", "ann1"), "server"),
+    Case("serve-port-too-large", lambda d, g: _annotate(d, "serve", "--port", "70000"), "--port"),
+    Case("serve-port-negative", lambda d, g: _annotate(d, "serve", "--port", "-1"), "--port"),
+    Case("serve-port-not-a-number", lambda d, g: _annotate(d, "serve", "--port", "http"), "--port"),
     Case(
         "serve-background-port-in-use",
         lambda d, g: _serve_background(d, _busy_port()),
@@ -419,11 +389,7 @@ EXPORT = [
         lambda d, g: ["export", "release", "--name", "b", "--version", "1.0.0", "--out", d / "rel"],
         "sources",
     ),
-    Case(
-        "release-bad-version",
-        lambda d, g: _release(g["becpro_run"], d, version="1.0"),
-        "1.0",
-    ),
+    Case("release-bad-version", lambda d, g: _release(g["becpro_run"], d, version="1.0"), "1.0"),
     Case(
         "release-bad-name",
         lambda d, g: _release(g["becpro_run"], d, name="a b", version="1.0.0"),
@@ -478,30 +444,22 @@ EXPORT = [
     ),
     Case(
         "release-wrong-gender",
-        lambda d, g: _release(
-            _edit_run(d, g, lambda t: _set_column(t, "gender", ["robot"] * t.num_rows)), d
-        ),
+        lambda d, g: _release(_with_column(d, g, "gender", "robot"), d),
         "column gender",
     ),
     Case(
         "release-wrong-type",
-        lambda d, g: _release(
-            _edit_run(d, g, lambda t: _set_column(t, "pct_women", ["0.5"] * t.num_rows)), d
-        ),
+        lambda d, g: _release(_with_column(d, g, "pct_women", "0.5"), d),
         "column pct_women",
     ),
     Case(
         "release-empty-sentence",
-        lambda d, g: _release(
-            _edit_run(d, g, lambda t: _set_column(t, "sentence", [""] * t.num_rows)), d
-        ),
+        lambda d, g: _release(_with_column(d, g, "sentence", ""), d),
         "column sentence",
     ),
     Case(
         "release-duplicate-ids",
-        lambda d, g: _release(
-            _edit_run(d, g, lambda t: _set_column(t, "id", ["same"] * t.num_rows)), d
-        ),
+        lambda d, g: _release(_with_column(d, g, "id", "same"), d),
         "duplicate id",
     ),
     Case(
@@ -511,9 +469,7 @@ EXPORT = [
     ),
     Case(
         "release-unknown-family",
-        lambda d, g: _release(
-            _edit_run(d, g, lambda t: _set_column(t, "family", ["crowspairs"] * t.num_rows)), d
-        ),
+        lambda d, g: _release(_with_column(d, g, "family", "crowspairs"), d),
         "crowspairs",
     ),
     Case(
@@ -609,8 +565,7 @@ SCORE = [
             d,
             g,
             out=d / "s",
-            dataset=_edit_run(d, g, lambda t: _set_column(t, "gender", ["robot"] * t.num_rows))
-            / "candidates.parquet",
+            dataset=_with_column(d, g, "gender", "robot") / "candidates.parquet",
         ),
         "column gender",
     ),
