@@ -61,7 +61,6 @@ CARD = Card(
 )
 
 FAMILY = Family(
-    name="toy",
     schema=SCHEMA,
     review=REVIEW,
     card=CARD,
