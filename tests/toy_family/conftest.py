@@ -12,15 +12,10 @@ import pytest
 
 from biasforge import families
 from tests import conftest
+from tests.helpers import server_biasforge_home  # noqa: F401  (the toy's review uses the server)
 
 REPO = Path(__file__).resolve().parents[2]
 ENTRY_POINTS = "[biasforge.families]\ntoy = tests.toy_family:FAMILY\n"
-
-
-@pytest.fixture(scope="session")
-def biasforge_home(server_home) -> Path:
-    """The toy family's review goes through the shared server (tests/conftest.py)."""
-    return server_home
 
 
 @pytest.fixture
