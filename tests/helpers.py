@@ -1,4 +1,5 @@
-"""Small helpers the tests of several folders use (fixtures are in tests/conftest.py)."""
+"""Small helpers the tests of several folders use (fixtures are in tests/conftest.py, but for
+the one that folders of server tests import: ``server_biasforge_home``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,16 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session", name="biasforge_home")
+def server_biasforge_home(server_home: Path) -> Path:
+    """``biasforge_home`` where tests use the shared embedded server (tests/conftest.py:
+    ``server``): its home, for the whole test process, instead of a fresh one per test. A
+    folder's conftest (or a module) imports it to override the per-test one."""
+    return server_home
 
 
 def snapshot(folder: Path, *, hidden: bool = True) -> dict[str, str]:

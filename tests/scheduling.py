@@ -35,7 +35,7 @@ GROUPS_FILE = "xdist-groups.json"
 
 #: the thread pools of torch (OpenMP), numpy (OpenBLAS) and MKL: one thread per process under
 #: xdist. Three workers on two cores, each with a pool of two spinning threads, made a tiny
-#: BERT's forward passes 30 times slower than one thread each (tests/crowspairs/test_scoring.py:
+#: BERT's forward passes 30 times slower than one thread each (tests/scoring/test_crowspairs.py:
 #: 26 s against 0.7 s). Set before the tests import torch; subprocesses inherit it.
 THREAD_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 

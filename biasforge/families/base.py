@@ -537,14 +537,28 @@ def single_config(table: pa.Table) -> list[str]:
     return ["default"] * table.num_rows
 
 
+def configs_by(*columns: str) -> Callable[[pa.Table], list[str]]:
+    """A ``config_of``: each row's config is its values of ``columns`` joined with ``_`` (a
+    column the table lacks, or an empty value, reads ``default``)."""
+
+    def config_of(table: pa.Table) -> list[str]:
+        absent = [None] * table.num_rows
+        values = [
+            table.column(c).to_pylist() if c in table.column_names else absent for c in columns
+        ]
+        return ["_".join(str(v or "default") for v in row) for row in zip(*values, strict=True)]
+
+    return config_of
+
+
 @dataclass(frozen=True)
 class Family:
     """One family, described once; see the module docstring."""
 
-    name: str
     schema: FamilySchema
     review: Review
     card: Card
+    name: str = ""  # what stages look it up by: its records' ``family`` (the schema's) unless given
     config_of: Callable[[pa.Table], list[str]] = single_config  # one config name per row
     config_order: tuple[str, ...] = ()  # configs listed first, in this order
     text_column: str = "sentence"  # what a report quotes for an item
@@ -559,6 +573,8 @@ class Family:
     lm_eval: LmEval | None = None
 
     def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", self.schema.family)
         if self.lm_eval is not None and all(f.name != LM_EVAL for f in self.formats):
             object.__setattr__(self, "formats", (*self.formats, self.lm_eval.format))
 

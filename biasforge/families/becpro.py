@@ -25,6 +25,7 @@ from biasforge.families.base import (
     Row,
     as_list,
     citation,
+    configs_by,
     data_text,
     escape,
     follow_span,
@@ -361,16 +362,6 @@ REVIEW = Review(
 # ----------------------------------------------------------------------------- release
 
 
-def config_of(table: pa.Table) -> list[str]:
-    """``<language>_<variant>``: each translation and article variant is its own config."""
-    n = table.num_rows
-    variants = (
-        table.column("variant").to_pylist() if "variant" in table.column_names else [None] * n
-    )
-    langs = table.column("language").to_pylist()
-    return [f"{lang}_{variant or 'default'}" for lang, variant in zip(langs, variants, strict=True)]
-
-
 def statistics(configs: dict[str, pa.Table]) -> str:
     return per_config_crosstab(
         configs, "profession_group", "gender",
@@ -410,11 +401,10 @@ CARD = Card(
 )
 
 FAMILY = Family(
-    name="becpro",
     schema=SCHEMA,
     review=REVIEW,
     card=CARD,
-    config_of=config_of,
+    config_of=configs_by("language", "variant"),  # each translation and article variant
     curation="biasforge.curation.commands.becpro:becpro",
     formats=(
         ExportFormat(

@@ -29,6 +29,7 @@ from biasforge.families.base import (
     Row,
     as_list,
     citation,
+    configs_by,
     data_text,
     escape,
     html_table,
@@ -220,11 +221,6 @@ REVIEW = Review(
 # ----------------------------------------------------------------------------- release
 
 
-def config_of(table: pa.Table) -> list[str]:
-    """One config per language."""
-    return [str(lang) for lang in table.column("language").to_pylist()]
-
-
 def statistics(configs: dict[str, pa.Table]) -> str:
     """Bias type × direction per language (every bias type a row; the directions are columns)."""
     return per_config_crosstab(
@@ -257,11 +253,10 @@ CARD = Card(
 )
 
 FAMILY = Family(
-    name="crowspairs",
     schema=SCHEMA,
     review=REVIEW,
     card=CARD,
-    config_of=config_of,
+    config_of=configs_by("language"),
     text_column="sent_more",
     curation="biasforge.curation.commands.crowspairs:crowspairs",
     formats=(

@@ -177,7 +177,6 @@ CARD = Card(
 )
 
 FAMILY = Family(
-    name="slguset",
     schema=SCHEMA,
     review=REVIEW,
     card=CARD,

@@ -29,6 +29,7 @@ from biasforge.families.base import (
     Row,
     as_list,
     citation,
+    configs_by,
     data_text,
     escape,
     follow_span,
@@ -460,11 +461,6 @@ REVIEW = Review(
 # ----------------------------------------------------------------------------- release
 
 
-def config_of(table: pa.Table) -> list[str]:
-    """The split is the config: intrasentence and intersentence are scored differently."""
-    return [str(s) for s in table.column("split").to_pylist()]
-
-
 def _per_domain(table: pa.Table | None) -> dict[str, tuple[int, int]]:
     frame = (
         table.select(["bias_type", "target"]).to_pandas()
@@ -532,11 +528,10 @@ CARD = Card(
 )
 
 FAMILY = Family(
-    name="stereoset",
     schema=SCHEMA,
     review=REVIEW,
     card=CARD,
-    config_of=config_of,
+    config_of=configs_by("split"),  # intrasentence and intersentence are scored differently
     config_order=SPLITS,
     text_column="context",
     curation="biasforge.curation.commands.stereoset:stereoset",

@@ -8,14 +8,17 @@ needs (:class:`Tally`: counts per keyword, form and rule, the first few examples
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from biasforge.contract.markdown import excerpt
 from biasforge.contract.rundir import RunResult, run_writer
 from biasforge.contract.schema import FamilySchema
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class Examples:
@@ -94,13 +97,23 @@ def write_streamed_run(
     """
     tally = Tally()
     with run_writer(out, schema=schema, inputs=inputs, config=config, overwrite=overwrite) as run:
-        while True:
-            try:
-                kind, row = next(rows)
-            except StopIteration as stop:
-                value = stop.value
-                break
+
+        def write(item: tuple[str, dict[str, Any]]) -> None:
+            kind, row = item
             tally.add(kind, row)
             (run.kept if kind == "k" else run.rejected).add(row)
+
+        value = drain(rows, write)
         run.finish(*finish(tally, value))
     return RunResult(Path(out), run.stats or {})
+
+
+def drain(items: Generator[T, Any, R] | Iterator[T], each: Callable[[T], object]) -> R | None:
+    """Hand every item to ``each``; the generator's return value (the merge returns what it
+    counted that way, which a ``for`` loop would drop)."""
+    while True:
+        try:
+            item = next(items)
+        except StopIteration as stop:
+            return stop.value
+        each(item)

@@ -20,6 +20,7 @@ resolves one. The task's own command-line options are the keyword parameters of 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,8 +118,9 @@ class ScoringTask:
         return []
 
     def run_options(self, settings: Any, items: pd.DataFrame) -> dict:
-        """The task's entries of the manifest's options (read back by ``score merge``)."""
-        return {}
+        """The task's entries of the manifest's options (read back by ``score merge``): settings
+        that are a mapping of option names to values, as they are; none otherwise."""
+        return dict(settings) if isinstance(settings, Mapping) else {}
 
     def score(self, lm: LanguageModel, items: pd.DataFrame, settings: Any, folder: Path) -> Answers:
         """Ask ``lm`` this task's requests and give its per-item rows (``folder`` is the

@@ -23,6 +23,7 @@ from biasforge.scoring.uncertainty import interval_frame
 
 MEANS = ("mean_bias", "mean_abs_bias", "male_degree", "female_degree")
 COUNTS = ("male_leaning", "female_leaning", "clear_male", "clear_female", "not_clear")
+TopK = Annotated[int, typer.Option(min=1, help="Topic words per group.")]
 
 
 class SlguSet(ScoringTask):
@@ -39,17 +40,10 @@ class SlguSet(ScoringTask):
         "Distribution and correlation across models (Figures 2–3)",
     )  # fmt: skip
 
-    def settings(
-        self,
-        options: object,
-        top_k: Annotated[int, typer.Option(min=1, help="Topic words per group.")] = 5,
-    ) -> int:
-        return top_k
+    def settings(self, options: object, top_k: TopK = 5) -> dict:
+        return {"top_k": top_k}  # recorded in the run as it is
 
-    def run_options(self, settings: int, items: pd.DataFrame) -> dict:
-        return {"top_k": settings}
-
-    def score(self, lm: LanguageModel, items: pd.DataFrame, settings: int, folder: Path):
+    def score(self, lm: LanguageModel, items: pd.DataFrame, settings: dict, folder: Path):
         """Bias_c per sentence; how it was read, and a warning (printed, and kept in
         models.json and the report) when the tokenizer does not know keyword words."""
         recorded = {"procedure": procedures.procedure(lm)}

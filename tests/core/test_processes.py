@@ -74,15 +74,6 @@ time.sleep(300)
 """
 
 
-def test_a_spawned_child_dies_with_its_parent():
-    assert kill_and_check(SPAWNED)
-
-
-def test_without_the_death_signal_the_child_outlives_its_parent():
-    """The probe for the test above: the same child without the parent-death signal lives."""
-    assert not kill_and_check(SPAWNED.replace("spawn(", "spawn(on_parent_death=0, argv="))
-
-
 STOPPED = """
 import subprocess, sys
 from biasforge.processes import spawn, stop
@@ -130,13 +121,25 @@ print(child.pid, flush=True)
 time.sleep(300)
 """
 
+# each script, and the edit that takes its mechanism away
+WITHOUT = {
+    "spawn": (SPAWNED, "spawn(", "spawn(on_parent_death=0, argv="),  # no parent-death signal
+    "fork": (FORKED, "with forks_die_with_parent():", "if True:"),  # a fork outside the context
+}
 
-def test_a_fork_made_inside_the_context_dies_with_its_parent():
-    assert kill_and_check(FORKED)
+
+@pytest.mark.parametrize("mechanism", WITHOUT)
+def test_a_child_started_with_the_mechanism_dies_with_its_parent(mechanism):
+    script, _, _ = WITHOUT[mechanism]
+    assert kill_and_check(script)
 
 
-def test_a_fork_made_outside_the_context_outlives_its_parent():
-    assert not kill_and_check(FORKED.replace("with forks_die_with_parent():", "if True:"))
+@pytest.mark.parametrize("mechanism", WITHOUT)
+def test_without_the_mechanism_the_child_outlives_its_parent(mechanism):
+    """The probe for the test above: the same child without the mechanism lives."""
+    script, mechanism_line, replacement = WITHOUT[mechanism]
+    assert mechanism_line in script
+    assert not kill_and_check(script.replace(mechanism_line, replacement))
 
 
 # A library's fork+exec child (preexec_fn, as Ray starts its GCS server and raylet) that

@@ -23,14 +23,7 @@ from biasforge.annotation.review.adjudication import panel_name
 from tests.annotation.conftest import ROOT, subset_run
 from tests.annotation.test_families import make_run, stereoset_rows
 from tests.cli_runner import run_cli, whole
-from tests.helpers import snapshot
-
-
-@pytest.fixture(scope="session")
-def biasforge_home(server_home):
-    """The real embedded server of the annotation tests (tests/conftest.py), and its home."""
-    return server_home
-
+from tests.helpers import server_biasforge_home, snapshot  # noqa: F401  (the server's home)
 
 BAD_WORKSPACES = ["no/such ws", "dot.ted", "a b", "工作区", " lead", "tab\tx", "x" * 65, ""]
 

@@ -53,24 +53,56 @@ def _set_column(table: pa.Table, name: str, values: list) -> pa.Table:
     return table.set_column(table.schema.get_field_index(name), name, pa.array(values))
 
 
+def _with_column(folder: Path, good: dict, name: str, value: object) -> Path:
+    """A copy of the good run whose column ``name`` holds ``value`` in every row."""
+    return _edit_run(folder, good, lambda t: _set_column(t, name, [value] * t.num_rows))
+
+
 def _edit_manifest(folder: Path, good: dict, edit: Callable[[dict], object]) -> Path:
     return edit_manifest(copy_of(good["becpro_run"], folder / "run"), edit)
 
 
-def _release(run: Path, folder: Path, *extra: object) -> Args:
-    return ["export", "release", run, "--name", "b", "--version", "2.0.0", "--unreviewed",
-            "--out", folder / "rel", *extra]  # fmt: skip
+def _becpro(lang: str, *extra: object) -> Args:
+    return ["curate", "becpro", "--lang", lang, *extra]
+
+
+def _annotate(folder: Path, *args: object) -> Args:
+    return ["annotate", *args, "--data-dir", folder / "argilla"]
+
+
+def _release(
+    run: Path,
+    folder: Path,
+    *extra: object,
+    name: str = "b",
+    version: str = "2.0.0",
+    unreviewed: bool = True,
+    out: Path | None = None,
+) -> Args:
+    return ["export", "release", run, "--name", name, "--version", version,
+            *(["--unreviewed"] if unreviewed else []), "--out", out or folder / "rel", *extra]  # fmt: skip
+
+
+def _convert(source: object, format: str, out: Path) -> Args:
+    return ["export", "convert", source, "--format", format, "--out", out]
 
 
 def _score(
-    folder: Path, good: dict, *extra: object, family: str = "becpro", out: Path | None = None
+    folder: Path,
+    good: dict,
+    *extra: object,
+    family: str = "becpro",
+    out: Path | None = None,
+    dataset: object = None,
+    model: object = None,
 ) -> Args:
-    return ["score", family, "--dataset", good["becpro_release"], "--model", good["masked_model"],
-            "--out", out or folder / "scores", *extra]  # fmt: skip
+    return ["score", family, "--dataset", dataset or good["becpro_release"],
+            "--model", model or good["masked_model"], "--out", out or folder / "scores", *extra]  # fmt: skip
 
 
-def _stereoset(folder: Path, *extra: object) -> Args:
-    return ["curate", "stereoset", "--out", folder / "ss", *extra]
+def _stereoset(folder: Path, *extra: object, dry_run: bool = True) -> Args:
+    """``curate stereoset``, by default a dry run (it stops before translating)."""
+    return ["curate", "stereoset", "--out", folder / "ss", *extra, *(["--dry-run"] * dry_run)]
 
 
 def _slguset(folder: Path, *extra: object) -> Args:
@@ -103,68 +135,27 @@ CURATE = [
     ),
     Case(
         "becpro-missing-lexicon",
-        lambda d, g: [
-            "curate",
-            "becpro",
-            "--lang",
-            "en",
-            "--lexicon",
-            d / "nope",
-            "--out",
-            d / "r",
-        ],
+        lambda d, g: _becpro("en", "--lexicon", d / "nope", "--out", d / "r"),
         "nope",
     ),
     Case(
         "becpro-lexicon-is-a-file",
-        lambda d, g: [
-            "curate",
-            "becpro",
-            "--lang",
-            "en",
-            "--lexicon",
-            _file(d, "lex", "x"),
-            "--out",
-            d / "r",
-        ],
+        lambda d, g: _becpro("en", "--lexicon", _file(d, "lex", "x"), "--out", d / "r"),
         "lex",
     ),
     Case(
         "becpro-out-is-a-file",
-        lambda d, g: [
-            "curate",
-            "becpro",
-            "--lang",
-            "en",
-            "--out",
-            _file(d, "f.txt", "mine"),
-            "--overwrite",
-        ],
+        lambda d, g: _becpro("en", "--out", _file(d, "f.txt", "mine"), "--overwrite"),
         "f.txt",
     ),
     Case(
         "becpro-out-holds-users-file",
-        lambda d, g: [
-            "curate",
-            "becpro",
-            "--lang",
-            "en",
-            "--out",
-            _file(d, "mine/thesis.txt", "t").parent,
-            "--overwrite",
-        ],
+        lambda d, g: _becpro("en", "--out", _file(d, "mine/thesis.txt", "t").parent, "--overwrite"),
         "thesis.txt",
     ),
     Case(
         "becpro-out-exists",
-        lambda d, g: [
-            "curate",
-            "becpro",
-            "--lang",
-            "en",
-            "--out",
-            copy_of(g["becpro_run"], d / "run"),
-        ],
+        lambda d, g: _becpro("en", "--out", copy_of(g["becpro_run"], d / "run")),
         "already exists",
     ),
     Case(
@@ -174,12 +165,12 @@ CURATE = [
     ),
     Case(
         "stereoset-missing-source",
-        lambda d, g: _stereoset(d, "--source", d / "none.json", "--dry-run"),
+        lambda d, g: _stereoset(d, "--source", d / "none.json"),
         "none.json",
     ),
     Case(
         "stereoset-garbage-source",
-        lambda d, g: _stereoset(d, "--source", _file(d, "s.json", "{not json"), "--dry-run"),
+        lambda d, g: _stereoset(d, "--source", _file(d, "s.json", "{not json")),
         "s.json",
     ),
     Case(
@@ -208,98 +199,82 @@ CURATE = [
                     }
                 ),
             ),
-            "--dry-run",
         ),
         "s.json",
     ),
-    Case(
-        "stereoset-negative-limit",
-        lambda d, g: _stereoset(d, "--limit", "-5", "--dry-run"),
-        "--limit",
-    ),
+    Case("stereoset-negative-limit", lambda d, g: _stereoset(d, "--limit", "-5"), "--limit"),
     Case(
         "stereoset-memory-is-a-folder",
-        lambda d, g: _stereoset(d, "--memory", _file(d, "mem/x", "").parent, "--dry-run"),
+        lambda d, g: _stereoset(d, "--memory", _file(d, "mem/x", "").parent),
         "mem",
     ),
     Case(
         "stereoset-memory-not-a-database",
-        lambda d, g: _stereoset(
-            d, "--memory", _file(d, "mem.sqlite", b"\x00garbage" * 100), "--dry-run"
-        ),
+        lambda d, g: _stereoset(d, "--memory", _file(d, "mem.sqlite", b"\x00garbage" * 100)),
         "mem.sqlite",
     ),
     Case(
         "stereoset-missing-glossary",
-        lambda d, g: _stereoset(d, "--glossary", d / "g.tsv", "--dry-run"),
+        lambda d, g: _stereoset(d, "--glossary", d / "g.tsv"),
         "g.tsv",
     ),
     Case(
         "stereoset-missing-synonyms",
-        lambda d, g: _stereoset(d, "--synonyms", d / "syn.tsv", "--dry-run"),
+        lambda d, g: _stereoset(d, "--synonyms", d / "syn.tsv"),
         "syn.tsv",
     ),
     Case(
         "stereoset-missing-lexicon",
-        lambda d, g: _stereoset(d, "--lexicon", d / "lex.tsv", "--dry-run"),
+        lambda d, g: _stereoset(d, "--lexicon", d / "lex.tsv"),
         "lex.tsv",
     ),
     Case(
         "stereoset-unknown-translator",
-        lambda d, g: _stereoset(d, "--translator", "babelfish"),
+        lambda d, g: _stereoset(d, "--translator", "babelfish", dry_run=False),
         "babelfish",
     ),
-    Case("stereoset-no-key", lambda d, g: _stereoset(d), "DEEPL_AUTH_KEY"),
+    Case("stereoset-no-key", lambda d, g: _stereoset(d, dry_run=False), "DEEPL_AUTH_KEY"),
     Case(
         "stereoset-bad-glossary-line",
-        lambda d, g: _stereoset(
-            d, "--glossary", _file(d, "g.tsv", "source\ttarget\nengineer\n"), "--dry-run"
-        ),
+        lambda d, g: _stereoset(d, "--glossary", _file(d, "g.tsv", "source\ttarget\nengineer\n")),
         "g.tsv:2",
     ),
     Case(
         "stereoset-bad-lexicon-line",
         lambda d, g: _stereoset(
-            d,
-            "--lexicon",
-            _file(d, "lex.tsv", "lang\tword\trenderings\tsuggestion\nfr\tnurse\n"),
-            "--dry-run",
+            d, "--lexicon", _file(d, "lex.tsv", "lang\tword\trenderings\tsuggestion\nfr\tnurse\n")
         ),
         "lex.tsv:2",
     ),
     Case(
         "stereoset-memory-of-another-program",
-        lambda d, g: _stereoset(d, "--memory", _foreign_database(d / "app.db"), "--dry-run"),
+        lambda d, g: _stereoset(d, "--memory", _foreign_database(d / "app.db")),
         "app.db: is an SQLite database of another program",
     ),
     Case(
         "stereoset-memory-under-a-file",
-        lambda d, g: _stereoset(d, "--memory", _file(d, "f.txt", "x") / "tm.sqlite", "--dry-run"),
+        lambda d, g: _stereoset(d, "--memory", _file(d, "f.txt", "x") / "tm.sqlite"),
         "f.txt",
     ),
     Case(
         "stereoset-server-url-not-http-hides-password",
-        lambda d, g: _stereoset(d, "--server-url", "ftp://me:S3cret@host", "--dry-run"),
+        lambda d, g: _stereoset(d, "--server-url", "ftp://me:S3cret@host"),
         "--server-url / DEEPL_SERVER_URL 'ftp://host'",
     ),
     Case(
         "stereoset-server-url-bad-port-hides-password",
-        lambda d, g: _stereoset(d, "--server-url", "http://me:S3cret@host:port", "--dry-run"),
+        lambda d, g: _stereoset(d, "--server-url", "http://me:S3cret@host:port"),
         "'http://host:port': the port is not a number",
     ),
     Case(
         "stereoset-sentences-not-objects",
-        lambda d, g: _stereoset(d, "--source", _official(d, ["a", "b", "c"]), "--dry-run"),
+        lambda d, g: _stereoset(d, "--source", _official(d, ["a", "b", "c"])),
         "s.json (record a)",
     ),
-    Case(
-        "stereoset-zero-retries",
-        lambda d, g: _stereoset(d, "--retries", "0", "--dry-run"),
-        "--retries",
-    ),
+    Case("stereoset-zero-retries", lambda d, g: _stereoset(d, "--retries", "0"), "--retries"),
     Case(
         "stereoset-negative-price",
-        lambda d, g: _stereoset(d, "--price-per-million", "-1", "--dry-run"),
+        lambda d, g: _stereoset(d, "--price-per-million", "-1"),
         "--price-per-million",
     ),
     Case(
@@ -369,85 +344,31 @@ CURATE = [
 ANNOTATE = [
     Case(
         "push-missing-run",
-        lambda d, g: [
-            "annotate",
-            "push",
-            d / "none",
-            "--dataset",
-            "x",
-            "--data-dir",
-            d / "argilla",
-        ],
+        lambda d, g: _annotate(d, "push", d / "none", "--dataset", "x"),
         "none",
     ),
     Case(
         "push-no-server",
-        lambda d, g: [
-            "annotate",
-            "push",
-            g["becpro_run"],
-            "--dataset",
-            "x",
-            "--data-dir",
-            d / "argilla",
-        ],
+        lambda d, g: _annotate(d, "push", g["becpro_run"], "--dataset", "x"),
         "server",
     ),
     Case(
         "pull-no-server",
-        lambda d, g: [
-            "annotate",
-            "pull",
-            "--dataset",
-            "x",
-            "--out",
-            d / "o",
-            "--data-dir",
-            d / "argilla",
-        ],
+        lambda d, g: _annotate(d, "pull", "--dataset", "x", "--out", d / "o"),
         "server",
     ),
-    Case(
-        "agreement-no-server",
-        lambda d, g: ["annotate", "agreement", "--dataset", "x", "--data-dir", d / "argilla"],
-        "server",
-    ),
+    Case("agreement-no-server", lambda d, g: _annotate(d, "agreement", "--dataset", "x"), "server"),
     Case(
         "pull-unknown-policy",
-        lambda d, g: [
-            "annotate",
-            "pull",
-            "--dataset",
-            "x",
-            "--out",
-            d / "o",
-            "--policy",
-            "dictator",
-            "--data-dir",
-            d / "argilla",
-        ],
+        lambda d, g: _annotate(
+            d, "pull", "--dataset", "x", "--out", d / "o", "--policy", "dictator"
+        ),
         "dictator",
     ),
-    Case(
-        "users-no-server",
-        lambda d, g: ["annotate", "users", "ann1", "--data-dir", d / "argilla"],
-        "server",
-    ),
-    Case(
-        "serve-port-too-large",
-        lambda d, g: ["annotate", "serve", "--port", "70000", "--data-dir", d / "argilla"],
-        "--port",
-    ),
-    Case(
-        "serve-port-negative",
-        lambda d, g: ["annotate", "serve", "--port", "-1", "--data-dir", d / "argilla"],
-        "--port",
-    ),
-    Case(
-        "serve-port-not-a-number",
-        lambda d, g: ["annotate", "serve", "--port", "http", "--data-dir", d / "argilla"],
-        "--port",
-    ),
+    Case("users-no-server", lambda d, g: _annotate(d, "users", "ann1"), "server"),
+    Case("serve-port-too-large", lambda d, g: _annotate(d, "serve", "--port", "70000"), "--port"),
+    Case("serve-port-negative", lambda d, g: _annotate(d, "serve", "--port", "-1"), "--port"),
+    Case("serve-port-not-a-number", lambda d, g: _annotate(d, "serve", "--port", "http"), "--port"),
     Case(
         "serve-background-port-in-use",
         lambda d, g: _serve_background(d, _busy_port()),
@@ -455,17 +376,9 @@ ANNOTATE = [
     ),
     Case(
         "push-min-submitted-zero",
-        lambda d, g: [
-            "annotate",
-            "push",
-            g["becpro_run"],
-            "--dataset",
-            "x",
-            "--min-submitted",
-            "0",
-            "--data-dir",
-            d / "argilla",
-        ],
+        lambda d, g: _annotate(
+            d, "push", g["becpro_run"], "--dataset", "x", "--min-submitted", "0"
+        ),
         "--min-submitted",
     ),
 ]
@@ -476,52 +389,16 @@ EXPORT = [
         lambda d, g: ["export", "release", "--name", "b", "--version", "1.0.0", "--out", d / "rel"],
         "sources",
     ),
-    Case(
-        "release-bad-version",
-        lambda d, g: [
-            "export",
-            "release",
-            g["becpro_run"],
-            "--name",
-            "b",
-            "--version",
-            "1.0",
-            "--unreviewed",
-            "--out",
-            d / "rel",
-        ],
-        "1.0",
-    ),
+    Case("release-bad-version", lambda d, g: _release(g["becpro_run"], d, version="1.0"), "1.0"),
     Case(
         "release-bad-name",
-        lambda d, g: [
-            "export",
-            "release",
-            g["becpro_run"],
-            "--name",
-            "a b",
-            "--version",
-            "1.0.0",
-            "--unreviewed",
-            "--out",
-            d / "rel",
-        ],
+        lambda d, g: _release(g["becpro_run"], d, name="a b", version="1.0.0"),
         "'a b'",
     ),
     Case("release-not-a-run", lambda d, g: _release(_file(d, "x/notes.txt", "x").parent, d), "x"),
     Case(
         "release-run-without-unreviewed",
-        lambda d, g: [
-            "export",
-            "release",
-            g["becpro_run"],
-            "--name",
-            "b",
-            "--version",
-            "1.0.0",
-            "--out",
-            d / "rel",
-        ],
+        lambda d, g: _release(g["becpro_run"], d, version="1.0.0", unreviewed=False),
         "--unreviewed",
     ),
     Case(
@@ -567,30 +444,22 @@ EXPORT = [
     ),
     Case(
         "release-wrong-gender",
-        lambda d, g: _release(
-            _edit_run(d, g, lambda t: _set_column(t, "gender", ["robot"] * t.num_rows)), d
-        ),
+        lambda d, g: _release(_with_column(d, g, "gender", "robot"), d),
         "column gender",
     ),
     Case(
         "release-wrong-type",
-        lambda d, g: _release(
-            _edit_run(d, g, lambda t: _set_column(t, "pct_women", ["0.5"] * t.num_rows)), d
-        ),
+        lambda d, g: _release(_with_column(d, g, "pct_women", "0.5"), d),
         "column pct_women",
     ),
     Case(
         "release-empty-sentence",
-        lambda d, g: _release(
-            _edit_run(d, g, lambda t: _set_column(t, "sentence", [""] * t.num_rows)), d
-        ),
+        lambda d, g: _release(_with_column(d, g, "sentence", ""), d),
         "column sentence",
     ),
     Case(
         "release-duplicate-ids",
-        lambda d, g: _release(
-            _edit_run(d, g, lambda t: _set_column(t, "id", ["same"] * t.num_rows)), d
-        ),
+        lambda d, g: _release(_with_column(d, g, "id", "same"), d),
         "duplicate id",
     ),
     Case(
@@ -600,9 +469,7 @@ EXPORT = [
     ),
     Case(
         "release-unknown-family",
-        lambda d, g: _release(
-            _edit_run(d, g, lambda t: _set_column(t, "family", ["crowspairs"] * t.num_rows)), d
-        ),
+        lambda d, g: _release(_with_column(d, g, "family", "crowspairs"), d),
         "crowspairs",
     ),
     Case(
@@ -612,34 +479,18 @@ EXPORT = [
     ),
     Case(
         "release-out-is-a-file",
-        lambda d, g: [
-            "export",
-            "release",
-            g["becpro_run"],
-            "--name",
-            "b",
-            "--version",
-            "1.0.0",
-            "--unreviewed",
-            "--out",
-            _file(d, "rel", "x"),
-        ],
+        lambda d, g: _release(g["becpro_run"], d, version="1.0.0", out=_file(d, "rel", "x")),
         "rel",
     ),
     Case(
         "release-exists",
-        lambda d, g: [
-            "export",
-            "release",
+        lambda d, g: _release(
             g["becpro_run"],
-            "--name",
-            "becpro",
-            "--version",
-            "1.0.0",
-            "--unreviewed",
-            "--out",
-            copy_of(g["becpro_release"].parent.parent, d / "releases"),
-        ],
+            d,
+            name="becpro",
+            version="1.0.0",
+            out=copy_of(g["becpro_release"].parent.parent, d / "releases"),
+        ),
         "already exists",
     ),
     Case(
@@ -647,98 +498,42 @@ EXPORT = [
     ),
     Case(
         "convert-garbage-parquet",
-        lambda d, g: [
-            "export",
-            "convert",
-            _file(d, "x.parquet", b"PAR1 not really"),
-            "--format",
-            "becpro-tsv",
-            "--out",
-            d / "o.tsv",
-        ],
+        lambda d, g: _convert(_file(d, "x.parquet", b"PAR1 not really"), "becpro-tsv", d / "o.tsv"),
         "x.parquet",
     ),
     Case(
         "convert-out-exists",
-        lambda d, g: [
-            "export",
-            "convert",
-            g["becpro_run"],
-            "--format",
-            "becpro-tsv",
-            "--out",
-            _file(d, "o.tsv", "mine"),
-        ],
+        lambda d, g: _convert(g["becpro_run"], "becpro-tsv", _file(d, "o.tsv", "mine")),
         "o.tsv",
     ),
     Case(
         "convert-out-is-a-folder",
-        lambda d, g: [
-            "export",
-            "convert",
-            g["becpro_run"],
-            "--format",
-            "becpro-tsv",
-            "--out",
-            _file(d, "o/x", "").parent,
-        ],
+        lambda d, g: _convert(g["becpro_run"], "becpro-tsv", _file(d, "o/x", "").parent),
         "--out",
     ),
     Case(
         "convert-stereoset-json-of-becpro",
-        lambda d, g: [
-            "export",
-            "convert",
-            g["becpro_run"],
-            "--format",
-            "stereoset-json",
-            "--out",
-            d / "o.json",
-        ],
+        lambda d, g: _convert(g["becpro_run"], "stereoset-json", d / "o.json"),
         "becpro items do not convert to stereoset-json",  # the family lists its formats
     ),
     Case(
         "convert-crows-of-becpro",
-        lambda d, g: [
-            "export",
-            "convert",
-            g["becpro_run"],
-            "--format",
-            "crows-csv",
-            "--out",
-            d / "o.csv",
-        ],
+        lambda d, g: _convert(g["becpro_run"], "crows-csv", d / "o.csv"),
         "crows-csv",
     ),
     Case(
         "convert-missing-source",
-        lambda d, g: [
-            "export",
-            "convert",
-            d / "none",
-            "--format",
-            "becpro-tsv",
-            "--out",
-            d / "o.tsv",
-        ],
+        lambda d, g: _convert(d / "none", "becpro-tsv", d / "o.tsv"),
         "none",
     ),
     Case(
         "convert-unknown-format",
-        lambda d, g: ["export", "convert", g["becpro_run"], "--format", "xlsx", "--out", d / "o.x"],
+        lambda d, g: _convert(g["becpro_run"], "xlsx", d / "o.x"),
         "--format",
     ),
     Case(
         "convert-tampered-release",
-        lambda d, g: [
-            "export",
-            "convert",
-            _tampered_release(d, g),
-            "--format",
-            "becpro-tsv",
-            "--out",
-            d / "o.tsv",
-        ],
+        lambda d, g: _convert(_tampered_release(d, g), "becpro-tsv", d / "o.tsv"),
         "checksum differs",
     ),
 ]
@@ -746,45 +541,18 @@ EXPORT = [
 SCORE = [
     Case(
         "score-missing-dataset",
-        lambda d, g: [
-            "score",
-            "becpro",
-            "--dataset",
-            d / "none",
-            "--model",
-            g["masked_model"],
-            "--out",
-            d / "s",
-        ],
+        lambda d, g: _score(d, g, dataset=d / "none", out=d / "s"),
         "none",
     ),
     Case("score-wrong-family", lambda d, g: _score(d, g, family="stereoset"), "stereoset"),
     Case(
         "score-missing-model",
-        lambda d, g: [
-            "score",
-            "becpro",
-            "--dataset",
-            g["becpro_release"],
-            "--model",
-            d / "no-model",
-            "--out",
-            d / "s",
-        ],
+        lambda d, g: _score(d, g, model=d / "no-model", out=d / "s"),
         "no-model",
     ),
     Case(
         "score-corrupt-weights",
-        lambda d, g: [
-            "score",
-            "becpro",
-            "--dataset",
-            g["becpro_release"],
-            "--model",
-            _corrupt_model(d, g),
-            "--out",
-            d / "s",
-        ],
+        lambda d, g: _score(d, g, model=_corrupt_model(d, g), out=d / "s"),
         "model",
     ),
     Case("score-cuda-on-cpu", lambda d, g: _score(d, g, "--device", "cuda"), "cuda"),
@@ -793,31 +561,17 @@ SCORE = [
     Case("score-negative-limit", lambda d, g: _score(d, g, "--limit", "-5"), "--limit"),
     Case(
         "score-wrong-values",
-        lambda d, g: [
-            "score",
-            "becpro",
-            "--dataset",
-            _edit_run(d, g, lambda t: _set_column(t, "gender", ["robot"] * t.num_rows))
-            / "candidates.parquet",
-            "--model",
-            g["masked_model"],
-            "--out",
-            d / "s",
-        ],
+        lambda d, g: _score(
+            d,
+            g,
+            out=d / "s",
+            dataset=_with_column(d, g, "gender", "robot") / "candidates.parquet",
+        ),
         "column gender",
     ),
     Case(
         "score-garbage-parquet",
-        lambda d, g: [
-            "score",
-            "becpro",
-            "--dataset",
-            _file(d, "x.parquet", b"junk"),
-            "--model",
-            g["masked_model"],
-            "--out",
-            d / "s",
-        ],
+        lambda d, g: _score(d, g, dataset=_file(d, "x.parquet", b"junk"), out=d / "s"),
         "x.parquet",
     ),
     Case(

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from biasforge.errors import BiasforgeError
+from biasforge.families.base import load_object
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -56,6 +57,15 @@ def _in_a_file(name: str, content: bytes, read: Callable[[Path], object]) -> Non
         _accepts_or_refuses(lambda: read(folder / name))
 
 
+def _in_a_copy(source: Path, name: str, content: bytes, read: Callable[[Path], object]) -> None:
+    """``read`` of a fresh copy of the folder ``source`` whose file ``name`` holds ``content``
+    accepts or refuses it."""
+    with Sandbox() as folder:
+        copy = shutil.copytree(source, folder / source.name)
+        (copy / name).write_bytes(content)
+        _accepts_or_refuses(lambda: read(copy))
+
+
 @pytest.fixture(scope="module")
 def run_dir(becpro_run) -> Path:
     return becpro_run  # the shared English BEC-Pro run (tests/conftest.py): copied before use
@@ -90,11 +100,11 @@ def test_run_reader_with_any_file_content(run_dir, content, name):
     from biasforge.contract.manifest import write_manifest
     from biasforge.contract.rundir import read_run
 
-    with Sandbox() as folder:
-        run = shutil.copytree(run_dir, folder / "run")
-        (run / name).write_bytes(content)
+    def read(run: Path) -> object:
         write_manifest(run, "run")  # checksums match: the content itself must be judged
-        _accepts_or_refuses(lambda: read_run(run))
+        return read_run(run)
+
+    _in_a_copy(run_dir, name, content, read)
 
 
 @FUZZ
@@ -151,26 +161,21 @@ def test_stereoset_official_json_shapes(data):
 def test_becpro_lexicon_reader(content, name):
     from biasforge.curation.becpro.lexicon import default_lexicon_dir, load_language
 
-    with Sandbox() as folder:
-        lexicon = shutil.copytree(default_lexicon_dir(), folder / "lexicon")
-        (lexicon / name).write_bytes(content)
-        _accepts_or_refuses(lambda: load_language("fr", lexicon))
+    _in_a_copy(default_lexicon_dir(), name, content, lambda lexicon: load_language("fr", lexicon))
 
 
+@pytest.mark.parametrize(
+    ("name", "reader"),
+    [
+        ("g.tsv", "biasforge.curation.translation.engines:read_glossary"),
+        ("gold.jsonl", "biasforge.curation.slguset.name_eval:read_gold"),
+    ],
+)
 @FUZZ
 @given(content=CONTENT)
-def test_glossary_reader(content):
-    from biasforge.curation.translation.engines import read_glossary
-
-    _in_a_file("g.tsv", content, read_glossary)
-
-
-@FUZZ
-@given(content=CONTENT)
-def test_name_gold_reader(content):
-    from biasforge.curation.slguset.name_eval import read_gold
-
-    _in_a_file("gold.jsonl", content, read_gold)
+def test_file_reader(name, reader, content):
+    """Readers of one file, each fuzzed on its own (``reader``: "module:function")."""
+    _in_a_file(name, content, load_object(reader, "reader"))
 
 
 SLGUSET_LEXICON = [
@@ -187,10 +192,7 @@ SLGUSET_LEXICON = [
 def test_slguset_lexicon_reader(content, name):
     from biasforge.curation.slguset.lexicon import DEFAULT_DIR, load_lexicon
 
-    with Sandbox() as folder:
-        lexicon = shutil.copytree(DEFAULT_DIR, folder / "lexicon")
-        (lexicon / name).write_bytes(content)
-        _accepts_or_refuses(lambda: load_lexicon(lexicon))
+    _in_a_copy(DEFAULT_DIR, name, content, load_lexicon)
 
 
 @FUZZ

@@ -75,14 +75,9 @@ def merge_parts(parts_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """(kept, rejected, duplicates across tasks) as DataFrames: the rows a run streams into
     its parquet files (:func:`biasforge.curation.slguset.merge.stream_rows`), held in memory."""
     from biasforge.curation.slguset.merge import stream_rows
+    from biasforge.curation.slguset.output import drain
 
-    kept, rejected = [], []
+    rows: dict[str, list] = {"k": [], "r": []}
     stream = stream_rows(parts_dir, Path(parts_dir) / ".merge")
-    while True:
-        try:
-            kind, row = next(stream)
-        except StopIteration as stop:
-            duplicates = stop.value
-            break
-        (kept if kind == "k" else rejected).append(row)
-    return pd.DataFrame(kept), pd.DataFrame(rejected), duplicates.count
+    duplicates = drain(stream, lambda item: rows[item[0]].append(item[1]))
+    return pd.DataFrame(rows["k"]), pd.DataFrame(rows["r"]), duplicates.count

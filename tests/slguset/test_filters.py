@@ -20,6 +20,15 @@ def reasons_of(rejected, sentence):
         ("家长要关心子女的学习。", "子女"),
         ("过去农民讲究生儿育女。", "生儿育女"),
         ("其他单位也来参观了。", "其他"),
+        # compounds that name both genders (collective forms, issue 16)
+        ("父母都来参加家长会了。", "父母"),
+        ("这些孩子都很孝敬父母。", "孝敬父母"),
+        ("爸妈都来车站送行。", "爸妈"),
+        ("节日里兄弟姐妹都回来了。", "兄弟姐妹"),
+        ("广场上男男女女都在跳舞。", "男男女女"),
+        ("爷爷奶奶都来参加运动会。", "爷爷奶奶"),
+        ("要保护妇女儿童的合法权益。", "妇女儿童"),
+        ("这里男女老少都会唱山歌。", "男女老少"),
     ],
 )
 def test_gender_character_inside_a_non_gender_word_is_rejected(resources, tmp_path, sentence, word):

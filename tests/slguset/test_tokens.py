@@ -3,6 +3,7 @@ model were built on jieba 0.42.1's tokens, so the two must agree token for token
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 
@@ -12,16 +13,16 @@ from biasforge.curation.slguset.sample import BUNDLED_SAMPLE
 
 
 def jieba_reference(extra_words, freq):
-    """jieba 0.42.1 itself, with the same extra words, as the name model was trained on."""
+    """jieba 0.42.1 itself, with the same extra words, as the name model was trained on: those
+    its dictionary holds less often than ``freq``, added as a user dictionary (jieba's own way)."""
     import jieba
     import jieba.posseg
 
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.Tokenizer()
     tokenizer.initialize()
-    for word in extra_words:
-        if tokenizer.FREQ.get(word, 0) < freq:
-            tokenizer.add_word(word, freq=freq)
+    rare = [word for word in extra_words if tokenizer.FREQ.get(word, 0) < freq]
+    tokenizer.load_userdict(io.BytesIO("".join(f"{word} {freq}\n" for word in rare).encode()))
     return tokenizer, jieba.posseg.POSTokenizer(tokenizer)
 
 

@@ -62,7 +62,6 @@ CARD = Card(
 )
 
 FAMILY = Family(
-    name="toy",
     schema=SCHEMA,
     review=REVIEW,
     card=CARD,

@@ -11,14 +11,9 @@ import pytest
 from biasforge import families
 from tests import conftest
 from tests.helpers import install_family
+from tests.helpers import server_biasforge_home  # noqa: F401  (the toy's review uses the server)
 
 ENTRY_POINT = "toy = tests.toy_family:FAMILY"
-
-
-@pytest.fixture(scope="session")
-def biasforge_home(server_home) -> Path:
-    """The toy family's review goes through the shared server (tests/conftest.py)."""
-    return server_home
 
 
 @pytest.fixture

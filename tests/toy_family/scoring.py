@@ -17,6 +17,8 @@ from biasforge.scoring.document import Heading, Table, interval_table
 from biasforge.scoring.tasks import Answers, ItemBias, Results, ScoringTask
 from biasforge.scoring.uncertainty import Figures, interval_frame
 
+Digits = Annotated[int, typer.Option(min=0, help="Decimals shown in the report.")]
+
 
 class Toy(ScoringTask):
     """Mean token log-probability of each toy sentence (from the model's start token), and
@@ -27,17 +29,10 @@ class Toy(ScoringTask):
     per_item = "scores.csv"
     item_bias = ItemBias("mean_logprob", "mean token log-probability", "Toy", "Per sentence")
 
-    def settings(
-        self,
-        options: object,
-        digits: Annotated[int, typer.Option(min=0, help="Decimals shown in the report.")] = 3,
-    ) -> int:
-        return digits
+    def settings(self, options: object, digits: Digits = 3) -> dict:
+        return {"digits": digits}  # recorded in the run as it is
 
-    def run_options(self, settings: int, items: pd.DataFrame) -> dict:
-        return {"digits": settings}
-
-    def score(self, lm, items: pd.DataFrame, settings: int, folder: Path) -> Answers:
+    def score(self, lm, items: pd.DataFrame, settings: dict, folder: Path) -> Answers:
         logps = lm.continuation_logprobs([("", s) for s in items["sentence"]])
         means = [float(np.mean(lp)) for lp in logps]
         return Answers(items[["id", "register"]].assign(mean_logprob=means))

@@ -15,7 +15,7 @@ from biasforge.scoring.models import ModelOptions, load_model
 from biasforge.scoring.tasks.crowspairs import pair_scores, procedure, results, score_pairs
 from biasforge.scoring.uncertainty import Resampling
 from tests.conftest import run_cli
-from tests.crowspairs.metric_reference import mask_unigram
+from tests.scoring.crowspairs_reference import mask_unigram
 
 SAMPLE = read_pairs(BUNDLED_SAMPLE).head(24)
 PAIRS = [MinimalPair(m, n) for m, n in SAMPLE[["sent_more", "sent_less"]].itertuples(index=False)]
