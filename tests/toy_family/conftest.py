@@ -4,14 +4,14 @@ process (for push and pull) and of every ``biasforge`` command the test runs."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from biasforge import families
 from tests import conftest
-from tests.helpers import install_family
-from tests.helpers import server_biasforge_home  # noqa: F401  (the toy's review uses the server)
+from tests.helpers import (
+    install_family,
+    server_biasforge_home,  # noqa: F401  (the toy's review uses the server)
+)
 
 ENTRY_POINT = "toy = tests.toy_family:FAMILY"
 
