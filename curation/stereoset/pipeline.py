@@ -26,6 +26,7 @@ import pandas as pd
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.curation.checks import CheckResult, CheckStats, run_checks
+from biasforge.curation.language_pack import LanguagePack, load_pack
 from biasforge.curation.stereoset import adapt, align, audit
 from biasforge.curation.stereoset.report import render_report
 from biasforge.curation.stereoset.schema import COLUMNS, SCHEMA
@@ -172,11 +173,13 @@ def _translate_assemble(
     memory: TranslationMemory | None,
     translator: Translator,
     langs: tuple[str, str],
+    tokens: align.Tokenize,
 ) -> pd.DataFrame:
     """Build the translated candidate rows, with the private columns the checks read.
 
     ``langs`` is (source, target); ``memory`` None (a same-language run) means no reviewer's
-    preferred translations and no ``translation`` record."""
+    preferred translations and no ``translation`` record; ``tokens`` is the target language's
+    tokenizer (its pack's), which the structure checks compare frames with."""
     source_lang, lang = langs
     source_texts = set()
     for row, u in zip(kept_en.itertuples(index=False), units, strict=True):
@@ -212,7 +215,9 @@ def _translate_assemble(
             "_structure_detail": "not applicable (intersentence)",
         }
         if row.split == "intrasentence":
-            structure = align.align_triplet(got[u.context].text, [got[s].text for s in u.sentences])
+            structure = align.align_triplet(
+                got[u.context].text, [got[s].text for s in u.sentences], tokens
+            )
             context, attrs, status = structure.context, list(structure.attributes), structure.status
             detail = structure.detail
             notes = []
@@ -249,8 +254,12 @@ def _translate_assemble(
                 {
                     "_structure_status": status,
                     "_structure_detail": detail,
-                    "_frame_diffs": align.word_differences(frames) if len(set(frames)) > 1 else [],
-                    "_word_before_slot": align.words_next_to_slot(context)[0] if context else "",
+                    "_frame_diffs": align.word_differences(frames, tokens)
+                    if len(set(frames)) > 1
+                    else [],
+                    "_word_before_slot": align.words_next_to_slot(context, tokens)[0]
+                    if context
+                    else "",
                     "_unrelated_alone": got[u.unrelated_alone].text
                     if u.unrelated_alone and memory
                     else None,
@@ -351,14 +360,23 @@ class Audited:
     steps: list[dict[str, Any]]
     #: the no-exact-translation lexicon, read before anything is sent so a bad one costs nothing
     lexicon: list[adapt.NoExact]
+    #: the target language's pack (agreement words, articles, tokenizer)
+    pack: LanguagePack
 
     def all_units(self) -> list[Unit]:
         return [unit for u in self.units for unit in u.all()]
 
 
+def lexicon_path(options: Options) -> Path | None:
+    """The no-exact-translation lexicon of a run: ``--lexicon``, else the language pack's."""
+    return options.lexicon or load_pack(options.lang).no_exact_lexicon
+
+
 def load_and_audit(options: Options) -> Audited:
-    """Read the source (plus synonym variants) and the lexicon, audit the source, and list its
-    translation units: every input is checked here, before a dry run or a run sends anything."""
+    """Read the language pack, the source (plus synonym variants) and the lexicon, audit the
+    source, and list its translation units: every input is checked here, before a dry run or
+    a run sends anything."""
+    pack = load_pack(options.lang)
     steps: list[dict[str, Any]] = []
     started = time.perf_counter()
     items, kind = load_items(options.source, options)
@@ -370,9 +388,9 @@ def load_and_audit(options: Options) -> Audited:
     _step(steps, "audit", started, len(items))
     units = [item_units(row) for row in audited.kept.itertuples(index=False)]
     lexicon = adapt.read_no_exact_lexicon(
-        options.lexicon, options.lang, options.encoding if options.lexicon else "utf-8"
+        lexicon_path(options), options.lang, options.encoding if options.lexicon else "utf-8"
     )
-    return Audited(items, kind, audited, units, steps, lexicon)
+    return Audited(items, kind, audited, units, steps, lexicon, pack)
 
 
 def dry_run(options: Options, **engine: Unpack[Engine]) -> DryRun:
@@ -417,9 +435,9 @@ def curate(
         _stop_if_fatal(tstats)
         started = time.perf_counter()
         translated = _translate_assemble(
-            kept_en, audited.units, outcomes, memory, translator, langs
+            kept_en, audited.units, outcomes, memory, translator, langs, audited.pack.tokens
         )
-        checks = adapt.post_translation_checks(options.lang, audited.lexicon)
+        checks = adapt.post_translation_checks(audited.pack, audited.lexicon)
         post = run_checks(translated, checks)
         _step(steps, "align_and_check", started, len(translated))
     result = _combine(audited.result, post, langs)
@@ -502,7 +520,7 @@ def _config(options: Options, kind: str, translator: Translator) -> dict[str, An
         "engine": translator.engine_id,
         "translator_options": translator.options_key(),
         "synonyms": _published(options.synonyms),
-        "lexicon": _published(options.lexicon or adapt.DEFAULT_LEXICON),
+        "lexicon": _published(lexicon_path(options)),
         "glossary_file": _published(options.glossary),
     }
 
@@ -515,8 +533,9 @@ def _inputs(options: Options) -> list[dict[str, Any]]:
         inputs.append(input_entry(options.synonyms, "synonym variants"))
     if options.glossary:
         inputs.append(input_entry(options.glossary, "glossary"))
-    lexicon = options.lexicon or adapt.DEFAULT_LEXICON
-    inputs.append(input_entry(lexicon, "no-exact-translation lexicon"))
+    lexicon = lexicon_path(options)
+    if lexicon:
+        inputs.append(input_entry(lexicon, "no-exact-translation lexicon"))
     return inputs
 
 
