@@ -132,11 +132,16 @@ def _spacy_tokenizer(
 
     import spacy
 
-    logging.getLogger("jieba").setLevel(logging.WARNING)  # not its dictionary-loading lines
     tokenizer = json.loads(settings)
     config = {"nlp": {"tokenizer": tokenizer}} if tokenizer else {}
     try:
-        return spacy.blank(lang, config=config).tokenizer
+        spacy.util.get_lang_class(lang)
+    except ImportError:
+        raise InputError(path, f"tokenizer: spaCy has no language {lang!r}") from None
+    quiet = logging.root.manager.disable  # segmenters log their dictionary loading (jieba)
+    logging.disable(logging.INFO)
+    try:
+        built = spacy.blank(lang, config=config).tokenizer
     except ImportError as exc:
         needs = needs or getattr(exc, "name", None) or "a package"
         raise InputError(
@@ -147,6 +152,9 @@ def _spacy_tokenizer(
     except Exception as exc:  # spaCy's config errors: an unknown language or setting
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(path, f"tokenizer: spaCy refuses {lang!r}: {first}") from None
+    finally:
+        logging.disable(quiet)
+    return built
 
 
 @dataclass(frozen=True)
@@ -181,6 +189,11 @@ class LanguagePack:
                 for word in words:
                     found.setdefault(word.lower(), entry)
         return found
+
+    def check_tokenizer(self) -> None:
+        """Build the tokenizer now, so a missing segmenter stops a run before it pays for
+        anything (it is built once per process)."""
+        self.tokens("")
 
     def tokens(self, text: str) -> list[Token]:
         """``text`` split by the pack's tokenizer, each token with where it starts (spaces

@@ -132,9 +132,15 @@ def _run(text: str, run: list[Token]) -> str:
 def words_next_to_slot(frame: str, tokens: Tokenize) -> tuple[str, str]:
     """The token just before and just after the slot, lower-cased without quotes and
     punctuation (empty strings at the edges, or where punctuation stands next to it)."""
-    prefix, suffix = split_frame(frame) or ("", "")
-    before, after = tokens(prefix)[-1:], tokens(suffix)[:1]
-    return _bare(before[0].text if before else ""), _bare(after[0].text if after else "")
+    halves = split_frame(frame)
+    if halves is None:
+        return "", ""
+    start = len(halves[0])
+    end = start + len(SLOT)
+    split = tokens(frame)  # the whole frame: a tokenizer reads "l'BLANK" as "l'" + the slot
+    before = [t.text for t in split if t.end <= start][-1:]
+    after = [t.text for t in split if t.start >= end][:1]
+    return _bare(before[0] if before else ""), _bare(after[0] if after else "")
 
 
 def _bare(token: str) -> str:

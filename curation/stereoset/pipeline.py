@@ -377,6 +377,7 @@ def load_and_audit(options: Options) -> Audited:
     source, and list its translation units: every input is checked here, before a dry run or
     a run sends anything."""
     pack = load_pack(options.lang)
+    pack.check_tokenizer()
     steps: list[dict[str, Any]] = []
     started = time.perf_counter()
     items, kind = load_items(options.source, options)
