@@ -239,6 +239,19 @@ def load_pack(lang: str | Path) -> LanguagePack:
     return pack
 
 
+def target_pack(lang: str, folder: Path | None) -> LanguagePack:
+    """The pack of a run's target language: the folder given (``--language-pack``), which
+    must be a pack for ``lang``, or the bundled pack of ``lang``."""
+    if folder is None:
+        return load_pack(lang)
+    pack = load_pack(folder)
+    if pack.code != lang.lower():
+        raise InputError(
+            pack.folder / PACK_FILE, f"code: the pack is for {pack.code!r}, not --lang {lang}"
+        )
+    return pack
+
+
 def json_schema() -> str:
     """The schema of a pack's ``language.toml`` as JSON Schema (for editors and reviewers)."""
     return json.dumps(PackSpec.model_json_schema(), indent=2, ensure_ascii=False)

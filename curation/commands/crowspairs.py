@@ -15,6 +15,7 @@ def crowspairs(
     out: check.Out,
     lang: check.Lang = "fr",
     source_lang: check.SourceLang = "en",
+    language_pack: check.LanguagePack = None,
     source: Annotated[
         Path | None,
         typer.Option(help="CrowS-Pairs CSV/TSV, original or revised layout (default: sample)"),
@@ -38,6 +39,7 @@ def crowspairs(
     options = Options(
         lang=lang,
         source_lang=source_lang,
+        language_pack=language_pack,
         source=str(source or BUNDLED_SAMPLE),
         limit=limit,
         group_words=group_words,

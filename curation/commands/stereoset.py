@@ -14,6 +14,7 @@ from biasforge.curation.commands import options as check
 def stereoset(
     lang: check.Lang = "fr",
     source_lang: check.SourceLang = "en",
+    language_pack: check.LanguagePack = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="run directory to create (not needed with --dry-run)"),
@@ -37,7 +38,7 @@ def stereoset(
     ] = None,
     lexicon: Annotated[
         Path | None,
-        typer.Option(help="TSV of words with no exact translation (default: bundled)"),
+        typer.Option(help="TSV of words with no exact translation (default: the language pack's)"),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="print characters to send and cost; send nothing")
@@ -72,6 +73,7 @@ def stereoset(
     options = Options(
         lang=lang,
         source_lang=source_lang,
+        language_pack=language_pack,
         source=source or str(BUNDLED_SAMPLE),
         translator=translator,
         server_url=server_url,

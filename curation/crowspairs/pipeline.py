@@ -22,7 +22,7 @@ from biasforge.curation.crowspairs import align, audit
 from biasforge.curation.crowspairs.checks import post_translation_checks
 from biasforge.curation.crowspairs.report import render_report
 from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
-from biasforge.curation.language_pack import load_pack
+from biasforge.curation.language_pack import PACK_FILE, load_pack, target_pack
 from biasforge.curation.translation.base import Translator
 from biasforge.curation.translation.runner import (
     Outcome,
@@ -171,7 +171,7 @@ def curate(
     )
     if options.limit is not None:
         pairs = pairs.head(options.limit)
-    load_pack(options.lang)  # a target without a pack (or a broken one) stops here
+    target_pack(options.lang, options.language_pack)  # none, or a broken one: stop here
     group_words = group_words_path(options)
     words = audit.read_group_words(
         group_words, options.encoding if options.group_words else "utf-8"
@@ -254,6 +254,8 @@ def _config(options: Options, translator: Translator) -> dict[str, Any]:
         "translator_options": translator.options_key(),
         "group_words": public_path(words) if (words := group_words_path(options)) else None,
         "limit": options.limit,
+        # a user's pack only: a bundled one is named by the language
+        **({"language_pack": public_path(options.language_pack)} if options.language_pack else {}),
     }
 
 
@@ -262,6 +264,8 @@ def _inputs(options: Options) -> list[dict[str, Any]]:
     group_words = group_words_path(options)
     if group_words:
         inputs.append(input_entry(group_words, "group words"))
+    if options.language_pack:
+        inputs.append(input_entry(options.language_pack / PACK_FILE, "language pack"))
     if options.glossary and not options.same_language:
         inputs.append(input_entry(options.glossary, "glossary"))
     return inputs

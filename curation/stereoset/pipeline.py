@@ -26,7 +26,7 @@ import pandas as pd
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.curation.checks import CheckResult, CheckStats, run_checks
-from biasforge.curation.language_pack import LanguagePack, load_pack
+from biasforge.curation.language_pack import PACK_FILE, LanguagePack, target_pack
 from biasforge.curation.stereoset import adapt, align, audit
 from biasforge.curation.stereoset.report import render_report
 from biasforge.curation.stereoset.schema import COLUMNS, SCHEMA
@@ -369,14 +369,14 @@ class Audited:
 
 def lexicon_path(options: Options) -> Path | None:
     """The no-exact-translation lexicon of a run: ``--lexicon``, else the language pack's."""
-    return options.lexicon or load_pack(options.lang).no_exact_lexicon
+    return options.lexicon or target_pack(options.lang, options.language_pack).no_exact_lexicon
 
 
 def load_and_audit(options: Options) -> Audited:
     """Read the language pack, the source (plus synonym variants) and the lexicon, audit the
     source, and list its translation units: every input is checked here, before a dry run or
     a run sends anything."""
-    pack = load_pack(options.lang)
+    pack = target_pack(options.lang, options.language_pack)
     pack.check_tokenizer()
     steps: list[dict[str, Any]] = []
     started = time.perf_counter()
@@ -523,6 +523,8 @@ def _config(options: Options, kind: str, translator: Translator) -> dict[str, An
         "synonyms": _published(options.synonyms),
         "lexicon": _published(lexicon_path(options)),
         "glossary_file": _published(options.glossary),
+        # a user's pack only: a bundled one is named by the language
+        **({"language_pack": _published(options.language_pack)} if options.language_pack else {}),
     }
 
 
@@ -534,6 +536,8 @@ def _inputs(options: Options) -> list[dict[str, Any]]:
         inputs.append(input_entry(options.synonyms, "synonym variants"))
     if options.glossary:
         inputs.append(input_entry(options.glossary, "glossary"))
+    if options.language_pack:
+        inputs.append(input_entry(options.language_pack / PACK_FILE, "language pack"))
     lexicon = lexicon_path(options)
     if lexicon:
         inputs.append(input_entry(lexicon, "no-exact-translation lexicon"))

@@ -53,6 +53,9 @@ class TranslationSettings:
     #: translation memory file; None: ``$BIASFORGE_HOME/translation-memory.sqlite``
     memory: Path | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    #: a language pack folder for ``lang`` (:mod:`biasforge.curation.language_pack`); None:
+    #: the bundled pack of ``lang``
+    language_pack: Path | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lang", self.lang.lower())

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from biasforge.contract.rundir import read_run
 from biasforge.curation.language_pack import PACKS, load_pack
-from biasforge.curation.stereoset import Options, curate
 from biasforge.curation.stereoset.align import word_differences, words_next_to_slot
-from biasforge.curation.translation import TranslationMemory
 from biasforge.errors import InputError
-from tests.stereoset.conftest import intra, write_jsonl
+from tests.languages.written import curated_item
 
 
 def test_chinese_tokens_name_the_differing_word_and_the_measure_word():
@@ -60,43 +57,8 @@ def test_a_tokenizer_spacy_does_not_have_is_one_line(tmp_path):
         load_pack(folder).check_tokenizer()
 
 
-class Written:
-    """Hand-written translations of one English item, looked up by the tagged English text."""
-
-    engine_id = "written-for-the-test"
-    max_batch = 50
-
-    def __init__(self, texts: dict[str, str]):
-        self.texts = texts
-
-    def options_key(self) -> dict:
-        return {}
-
-    def translate(self, texts, source, target, *, context=None, xml=False):
-        return [self.texts[t] for t in texts]
-
-
-ITEM = intra("man", "Everyone thinks that BLANK is clever.", "man", "woman", "cat", "gender")
-
-
-def _english(attribute: str) -> str:
-    return f"Everyone thinks that <a>{attribute}</a> is clever."
-
-
-def _curated(tmp_path, lang: str, context: str, sentences: list[str], alone: dict) -> dict:
-    """The one candidate of ITEM curated into ``lang`` from the given translations."""
-    texts = {"Everyone thinks that <x>BLANK</x> is clever.": context, **alone}
-    texts.update({_english(a): s for a, s in zip(["man", "woman", "cat"], sentences, strict=True)})
-    source = write_jsonl(tmp_path / "s.jsonl", [ITEM])
-    options = Options(lang=lang, source=str(source), progress=False)
-    with TranslationMemory(tmp_path / "tm.sqlite") as memory:
-        curate(options, tmp_path / "run", translator=Written(texts), memory=memory)
-    row = read_run(tmp_path / "run").candidates.iloc[0]
-    return {c["rule"]: c["detail"] for c in row["checks"]} | {"_status": row["sentences"]}
-
-
 def test_chinese_frames_differing_in_a_measure_word_are_flagged_by_that_word(tmp_path):
-    checks = _curated(
+    checks = curated_item(
         tmp_path,
         "zh",
         "大家都认为那个<x>BLANK</x>很聪明。",
@@ -115,7 +77,7 @@ def test_chinese_frames_differing_in_a_measure_word_are_flagged_by_that_word(tmp
 
 
 def test_german_der_die_before_the_slot_is_flagged_as_french_le_la(tmp_path):
-    checks = _curated(
+    checks = curated_item(
         tmp_path,
         "de",
         "Alle denken, dass der <x>BLANK</x> klug ist.",
@@ -133,7 +95,7 @@ def test_german_der_die_before_the_slot_is_flagged_as_french_le_la(tmp_path):
 
 
 def test_spanish_el_la_before_the_slot(tmp_path):
-    checks = _curated(
+    checks = curated_item(
         tmp_path,
         "es",
         "Todos piensan que el <x>BLANK</x> es listo.",
