@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from biasforge.curation.toml_model import load_toml_model
 from biasforge.errors import BiasforgeError, InputError
-from biasforge.textfiles import read_text
 
 GRAMMAR_FILE = "language.toml"
 #: a BCP-47 tag as items carry it in ``language`` ("fr", "pt-BR")
@@ -207,43 +206,7 @@ def load_grammar(folder: Path, encoding: str = "utf-8") -> Grammar:
     path = folder / GRAMMAR_FILE
     if not path.is_file():
         raise InputError(path, "language file not found (every language folder has one)")
-    text = read_text(path, encoding)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:  # "Illegal character '\n' (at line 17, column 11)"
-        where = re.search(r"\(at line (\d+), column \d+\)", str(exc))
-        line = int(where[1]) if where else None
-        raise InputError(path, f"not valid TOML: {exc}", line=line) from None
-    try:
-        return Grammar.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise InputError(
-            path, f"{key}: {first['msg']}", line=_line_of(text, first["loc"])
-        ) from None
-
-
-def _line_of(text: str, loc: tuple) -> int | None:
-    """The line where the key a schema error names is written: each part of its path is
-    looked for from where the previous one was found (the n-th ``[[table]]`` for an index);
-    None when the key is absent (a missing required key)."""
-    lines = text.splitlines()
-    position, found, table = 0, None, None
-    for part in loc:
-        if isinstance(part, int):
-            header = re.compile(rf"^\s*\[\[\s*{re.escape(str(table))}\s*\]\]")
-            hits = [i for i in range(position, len(lines)) if header.search(lines[i])]
-            if table is not None and len(hits) > part:
-                position = found = hits[part]
-            continue
-        key = re.compile(rf'^\s*(\[+\s*)?([\w."]*\.)?"?{re.escape(str(part))}"?\s*(=|\]|\.)')
-        hit = next((i for i in range(position, len(lines)) if key.search(lines[i])), None)
-        if hit is None:
-            break
-        position = found = hit
-        table = part
-    return None if found is None else found + 1
+    return load_toml_model(path, Grammar, encoding)
 
 
 def json_schema() -> str:

@@ -7,12 +7,15 @@ from typing import Annotated
 import typer
 
 from biasforge.contract.rundir import CANDIDATES
-from biasforge.curation.commands import options as check
+from biasforge.curation import options as check
+from biasforge.errors import BiasforgeError
 
 
 def bbq(
     out: check.Out,
-    lang: check.Lang = "en",
+    lang: Annotated[
+        str, typer.Option("--lang", help="language of the instances (en so far)")
+    ] = "en",
     seed: Annotated[int, typer.Option(help="seed of every draw (same seed, same run)")] = 0,
     category: Annotated[
         list[str] | None, typer.Option(help="a category to build (repeat; default: all 11)")
@@ -24,12 +27,12 @@ def bbq(
     from biasforge.families.bbq import SCHEMA
 
     if lang != "en":
-        raise typer.BadParameter(
-            "only --lang en so far (the authors' templates)", param_hint="--lang"
-        )
+        raise BiasforgeError(f"--lang {lang!r}: only en so far (the authors' templates)")
     unknown = sorted(set(category or ()) - set(CATEGORIES))
     if unknown:
-        raise typer.BadParameter(f"unknown category {unknown[0]}", param_hint="--category")
+        raise BiasforgeError(
+            f"--category {unknown[0]!r}: not a BBQ category; choose from {', '.join(CATEGORIES)}"
+        )
     options = Options(seed=seed, categories=tuple(category or CATEGORIES), lang=lang)
     stats = curate(options, out, schema=SCHEMA, overwrite=overwrite).stats
     typer.echo(f"bbq {lang}: {stats['kept']} instances -> {out / CANDIDATES}")

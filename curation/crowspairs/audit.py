@@ -21,21 +21,20 @@ import pandas as pd
 from biasforge.curation.checks import Check, verdicts
 from biasforge.curation.tables import read_tsv
 from biasforge.families.crowspairs import BIAS_TYPES, differing_spans
-from biasforge.resources import package_path
 
-DEFAULT_GROUP_WORDS = package_path("biasforge.curation", "data", "crowspairs", "group_words.tsv")
 MAX_SPANS = 2
 MAX_SPAN_WORDS = 3
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 
 
-def read_group_words(
-    path: str | Path | None = None, encoding: str = "utf-8"
-) -> dict[str, set[str]]:
-    """bias type -> its group words (lower case), from a TSV ``bias_type<TAB>words``; a bias
-    type outside the family's (``robot``) would never match a pair, so it is refused."""
+def read_group_words(path: str | Path | None, encoding: str = "utf-8") -> dict[str, set[str]]:
+    """bias type -> its group words (lower case), from a TSV ``bias_type<TAB>words`` (the
+    source language's pack's, or ``--group-words``); None: no words. A bias type outside the
+    family's (``robot``) would never match a pair, so it is refused."""
+    if path is None:
+        return {}
     rows = read_tsv(
-        path or DEFAULT_GROUP_WORDS,
+        path,
         ["bias_type", "words"],
         allowed={"bias_type": BIAS_TYPES},
         non_empty=["words"],

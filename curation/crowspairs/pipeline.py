@@ -22,6 +22,7 @@ from biasforge.curation.crowspairs.checks import post_translation_checks
 from biasforge.curation.crowspairs.options import Options
 from biasforge.curation.crowspairs.report import render_report
 from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
+from biasforge.curation.language_pack import PACK_FILE, load_pack, target_pack
 from biasforge.curation.translation.base import Translator
 from biasforge.curation.translation.runner import (
     Outcome,
@@ -36,6 +37,12 @@ from biasforge.textfiles import encoding_for
 
 FAMILY = "crowspairs"
 COLUMNS = SCHEMA.names
+
+
+def group_words_path(options: Options) -> Path | None:
+    """The group words of a run: ``--group-words``, else those of the source language's pack
+    (the audit reads the source pairs)."""
+    return options.group_words or load_pack(options.source_lang).group_words
 
 
 def _units(kept: pd.DataFrame) -> list[tuple[Unit, Unit, int, int]]:
@@ -151,9 +158,10 @@ def curate(
     )
     if options.limit is not None:
         pairs = pairs.head(options.limit)
+    target_pack(options.lang, options.language_pack)  # none, or a broken one: stop here
+    group_words = group_words_path(options)
     words = audit.read_group_words(
-        options.group_words,
-        encoding_for(options.group_words, audit.DEFAULT_GROUP_WORDS, options.encoding),
+        group_words, options.encoding if options.group_words else "utf-8"
     )
     audited = run_checks(pairs, audit.audit_checks(words))
     langs = (options.source_lang, options.lang)
@@ -231,16 +239,20 @@ def _config(options: Options, translator: Translator) -> dict[str, Any]:
         "source": public_path(options.source),
         "engine": translator.engine_id,
         "translator_options": translator.options_key(),
-        "group_words": public_path(options.group_words or audit.DEFAULT_GROUP_WORDS),
+        "group_words": public_path(words) if (words := group_words_path(options)) else None,
         "limit": options.limit,
+        # a user's pack only: a bundled one is named by the language
+        **({"language_pack": public_path(options.language_pack)} if options.language_pack else {}),
     }
 
 
 def _inputs(options: Options) -> list[dict[str, Any]]:
-    inputs = [
-        input_entry(options.source, "crowspairs source"),
-        input_entry(options.group_words or audit.DEFAULT_GROUP_WORDS, "group words"),
-    ]
+    inputs = [input_entry(options.source, "crowspairs source")]
+    group_words = group_words_path(options)
+    if group_words:
+        inputs.append(input_entry(group_words, "group words"))
+    if options.language_pack:
+        inputs.append(input_entry(options.language_pack / PACK_FILE, "language pack"))
     if options.glossary and not options.same_language:
         inputs.append(input_entry(options.glossary, "glossary"))
     return inputs

@@ -37,39 +37,8 @@ from pathlib import Path
 import pandas as pd
 
 from biasforge.curation.checks import Check, verdicts
+from biasforge.curation.language_pack import LanguagePack
 from biasforge.curation.tables import read_tsv
-from biasforge.resources import package_path
-
-DEFAULT_LEXICON = package_path(
-    "biasforge.curation", "data", "stereoset", "no_exact_translation.tsv"
-)
-
-#: determiners/possessives that agree in gender with the next word
-GENDERED_BEFORE_SLOT = {
-    "fr": {
-        "le",
-        "la",
-        "un",
-        "une",
-        "du",
-        "au",
-        "son",
-        "sa",
-        "mon",
-        "ma",
-        "ton",
-        "ta",
-        "ce",
-        "cet",
-        "cette",
-    },
-    "es": {"el", "la", "un", "una", "del", "al", "este", "esta", "ese", "esa", "aquel", "aquella"},
-    "it": {"il", "lo", "la", "un", "uno", "una", "del", "della", "questo", "questa"},
-    "de": {"der", "die", "das", "ein", "eine", "einen", "einem", "einer", "sein", "seine"},
-}
-_ARTICLES = re.compile(
-    r"^(le|la|les|l'|un|une|des|du|de la|de l'|el|los|las|una|der|die|das|ein|eine)\s+", re.I
-)
 
 
 @dataclass(frozen=True)
@@ -82,17 +51,21 @@ class NoExact:
 def read_no_exact_lexicon(
     path: str | Path | None, lang: str, encoding: str = "utf-8"
 ) -> list[NoExact]:
-    """Entries of the no-exact-translation lexicon for one target language."""
+    """Entries of a no-exact-translation lexicon (a language pack's, or ``--lexicon``) for one
+    target language; None: no lexicon. A file with a ``lang`` column (one lexicon for several
+    languages) gives the rows of ``lang`` only."""
+    if path is None:
+        return []
     rows = read_tsv(
-        path or DEFAULT_LEXICON,
-        ["lang", "word", "renderings", "suggestion"],
-        non_empty=["lang", "word", "renderings"],
+        path,
+        ["word", "renderings", "suggestion"],
+        non_empty=["word", "renderings"],
         encoding=encoding,
     )
     return [
         NoExact(row["word"].lower(), row["renderings"], row["suggestion"])
         for _, row in rows
-        if row["lang"].lower() == lang.lower()
+        if row.get("lang", lang).lower() == lang.lower()
     ]
 
 
@@ -145,8 +118,10 @@ def _distinct_sentences(batch: pd.DataFrame) -> pd.DataFrame:
     return verdicts([p is None for p in problems], detail, batch.index)
 
 
-def gender_agreement_check(lang: str) -> Check:
-    gendered = GENDERED_BEFORE_SLOT.get(lang.split("-")[0].lower(), set())
+def gender_agreement_check(pack: LanguagePack) -> Check:
+    """Frames that differ outside the slot, and a slot right after a word that agrees with
+    what fills it (the pack's ``before_slot`` words: ``le``/``la``, ``der``/``die``, 个/位)."""
+    slot_words = pack.slot_words
 
     def fn(batch: pd.DataFrame) -> pd.DataFrame:
         passed, detail = [], []
@@ -165,8 +140,8 @@ def gender_agreement_check(lang: str) -> Check:
                 reasons.append(
                     "the translated sentences disagree outside the slot (" + "; ".join(diffs) + ")"
                 )
-            if before in gendered:
-                reasons.append(f"the slot follows the gendered word {before!r}")
+            if before in slot_words:
+                reasons.append(f"the slot follows the {slot_words[before].described_as} {before!r}")
             passed.append(not reasons)
             detail.append(
                 "no agreement outside the slot"
@@ -211,11 +186,33 @@ def no_exact_check(lexicon: list[NoExact]) -> Check:
     )
 
 
-def _strip_article(text: str) -> str:
-    return _ARTICLES.sub("", text.strip().lower()).strip(" .,!?")
+def _article_pattern(pack: LanguagePack) -> re.Pattern[str] | None:
+    """An article of the pack opening a text, followed by a space; None: the pack has none."""
+    if not pack.spec.articles:
+        return None
+    return re.compile(rf"^({'|'.join(re.escape(a) for a in pack.spec.articles)})\s+", re.I)
 
 
-def _unrelated(batch: pd.DataFrame) -> pd.DataFrame:
+def _strip_article(text: str, articles: re.Pattern[str] | None) -> str:
+    text = text.strip().lower()
+    return (articles.sub("", text) if articles else text).strip(" .,!?")
+
+
+def unrelated_check(pack: LanguagePack) -> Check:
+    articles = _article_pattern(pack)
+
+    def fn(batch: pd.DataFrame) -> pd.DataFrame:
+        return _unrelated(batch, articles)
+
+    return Check(
+        "unrelated_plausible",
+        fn,
+        "review",
+        "the unrelated attribute keeps its absurd meaning in the sentence",
+    )
+
+
+def _unrelated(batch: pd.DataFrame, articles: re.Pattern[str] | None) -> pd.DataFrame:
     passed, detail = [], []
     for alone, inside, source in zip(
         batch["_unrelated_alone"], batch["_unrelated_inside"], batch["_unrelated_en"], strict=True
@@ -224,7 +221,7 @@ def _unrelated(batch: pd.DataFrame) -> pd.DataFrame:
             passed.append(True)
             detail.append("not applicable")
             continue
-        same = _strip_article(alone) == _strip_article(inside)
+        same = _strip_article(alone, articles) == _strip_article(inside, articles)
         passed.append(same)
         detail.append(
             f"{source!r} translates as {inside!r} in the sentence and {alone!r} alone"
@@ -235,7 +232,7 @@ def _unrelated(batch: pd.DataFrame) -> pd.DataFrame:
     return verdicts(passed, detail, batch.index)
 
 
-def post_translation_checks(lang: str, lexicon: list[NoExact]) -> list[Check]:
+def post_translation_checks(pack: LanguagePack, lexicon: list[NoExact]) -> list[Check]:
     return [
         Check("translation", _translation, "reject", "every text of the item was translated"),
         Check(
@@ -251,12 +248,7 @@ def post_translation_checks(lang: str, lexicon: list[NoExact]) -> list[Check]:
             "reject",
             "the three translated sentences are non-empty and pairwise different",
         ),
-        gender_agreement_check(lang),
+        gender_agreement_check(pack),
         no_exact_check(lexicon),
-        Check(
-            "unrelated_plausible",
-            _unrelated,
-            "review",
-            "the unrelated attribute keeps its absurd meaning in the sentence",
-        ),
+        unrelated_check(pack),
     ]

@@ -17,14 +17,20 @@ outside the slot. So:
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, unescape
+
+from biasforge.curation.language_pack import Token
 
 SLOT = "BLANK"
 _ATTR = re.compile(r"<a>(.*?)</a>", re.S)
 _SLOT_TAG = re.compile(r"<x>\s*BLANK\s*</x>")
 _ANY_TAG = re.compile(r"</?\s*[\w-]+\s*/?>")
+#: a language pack's tokenizer (:meth:`LanguagePack.tokens`)
+Tokenize = Callable[[str], list[Token]]
 
 
 def split_frame(context: str) -> tuple[str, str] | None:
@@ -98,24 +104,47 @@ def read_tagged_context(translated: str) -> str | None:
     return _clean(_SLOT_TAG.sub("\x00", translated)).replace("\x00", SLOT)
 
 
-def word_differences(frames: list[str]) -> list[str]:
-    """Words that differ between frames, position by position ("un/une"), for reviewers."""
-    split = [f.split() for f in frames]
-    if len({len(s) for s in split}) != 1:
-        return [" / ".join(frames)]
-    diffs = []
-    for words in zip(*split, strict=True):
-        if len(set(words)) > 1:
-            diffs.append("/".join(dict.fromkeys(words)))
-    return diffs
+def word_differences(frames: list[str], tokens: Tokenize) -> list[str]:
+    """The tokens that differ between frames ("un/une", "个/位"), for reviewers: position by
+    position when the frames have as many tokens, else each run of tokens that differs
+    (``difflib`` on the token sequences, read as written in each frame)."""
+    split = [tokens(f) for f in frames]
+    if len({len(s) for s in split}) == 1:
+        return [
+            "/".join(dict.fromkeys(t.text for t in column))
+            for column in zip(*split, strict=True)
+            if len({t.text for t in column}) > 1
+        ]
+    first, diffs = split[0], []
+    for frame, other in zip(frames[1:], split[1:], strict=True):
+        matcher = difflib.SequenceMatcher(None, [t.text for t in first], [t.text for t in other])
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            if op != "equal":
+                diffs.append(f"{_run(frames[0], first[i1:i2])}/{_run(frame, other[j1:j2])}")
+    return list(dict.fromkeys(diffs))
 
 
-def words_next_to_slot(frame: str) -> tuple[str, str]:
-    """The word just before and just after the slot (empty strings at the edges)."""
-    prefix, suffix = split_frame(frame) or ("", "")
-    before = prefix.split()[-1] if prefix.split() else ""
-    after = suffix.split()[0] if suffix.split() else ""
-    return before.strip(".,;:!?«»\"'").lower(), after.strip(".,;:!?«»\"'").lower()
+def _run(text: str, run: list[Token]) -> str:
+    """A run of tokens as written in ``text`` (spaces kept), or ∅ for none."""
+    return text[run[0].start : run[-1].end] if run else "∅"
+
+
+def words_next_to_slot(frame: str, tokens: Tokenize) -> tuple[str, str]:
+    """The token just before and just after the slot, lower-cased without quotes and
+    punctuation (empty strings at the edges, or where punctuation stands next to it)."""
+    halves = split_frame(frame)
+    if halves is None:
+        return "", ""
+    start = len(halves[0])
+    end = start + len(SLOT)
+    split = tokens(frame)  # the whole frame: a tokenizer reads "l'BLANK" as "l'" + the slot
+    before = [t.text for t in split if t.end <= start][-1:]
+    after = [t.text for t in split if t.start >= end][:1]
+    return _bare(before[0] if before else ""), _bare(after[0] if after else "")
+
+
+def _bare(token: str) -> str:
+    return token.strip(".,;:!?«»\"'").lower()
 
 
 @dataclass(frozen=True)
@@ -130,9 +159,10 @@ class Structure:
 
 
 def align_triplet(
-    context_translation: str | None, sentence_translations: list[str | None]
+    context_translation: str | None, sentence_translations: list[str | None], tokens: Tokenize
 ) -> Structure:
-    """Decide a translated triplet's structure and build its sentences (see module doc)."""
+    """Decide a translated triplet's structure and build its sentences (see module doc);
+    ``tokens`` splits a frame to name where frames differ."""
     read = [read_tagged_sentence(t) if t is not None else None for t in sentence_translations]
     attributes = tuple(r[1] if r else None for r in read)
     frames = [r[0] for r in read if r]
@@ -151,7 +181,7 @@ def align_triplet(
     if lost:
         problems.append(f"attribute tag lost in sentence(s) {', '.join(str(i + 1) for i in lost)}")
     if len(set(frames)) > 1:
-        problems.append("frames differ: " + "; ".join(word_differences(frames)))
+        problems.append("frames differ: " + "; ".join(word_differences(frames, tokens)))
     if context is None:
         return Structure(
             "broken",

@@ -26,6 +26,7 @@ import pandas as pd
 from biasforge.contract.redact import public_path
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.curation.checks import CheckResult, CheckStats, run_checks
+from biasforge.curation.language_pack import PACK_FILE, LanguagePack, target_pack
 from biasforge.curation.stereoset import adapt, align, audit
 from biasforge.curation.stereoset.options import Options
 from biasforge.curation.stereoset.report import render_report
@@ -155,11 +156,13 @@ def _translate_assemble(
     memory: TranslationMemory | None,
     translator: Translator,
     langs: tuple[str, str],
+    tokens: align.Tokenize,
 ) -> pd.DataFrame:
     """Build the translated candidate rows, with the private columns the checks read.
 
     ``langs`` is (source, target); ``memory`` None (a same-language run) means no reviewer's
-    preferred translations and no ``translation`` record."""
+    preferred translations and no ``translation`` record; ``tokens`` is the target language's
+    tokenizer (its pack's), which the structure checks compare frames with."""
     source_lang, lang = langs
     source_texts = set()
     for row, u in zip(kept_en.itertuples(index=False), units, strict=True):
@@ -195,7 +198,9 @@ def _translate_assemble(
             "_structure_detail": "not applicable (intersentence)",
         }
         if row.split == "intrasentence":
-            context, sentences_fr, attrs, checked = _intrasentence(row, u, got, preferred, memory)
+            context, sentences_fr, attrs, checked = _intrasentence(
+                row, u, got, preferred, memory, tokens
+            )
             private.update(checked)
         else:
             context, sentences_fr, attrs = _intersentence(row, u, got, preferred)
@@ -229,10 +234,11 @@ def _intrasentence(
     got: dict[Unit, Outcome],
     preferred: dict,
     memory: TranslationMemory | None,
+    tokens: align.Tokenize,
 ) -> tuple[str | None, list[str | None], list[str | None], dict[str, Any]]:
     """An intrasentence item's context, sentences and attributes (a reviewer's preferred
     translations first, then the aligned ones), and the private columns its checks read."""
-    structure = align.align_triplet(got[u.context].text, [got[s].text for s in u.sentences])
+    structure = align.align_triplet(got[u.context].text, [got[s].text for s in u.sentences], tokens)
     context, attrs, status = structure.context, list(structure.attributes), structure.status
     detail = structure.detail
     notes = []
@@ -266,8 +272,8 @@ def _intrasentence(
     checked = {
         "_structure_status": status,
         "_structure_detail": detail,
-        "_frame_diffs": align.word_differences(frames) if len(set(frames)) > 1 else [],
-        "_word_before_slot": align.words_next_to_slot(context)[0] if context else "",
+        "_frame_diffs": align.word_differences(frames, tokens) if len(set(frames)) > 1 else [],
+        "_word_before_slot": align.words_next_to_slot(context, tokens)[0] if context else "",
         "_unrelated_alone": got[u.unrelated_alone].text if u.unrelated_alone and memory else None,
         "_unrelated_inside": attrs[2],
         "_unrelated_en": u.attributes_en[2],
@@ -347,14 +353,24 @@ class Audited:
     steps: list[dict[str, Any]]
     #: the no-exact-translation lexicon, read before anything is sent so a bad one costs nothing
     lexicon: list[adapt.NoExact]
+    #: the target language's pack (agreement words, articles, tokenizer)
+    pack: LanguagePack
 
     def all_units(self) -> list[Unit]:
         return [unit for u in self.units for unit in u.all()]
 
 
+def lexicon_path(options: Options) -> Path | None:
+    """The no-exact-translation lexicon of a run: ``--lexicon``, else the language pack's."""
+    return options.lexicon or target_pack(options.lang, options.language_pack).no_exact_lexicon
+
+
 def load_and_audit(options: Options) -> Audited:
-    """Read the source (plus synonym variants) and the lexicon, audit the source, and list its
-    translation units: every input is checked here, before a dry run or a run sends anything."""
+    """Read the language pack, the source (plus synonym variants) and the lexicon, audit the
+    source, and list its translation units: every input is checked here, before a dry run or
+    a run sends anything."""
+    pack = target_pack(options.lang, options.language_pack)
+    pack.check_tokenizer()
     steps: list[dict[str, Any]] = []
     started = time.perf_counter()
     items, kind = load_items(options.source, options)
@@ -366,9 +382,9 @@ def load_and_audit(options: Options) -> Audited:
     _step(steps, "audit", started, len(items))
     units = [item_units(row) for row in audited.kept.itertuples(index=False)]
     lexicon = adapt.read_no_exact_lexicon(
-        options.lexicon, options.lang, options.encoding if options.lexicon else "utf-8"
+        lexicon_path(options), options.lang, options.encoding if options.lexicon else "utf-8"
     )
-    return Audited(items, kind, audited, units, steps, lexicon)
+    return Audited(items, kind, audited, units, steps, lexicon, pack)
 
 
 def dry_run(options: Options, **engine: Unpack[Engine]) -> DryRun:
@@ -413,9 +429,9 @@ def curate(
         _stop_if_fatal(tstats)
         started = time.perf_counter()
         translated = _translate_assemble(
-            kept_en, audited.units, outcomes, memory, translator, langs
+            kept_en, audited.units, outcomes, memory, translator, langs, audited.pack.tokens
         )
-        checks = adapt.post_translation_checks(options.lang, audited.lexicon)
+        checks = adapt.post_translation_checks(audited.pack, audited.lexicon)
         post = run_checks(translated, checks)
         _step(steps, "align_and_check", started, len(translated))
     result = _combine(audited.result, post, langs)
@@ -498,8 +514,10 @@ def _config(options: Options, kind: str, translator: Translator) -> dict[str, An
         "engine": translator.engine_id,
         "translator_options": translator.options_key(),
         "synonyms": _published(options.synonyms),
-        "lexicon": _published(options.lexicon or adapt.DEFAULT_LEXICON),
+        "lexicon": _published(lexicon_path(options)),
         "glossary_file": _published(options.glossary),
+        # a user's pack only: a bundled one is named by the language
+        **({"language_pack": _published(options.language_pack)} if options.language_pack else {}),
     }
 
 
@@ -511,8 +529,11 @@ def _inputs(options: Options) -> list[dict[str, Any]]:
         inputs.append(input_entry(options.synonyms, "synonym variants"))
     if options.glossary:
         inputs.append(input_entry(options.glossary, "glossary"))
-    lexicon = options.lexicon or adapt.DEFAULT_LEXICON
-    inputs.append(input_entry(lexicon, "no-exact-translation lexicon"))
+    if options.language_pack:
+        inputs.append(input_entry(options.language_pack / PACK_FILE, "language pack"))
+    lexicon = lexicon_path(options)
+    if lexicon:
+        inputs.append(input_entry(lexicon, "no-exact-translation lexicon"))
     return inputs
 
 

@@ -54,6 +54,14 @@ Lang = Annotated[
         help="target language (a DeepL code, e.g. fr); the source's own: no translation",
     ),
 ]
+LanguagePack = Annotated[
+    Path | None,
+    typer.Option(
+        "--language-pack",
+        help="a language pack folder for --lang (default: the bundled pack of --lang; "
+        "docs/your-language.md)",
+    ),
+]
 SourceLang = Annotated[str, typer.Option(callback=language, help="language of the source")]
 Translator = Annotated[str, typer.Option("--translator", help="translation backend")]
 ServerUrl = Annotated[

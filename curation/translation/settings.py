@@ -56,6 +56,9 @@ class TranslationSettings:
     #: attempts per request and the first backoff pause (:attr:`retry`)
     retries: options.Retries = RetryPolicy.attempts
     retry_delay: options.RetryDelay = RetryPolicy.delay
+    #: a language pack folder for ``lang`` (:mod:`biasforge.curation.language_pack`); None:
+    #: the bundled pack of ``lang``
+    language_pack: options.LanguagePack = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lang", self.lang.lower())

@@ -5,9 +5,12 @@ from __future__ import annotations
 import pandas as pd
 
 from biasforge.curation.checks import run_checks
+from biasforge.curation.language_pack import load_pack
 from biasforge.curation.stereoset import align, audit
 from biasforge.curation.stereoset.source import read_jsonl
 from tests.stereoset.conftest import inter, intra, write_jsonl
+
+FRENCH = load_pack("fr").tokens
 
 
 def test_source_attribute_ignores_case_of_the_flattened_sentences():
@@ -41,6 +44,7 @@ def test_identical_frames_are_kept_as_translated():
             "Le joueur d'échecs était <a>hispanique</a>.",
             "Le joueur d'échecs était <a>renard</a>.",
         ],
+        FRENCH,
     )
     assert s.status == "identical"
     assert s.sentences == (
@@ -59,9 +63,11 @@ def test_differing_frames_are_uniformised_on_the_context():
             "Les Ukrainiens aiment boire du <a>whisky</a>.",
             "Les Ukrainiens aiment boire des <a>chaises</a>.",
         ],
+        FRENCH,
     )
     assert s.status == "uniformised"
-    assert "frames differ" in s.detail and "boire du BLANK" in s.detail
+    # the differing words are named, not the whole frames
+    assert "(frames differ: de la/du; de la/des)" in s.detail
     assert s.sentences == (
         "Les Ukrainiens aiment boire vodka.",
         "Les Ukrainiens aiment boire whisky.",
@@ -75,11 +81,14 @@ def test_lost_tags_are_broken_and_say_why():
     s = align.align_triplet(
         "Le chat est <x>BLANK</x>.",
         ["Le chat est <a>gris</a>.", "Le chat est noir.", "Le chat est <a>table</a>."],
+        FRENCH,
     )
     assert s.status == "broken"
     assert "sentence(s) 2" in s.detail
     s = align.align_triplet(
-        "Le chat est BLANK.", ["Le <a>gris</a> chat.", "Le chat <a>noir</a>.", "x"]
+        "Le chat est BLANK.",
+        ["Le <a>gris</a> chat.", "Le chat <a>noir</a>.", "x"],
+        FRENCH,
     )
     assert s.status == "broken"
     assert "slot lost" in s.detail

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from biasforge.contract.redact import is_public_path
-from biasforge.curation.stereoset.adapt import DEFAULT_LEXICON
+from biasforge.curation.language_pack import load_pack
 from tests.conftest import REPO, run_cli
 from tests.stereoset.conftest import intra, write_jsonl
 
@@ -29,7 +29,8 @@ def test_inputs_are_named_as_given_or_by_package_relative_name(deepl_env, tmp_pa
     work.mkdir()
     write_jsonl(work / "s.jsonl", [intra("man", "The man was BLANK.", "smart", "lazy", "fox")])
     (work / "glossary.tsv").write_text("source\ttarget\nman\thomme\n", encoding="utf-8")
-    lexicon = shutil.copy(DEFAULT_LEXICON, tmp_path / "lexicon.tsv")  # outside the work folder
+    # outside the work folder
+    lexicon = shutil.copy(load_pack("fr").no_exact_lexicon, tmp_path / "lexicon.tsv")
     _curate(
         work, deepl_env, "--source", "s.jsonl", "--glossary", "glossary.tsv",
         "--lexicon", lexicon, "--out", "run",
@@ -48,7 +49,7 @@ def test_inputs_are_named_as_given_or_by_package_relative_name(deepl_env, tmp_pa
     manifest, text = _published(work / "bundled")
     assert [i["path"] for i in manifest["inputs"]] == [
         "curation/data/stereoset/sample_dev_en.jsonl",
-        "curation/data/stereoset/no_exact_translation.tsv",
+        "curation/data/languages/fr/no_exact_translation.tsv",
     ]
     assert manifest["config"]["source"] == "curation/data/stereoset/sample_dev_en.jsonl"
     assert str(tmp_path) not in text and str(REPO) not in text and is_public_path(text)
