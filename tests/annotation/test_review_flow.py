@@ -109,17 +109,7 @@ def test_each_annotator_gets_every_record_in_a_stable_own_order(reviewed):
     assert all(tuple(order) in rotations for order in queues.values())
     # paging over the (now answered) records keeps one stable order
     api = reviewed["clients"]["ann3"]
-    body = {
-        "filters": {
-            "and": [
-                {
-                    "type": "terms",
-                    "scope": {"entity": "response", "property": "status"},
-                    "values": ["submitted"],
-                }
-            ]
-        }
-    }
+    body = terms({"entity": "response", "property": "status"}, "submitted")
     url = f"/api/v1/me/datasets/{reviewed['dataset_id']}/records/search"
     full = [
         i["record"]["id"] for i in api.post(url, params={"limit": 20}, json=body).json()["items"]
@@ -140,34 +130,14 @@ def test_search_engine_filters_text_and_metrics(reviewed):
     url = f"/api/v1/datasets/{dataset_id}/records/search"
     rows = reviewed["rows"]
     women = sum(1 for r in rows if r["gender"] == "female")
-    body = {
-        "filters": {
-            "and": [
-                {
-                    "type": "terms",
-                    "scope": {"entity": "metadata", "metadata_property": "gender"},
-                    "values": ["female"],
-                }
-            ]
-        }
-    }
+    body = terms({"entity": "metadata", "metadata_property": "gender"}, "female")
     assert api.post(url, json=body).json()["total"] == women
     word = str(rows[0]["profession"])
     needed = set(re.findall(r"\w+", word.lower()))  # whole words, as Argilla's search box
     expected = sum(1 for r in rows if needed <= set(re.findall(r"\w+", r["sentence"].lower())))
     body = {"query": {"text": {"q": word, "field": "sentence"}}}
     assert api.post(url, json=body).json()["total"] == expected
-    body = {
-        "filters": {
-            "and": [
-                {
-                    "type": "terms",
-                    "scope": {"entity": "record", "property": "status"},
-                    "values": ["completed"],
-                }
-            ]
-        }
-    }
+    body = terms({"entity": "record", "property": "status"}, "completed")
     assert api.post(url, json=body).json()["total"] == N_RECORDS - 1
     progress = api.get(f"/api/v1/datasets/{dataset_id}/progress").json()
     assert (progress["total"], progress["completed"], progress["pending"]) == (
@@ -177,6 +147,11 @@ def test_search_engine_filters_text_and_metrics(reviewed):
     )
     metrics = reviewed["clients"]["ann3"].get(f"/api/v1/me/datasets/{dataset_id}/metrics").json()
     assert metrics["responses"]["submitted"] == N_RECORDS - 1
+
+
+def terms(scope: dict, *values: str) -> dict:
+    """A search body that keeps the records whose ``scope`` holds one of ``values``."""
+    return {"filters": {"and": [{"type": "terms", "scope": scope, "values": list(values)}]}}
 
 
 def expected_agreement(question_index: int) -> tuple[float, float, float]:
