@@ -45,6 +45,7 @@ SQLITE = "sqlalchemy.dialects.sqlite.aiosqlite"
 CURSOR = f"{SQLITE}:AsyncAdapt_aiosqlite_cursor"
 CONNECTION = f"{SQLITE}:AsyncAdapt_aiosqlite_connection"
 DATASETS = "argilla_server.contexts.datasets"
+DISTRIBUTION = "argilla_server.contexts.distribution"
 ACCOUNTS = "argilla_server.contexts.accounts"
 RECORDS_SEARCH = "argilla_server.api.handlers.v1.datasets.records"
 POLICIES = "argilla_server.api.policies.v1"
@@ -56,7 +57,7 @@ GROUPS = {
     "owner": "creating the owner from a 0600 file (the `prepare` command)",
     "keys": "a new API key for a user whose password was reset (the `rotate-api-key` command)",
     "product": "biasforge's behaviour: no Push to Hub, own progress, login-only status, "
-    "annotators read blind",
+    "annotators read blind, a discard counts towards min_submitted",
     "speed": "bulk logging speed-ups (overrides/speedups.py)",
     "load": "serving many annotators (overrides/load_tuning.py)",
     "sqlite": "writers queued, answers off the event loop (overrides/write_queue.py, "
@@ -116,6 +117,8 @@ PATCHES: tuple[Patch, ...] = (
     _p(f"{RECORDS_SEARCH}:_filter_record_metadata_for_user", "(record, user)", "product"),
     _p(f"{POLICIES}:DatasetPolicy.list_records_with_all_responses", "(dataset)", "product"),
     _p(f"{POLICIES}:MetadataPropertyPolicy.get", "(metadata_property)", "product"),
+    _p(f"{DISTRIBUTION}:_update_record_status_with_overlap_strategy", "(db, record)", "product",
+       replace="overrides.completion:discards_count"),
     _p("argilla_server.models.database:Question.parsed_settings", "(self)", "speed",
        replace="overrides.speedups:cached_settings"),
     _p("argilla_server.models.database:MetadataProperty.parsed_settings", "(self)", "speed",
@@ -136,7 +139,7 @@ PATCHES: tuple[Patch, ...] = (
        replace="overrides.speedups:unless_no_webhook"),
     _p(f"{DATASETS}:notify_record_event_v1", NOTIFY, "load",
        replace="overrides.speedups:unless_no_webhook"),
-    _p("argilla_server.contexts.distribution:notify_record_event_v1", NOTIFY, "load",
+    _p(f"{DISTRIBUTION}:notify_record_event_v1", NOTIFY, "load",
        replace="overrides.speedups:unless_no_webhook"),
     _p(f"{CURSOR}.execute", "(self, operation, parameters=None)", "sqlite",
        replace="overrides.write_queue:entering"),
@@ -149,7 +152,7 @@ PATCHES: tuple[Patch, ...] = (
     _p(f"{DATASETS}:create_response", "(db, search_engine, record, user, response_create)",
        "sqlite", replace="overrides.answer_write:create_response"),
     _p(f"{DATASETS}:_load_users_from_responses", "(responses)", "sqlite"),
-    _p("argilla_server.contexts.distribution:update_record_status",
+    _p(f"{DISTRIBUTION}:update_record_status",
        "(search_engine, record_id)", "sqlite"),
     _p("argilla_server.models.mixins:_INSERT_FUNC", VALUE, "sqlite"),
 )  # fmt: skip
