@@ -30,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import load_tuning
 import patches
+from overrides import load_tuning
 
 # sql_engine and sql_index import argilla_server (which builds the app and copies its 14 MB
 # web UI): they are imported where needed, so uvicorn's supervisor process and the copy of

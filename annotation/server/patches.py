@@ -4,8 +4,9 @@ one function (:func:`apply`).
 Each row names a target as ``module:qualname``, the signature that target had in the Argilla
 version it was checked against (:data:`ARGILLA_CHECKED`), and what biasforge does with it:
 
-* ``replace``: a function of this folder that receives the original and returns what takes its
-  place at the target (the usual case);
+* ``replace``: a function (``module:function``, ``overrides.*`` for the overrides of Argilla's
+  internals, one module each) that receives the original and returns what takes its place at
+  the target (the usual case);
 * ``install``: a function that receives the original and changes something Argilla bound when
   it was imported (a SQLAlchemy listener, a route), where putting a new object at the target
   would change nothing;
@@ -14,7 +15,9 @@ version it was checked against (:data:`ARGILLA_CHECKED`), and what biasforge doe
 
 Rows belong to groups (:data:`GROUPS`); a server process applies the groups it runs with
 (``launcher.install_patches``). A stock server (``BIASFORGE_STOCK_SERVER=1``) applies only
-``engine``: the SQL search engine registered through Argilla's own ``SearchEngine.register``.
+``engine``: the SQL search engine registered through Argilla's own ``SearchEngine.register``,
+the one row that uses an extension point; every other applied row is an override, and each is
+compared with a stock server (``tests/annotation/test_overrides_differential.py``).
 
 Before anything is applied every selected row is checked: the target must exist and, when it
 is callable, have the recorded signature (``inspect.signature``, annotations left out). A
@@ -42,6 +45,7 @@ SQLITE = "sqlalchemy.dialects.sqlite.aiosqlite"
 CURSOR = f"{SQLITE}:AsyncAdapt_aiosqlite_cursor"
 CONNECTION = f"{SQLITE}:AsyncAdapt_aiosqlite_connection"
 DATASETS = "argilla_server.contexts.datasets"
+DISTRIBUTION = "argilla_server.contexts.distribution"
 ACCOUNTS = "argilla_server.contexts.accounts"
 RECORDS_SEARCH = "argilla_server.api.handlers.v1.datasets.records"
 POLICIES = "argilla_server.api.policies.v1"
@@ -53,10 +57,11 @@ GROUPS = {
     "owner": "creating the owner from a 0600 file (the `prepare` command)",
     "keys": "a new API key for a user whose password was reset (the `rotate-api-key` command)",
     "product": "biasforge's behaviour: no Push to Hub, own progress, login-only status, "
-    "annotators read blind",
-    "speed": "bulk logging speed-ups (speedups.py)",
-    "load": "serving many annotators (load_tuning.py)",
-    "sqlite": "writers queued, answers off the event loop (write_gate.py, answer_write.py)",
+    "annotators read blind, a discard counts towards min_submitted",
+    "speed": "bulk logging speed-ups (overrides/speedups.py)",
+    "load": "serving many annotators (overrides/load_tuning.py)",
+    "sqlite": "writers queued, answers off the event loop (overrides/write_queue.py, "
+    "overrides/answer_write.py)",
 }
 
 
@@ -95,57 +100,59 @@ PATCHES: tuple[Patch, ...] = (
     _p(f"{ACCOUNTS}:get_user_by_username", "(db, username)", "keys"),
     _p("argilla_server.jobs.hub_jobs:export_dataset_to_hub_job",
        "(name, subset, split, private, token, dataset_id)", "product",
-       replace="releases_only:refuse"),
+       replace="overrides.releases_only:refuse"),
     _p("argilla_server.api.handlers.v1.datasets.datasets:authorize", "(actor, policy_action)",
-       "product", replace="own_progress:remembering_authorize"),
+       "product", replace="overrides.own_progress:remembering_authorize"),
     _p(f"{DATASETS}:get_dataset_progress", "(db, search_engine, dataset)", "product",
-       replace="own_progress:own_progress"),
+       replace="overrides.own_progress:own_progress"),
     _p("argilla_server.api.handlers.v1.info:get_status",
        "(search_engine=Depends(get_search_engine))", "product",
-       install="private_status:require_login"),
+       install="overrides.private_status:require_login"),
     _p("argilla_server.api.handlers.v1.records:get_record",
        "(*, db=Depends(get_async_db), record_id, current_user=Security(get_current_user))",
-       "product", install="blind_reads:blind_record_route"),
+       "product", install="overrides.blind_reads:blind_record_route"),
     _p(f"{RECORDS_SEARCH}:_get_search_responses",
        "(db, search_engine, dataset, limit, offset, search_records_query=None, user=None)",
-       "product", replace="blind_reads:no_hidden_scopes"),
+       "product", replace="overrides.blind_reads:no_hidden_scopes"),
     _p(f"{RECORDS_SEARCH}:_filter_record_metadata_for_user", "(record, user)", "product"),
     _p(f"{POLICIES}:DatasetPolicy.list_records_with_all_responses", "(dataset)", "product"),
     _p(f"{POLICIES}:MetadataPropertyPolicy.get", "(metadata_property)", "product"),
+    _p(f"{DISTRIBUTION}:_update_record_status_with_overlap_strategy", "(db, record)", "product",
+       replace="overrides.completion:discards_count"),
     _p("argilla_server.models.database:Question.parsed_settings", "(self)", "speed",
-       replace="speedups:cached_settings"),
+       replace="overrides.speedups:cached_settings"),
     _p("argilla_server.models.database:MetadataProperty.parsed_settings", "(self)", "speed",
-       replace="speedups:cached_settings"),
+       replace="overrides.speedups:cached_settings"),
     _p("argilla_server.bulk.records_bulk:notify_record_event_v1", NOTIFY, "speed",
-       replace="speedups:unless_no_webhook"),
+       replace="overrides.speedups:unless_no_webhook"),
     _p("argilla_server.database:set_sqlite_pragma", "(dbapi_connection, connection_record)",
-       "load", install="load_tuning:wal"),
+       "load", install="overrides.load_tuning:wal"),
     _p(f"{CURSOR}.execute", "(self, operation, parameters=None)", "load",
-       replace="load_tuning:one_trip_per_statement"),
+       replace="overrides.load_tuning:one_trip_per_statement"),
     _p(f"{ACCOUNTS}:get_user_by_username", "(db, username)", "load",
-       replace="load_tuning:user_once_per_session"),
-    _p(f"{ACCOUNTS}:hash_password", "(password)", "load", replace="load_tuning:hash_password"),
+       replace="overrides.load_tuning:user_once_per_session"),
+    _p(f"{ACCOUNTS}:hash_password", "(password)", "load", replace="overrides.load_tuning:hash_password"),
     _p(f"{ACCOUNTS}:verify_password", "(password, password_hash)", "load"),
     _p(f"{ACCOUNTS}:authenticate_user", "(db, username, password)", "load",
-       replace="load_tuning:authenticate_user"),
+       replace="overrides.load_tuning:authenticate_user"),
     _p(f"{DATASETS}:notify_response_event_v1", "(db, response_event, response)", "load",
-       replace="speedups:unless_no_webhook"),
+       replace="overrides.speedups:unless_no_webhook"),
     _p(f"{DATASETS}:notify_record_event_v1", NOTIFY, "load",
-       replace="speedups:unless_no_webhook"),
-    _p("argilla_server.contexts.distribution:notify_record_event_v1", NOTIFY, "load",
-       replace="speedups:unless_no_webhook"),
+       replace="overrides.speedups:unless_no_webhook"),
+    _p(f"{DISTRIBUTION}:notify_record_event_v1", NOTIFY, "load",
+       replace="overrides.speedups:unless_no_webhook"),
     _p(f"{CURSOR}.execute", "(self, operation, parameters=None)", "sqlite",
-       replace="write_gate:entering"),
+       replace="overrides.write_queue:entering"),
     _p(f"{CURSOR}.executemany", "(self, operation, seq_of_parameters)", "sqlite",
-       replace="write_gate:entering"),
+       replace="overrides.write_queue:entering"),
     *(
-        _p(f"{CONNECTION}.{name}", "(self)", "sqlite", replace="write_gate:leaving")
+        _p(f"{CONNECTION}.{name}", "(self)", "sqlite", replace="overrides.write_queue:leaving")
         for name in ("commit", "rollback", "close", "terminate")
     ),
     _p(f"{DATASETS}:create_response", "(db, search_engine, record, user, response_create)",
-       "sqlite", replace="answer_write:create_response"),
+       "sqlite", replace="overrides.answer_write:create_response"),
     _p(f"{DATASETS}:_load_users_from_responses", "(responses)", "sqlite"),
-    _p("argilla_server.contexts.distribution:update_record_status",
+    _p(f"{DISTRIBUTION}:update_record_status",
        "(search_engine, record_id)", "sqlite"),
     _p("argilla_server.models.mixins:_INSERT_FUNC", VALUE, "sqlite"),
 )  # fmt: skip

@@ -496,33 +496,16 @@ class SQLSearchEngine(SearchEngine):
 
     # -- progress and metrics ------------------------------------------------------------------
     async def get_dataset_progress(self, dataset: Dataset) -> dict:
-        if dataset.is_draft:
-            return {}
-        async with AsyncSessionLocal() as db:
-            rows = (
-                await db.execute(
-                    select(Record.status, func.count())
-                    .where(Record.dataset_id == dataset.id)
-                    .group_by(Record.status)
-                )
-            ).all()
-        counts = {_value(status): count for status, count in rows}
-        return {"total": sum(counts.values()), **counts}
+        by_status = select(Record.status, func.count()).where(Record.dataset_id == dataset.id)
+        return await _counted(dataset, by_status.group_by(Record.status))
 
     async def get_dataset_user_progress(self, dataset: Dataset, user: User) -> dict:
-        if dataset.is_draft:
-            return {}
-        async with AsyncSessionLocal() as db:
-            rows = (
-                await db.execute(
-                    select(Response.status, func.count())
-                    .join(Record, Record.id == Response.record_id)
-                    .where(Record.dataset_id == dataset.id, Response.user_id == user.id)
-                    .group_by(Response.status)
-                )
-            ).all()
-        counts = {_value(status): count for status, count in rows}
-        return {"total": sum(counts.values()), **counts}
+        by_status = (
+            select(Response.status, func.count())
+            .join(Record, Record.id == Response.record_id)
+            .where(Record.dataset_id == dataset.id, Response.user_id == user.id)
+        )
+        return await _counted(dataset, by_status.group_by(Response.status))
 
     async def compute_metrics_for(self, metadata_property: MetadataProperty) -> MetadataMetrics:
         dataset_id = metadata_property.dataset_id.hex
@@ -649,6 +632,17 @@ class SQLSearchEngine(SearchEngine):
             ],
             total=len(ranked),
         )
+
+
+async def _counted(dataset: Dataset, by_status) -> dict:
+    """``{"total": n, status: count, …}`` from a (status, count) query; ``{}`` for a draft
+    dataset, as Argilla's engines answer."""
+    if dataset.is_draft:
+        return {}
+    async with AsyncSessionLocal() as db:
+        rows = (await db.execute(by_status)).all()
+    counts = {_value(status): count for status, count in rows}
+    return {"total": sum(counts.values()), **counts}
 
 
 def register(register_engine) -> None:

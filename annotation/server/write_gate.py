@@ -15,8 +15,10 @@ before, and one that waits for the gate longer than the busy timeout goes on wit
 The gate changes who waits and how, never what is written: the same statements run in the
 same transactions on the same connections.
 
-Only the standard library here; ``entering`` and ``leaving`` wrap SQLAlchemy's aiosqlite adapter
-(rows of the ``sqlite`` group of ``patches.PATCHES``, inside the server's virtualenv).
+Only the standard library here. The gate is taken by the search index's own writes
+(``sql_index``, an extension point, stock server included) and, on the embedded server, by
+every writer of SQLAlchemy's aiosqlite adapter (``overrides/write_queue.py``: rows of the
+``sqlite`` group of ``patches.PATCHES``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import functools
 import os
 from collections.abc import Iterator
 
@@ -99,57 +100,3 @@ class AsyncGate:
     def release(self) -> None:
         fcntl.flock(self._fd, fcntl.LOCK_UN)
         self._queue.release()
-
-
-_gate: AsyncGate | None = None
-
-
-def process_gate() -> AsyncGate:
-    """This process's gate for the server's SQLite database (from Argilla's settings)."""
-    global _gate
-    if _gate is None:
-        import sql_index
-        from argilla_server.settings import settings
-
-        database = sql_index.database_path(settings.database_url)
-        _gate = AsyncGate(database, float(settings.database_sqlite_timeout))
-    return _gate
-
-
-def entering(execute):
-    """An aiosqlite cursor's ``execute``/``executemany`` that takes the gate before the first
-    write statement of a transaction (and gives it back when the statement left no
-    transaction open)."""
-    gate = process_gate()
-
-    @functools.wraps(execute)
-    def run(self, operation, *args, **kwargs):
-        worker = self._connection  # the aiosqlite connection (a thread) of this cursor
-        if not getattr(worker, "bf_gated", False) and is_write(operation):
-            worker.bf_gated = self.await_(gate.acquire())
-        try:
-            return execute(self, operation, *args, **kwargs)
-        finally:
-            raw = getattr(worker, "_connection", None)
-            if getattr(worker, "bf_gated", False) and not (raw and raw.in_transaction):
-                worker.bf_gated = False
-                gate.release()
-
-    return run
-
-
-def leaving(method):
-    """An aiosqlite connection's ``commit``/``rollback``/``close``/``terminate`` that gives
-    the gate back."""
-    gate = process_gate()
-
-    @functools.wraps(method)
-    def run(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            if getattr(self._connection, "bf_gated", False):
-                self._connection.bf_gated = False
-                gate.release()
-
-    return run

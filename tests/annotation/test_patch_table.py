@@ -24,6 +24,9 @@ import patches
 rows = []
 for patch in patches.PATCHES:
     patches.check(patch)
+    for reference in (patch.replace, patch.install):
+        if reference:  # the replacement's module (overrides/...) is there and defines it
+            patches._function(reference)
     rows.append([patch.target, patch.group])
 print(json.dumps({"rows": rows, "groups": sorted(patches.GROUPS)}))
 """

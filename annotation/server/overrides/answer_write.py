@@ -19,8 +19,8 @@ status update, the search-engine hook and the webhook event. Rows written are th
 Argilla then recomputes the record's status on a second session (SERIALIZABLE, three
 queries, a commit through event-loop turns, the search hook, a webhook lookup) after every
 answer, though only the answer that completes a record changes it. The thread reads, after
-the commit and without the lock, what that decision needs (stored status, submitted answers,
-enabled webhooks). With a webhook enabled (events to send) or another distribution strategy,
+the commit and without the lock, what that decision needs (stored status, answers as
+``completion`` counts them, enabled webhooks). With a webhook enabled (events to send) or another distribution strategy,
 Argilla's update runs as before. Otherwise nothing happens when the stored status already is
 what the overlap rule gives, and when it is not, the thread applies the same rule on a fresh
 count under the write gate and saves the record through its model (``_set_status``), and
@@ -34,6 +34,7 @@ from datetime import datetime
 from uuid import UUID
 
 import anyio.to_thread
+from overrides import completion
 
 #: what ``_write`` says when Argilla's own ``update_record_status`` must run (webhooks
 #: enabled, or a distribution strategy other than overlap)
@@ -79,55 +80,40 @@ def _write(database: str, record_id: UUID, dataset_id: UUID, user_id: UUID, valu
         db.commit()
         response_id = response.id
     with Session(bind=sync_engine) as db:  # after the commit, no lock held
-        stored, submitted, webhooks = _status_check(db, record_id)
+        stored, answered, webhooks = _status_check(db, record_id)
     if webhooks or min_submitted is None:
         return response_id, ARGILLA
-    if stored == overlap_status(submitted, min_submitted):
+    if stored == completion.overlap_status(answered, min_submitted):
         return response_id, None
     return response_id, _set_status(database, record_id, min_submitted)
 
 
-def overlap_status(submitted: int, min_submitted: int) -> str:
-    """Argilla's overlap rule: completed from ``min_submitted`` submitted answers on."""
-    from argilla_server.enums import RecordStatus
-
-    done = submitted >= min_submitted
-    return (RecordStatus.completed if done else RecordStatus.pending).value
-
-
 def _status_check(db, record_id: UUID) -> tuple[str, int, bool]:
-    """The record's stored status, its submitted answers, and whether a webhook is enabled."""
-    from argilla_server.enums import ResponseStatus
-    from argilla_server.models import Record, Response, Webhook
-    from sqlalchemy import func, select
+    """The record's stored status, its answers (``completion``), and whether a webhook is
+    enabled."""
+    from argilla_server.models import Record, Webhook
+    from sqlalchemy import select
 
-    submitted = select(func.count()).where(
-        Response.record_id == record_id, Response.status == ResponseStatus.submitted
-    )
     stored = db.scalar(select(Record.status).where(Record.id == record_id))
     hooks = db.scalar(select(Webhook.id).where(Webhook.enabled.is_(True)).limit(1))
-    return str(getattr(stored, "value", stored)), db.scalar(submitted), hooks is not None
+    answered = db.scalar(completion.answers_of(record_id))
+    return str(getattr(stored, "value", stored)), answered, hooks is not None
 
 
 def _set_status(database: str, record_id: UUID, min_submitted: int) -> str:
-    """What Argilla's ``update_record_status`` writes (the overlap rule on a fresh count, the
-    record saved through its model, so ``updated_at`` moves as there), under the write gate
-    that every writer of this server passes, so no answer commits between count and write."""
+    """What Argilla's ``update_record_status`` writes (the overlap rule of ``completion`` on a
+    fresh count, the record saved through its model, so ``updated_at`` moves as there), under
+    the write gate that every writer of this server passes, so no answer commits between count
+    and write."""
     import write_gate
     from argilla_server.database import sync_engine
-    from argilla_server.enums import ResponseStatus
-    from argilla_server.models import Record, Response
-    from sqlalchemy import func, select
+    from argilla_server.models import Record
     from sqlalchemy.orm import Session
 
     with write_gate.held(database), Session(bind=sync_engine, expire_on_commit=False) as db:
         record = db.get(Record, record_id)
-        submitted = db.scalar(
-            select(func.count()).where(
-                Response.record_id == record_id, Response.status == ResponseStatus.submitted
-            )
-        )
-        record.status = overlap_status(submitted, min_submitted)
+        answered = db.scalar(completion.answers_of(record_id))
+        record.status = completion.overlap_status(answered, min_submitted)
         db.commit()
         return str(getattr(record.status, "value", record.status))
 
