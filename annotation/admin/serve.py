@@ -53,7 +53,7 @@ from biasforge.processes import spawn, stop
 OWNER_USERNAME = "biasforge-owner"
 ENGINE_NAME = "biasforge-sql"
 #: uvicorn web processes; they share the SQLite database (WAL mode, see
-#: annotation/server/load_tuning.py) and the stateless SQL search engine. 3 rather than 2:
+#: annotation/server/overrides/load_tuning.py) and the stateless SQL search engine. 3 rather than 2:
 #: each process spends part of an answer waiting (its threads, the write gate), and a third
 #: keeps both cores busy meanwhile (benchmarks/bench_annotators.py --web-workers N; figures in the README).
 #: Each costs its memory (~300 MB) and a few seconds of start-up. ``BIASFORGE_WEB_WORKERS``

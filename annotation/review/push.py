@@ -8,7 +8,7 @@ batch is either fully there or not at all).
 
 Records go through the bulk-create endpoint in batches of up to 500, built as plain JSON from
 the family's field/metadata/suggestion dicts; this skips the SDK's per-record model
-validation. With the embedded server's speed-ups (see ``annotation/server/speedups.py``) this
+validation. With the embedded server's speed-ups (see ``annotation/server/overrides/speedups.py``) this
 is several times faster than ``dataset.records.log``.
 
 Because the whole push is idempotent, a connection the server drops mid-conversation (a reset

@@ -154,7 +154,7 @@ def test_a_costlier_password_hash_is_rehashed_at_login(server):
 
 
 def test_an_answer_writes_what_argillas_own_path_writes(server, becpro_run, tmp_path):
-    """The answer's transaction runs apart from the event loop (server/answer_write.py): it
+    """The answer's transaction runs apart from the event loop (server/overrides/answer_write.py): it
     must still store the response once, touch the dataset's last activity, record the
     annotator on the dataset, refuse a second answer and an invalid one without writing, and
     complete the record (table and search index) at its ``min_submitted``-th answer."""

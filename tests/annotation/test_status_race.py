@@ -1,4 +1,4 @@
-"""The record status on the answer write path (``annotation/server/answer_write.py``) under
+"""The record status on the answer write path (``annotation/server/overrides/answer_write.py``) under
 concurrency: answers to one record submitted at the same instant, and Argilla's
 ``update_dataset_records_status_job`` (enqueued by every dataset update) running while
 annotators answer and again after them, late. Each record must end ``completed`` in Argilla's
