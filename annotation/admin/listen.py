@@ -201,7 +201,8 @@ class Binding:
         cert = None
         if self.tls_cert is not None:
             cert = user_certificate(self.tls_cert, self.tls_key)
-        elif self.tls:
+        check_bindable(host)  # an address this machine lacks: before a certificate is written
+        if cert is None and self.tls:
             cert = generated_certificate(data_dir, host)
         return Listening(host, port, cert, proxies, public)
 

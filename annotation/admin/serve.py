@@ -31,7 +31,6 @@ from biasforge.annotation.admin.listen import (
     Binding,
     Listening,
     check_bindable,
-    parse_host,
 )
 from biasforge.annotation.admin.paths import server_code_dir
 from biasforge.annotation.admin.server_env import ensure_server_venv
@@ -452,7 +451,6 @@ def serve(
     port = port or free_port()
     binding = binding or Binding()
     refuse_if_running(data_dir)
-    check_bindable(parse_host(binding.host))  # before a certificate is written
     fresh = not data_dir.exists()
     try:
         listening = binding.resolve(data_dir, port)
@@ -508,9 +506,14 @@ def serve_background(
         return running
     port = port or free_port()
     binding = binding or Binding()
-    check_bindable(parse_host(binding.host), port)  # refused at the console, not in a log
     fresh = not data_dir.exists()
-    binding.resolve(data_dir, port)  # its refusals at the console too
+    try:
+        listening = binding.resolve(data_dir, port)  # refused here, at the console, not in a log
+        check_bindable(listening.host, port)
+    except BiasforgeError:
+        if fresh:
+            forget_failed_start(data_dir)  # a generated certificate and key
+        raise
     (data_dir / "logs").mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "biasforge.cli", "annotate", "serve"]
     argv += ["--data-dir", str(data_dir), "--port", str(port), *binding.argv()]

@@ -453,8 +453,9 @@ def _one_pull_at_a_time(connection: Connection, dataset: str, dry_run: bool):
     from filelock import FileLock, Timeout
 
     state = private_state.path(connection.url, connection.workspace, dataset)
-    state.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(state.with_name(f".{state.stem}.pull.lock"))
+    locks = state.parent.parent / "pull-locks"  # not in private/: that holds only keys
+    locks.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(locks / f"{state.stem}.lock")
     try:
         lock.acquire(timeout=0)
     except Timeout:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import httpx
 
-from biasforge.annotation.serve import CREDENTIALS_FILE, read_secret_json
+from biasforge.annotation.client.secrets import CREDENTIALS_FILE, read_secret_json
 from tests.annotation.helpers import login, queue
 
 ANNOTATORS = ("d-ann1", "d-ann2", "d-ann3", "d-ann4")

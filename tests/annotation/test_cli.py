@@ -85,8 +85,8 @@ def test_push_twice_then_pull(server, becpro_run, tmp_path):
 
     connection = find_server(server.data_dir)
     state = private_state.path(connection.url, connection.workspace, "cli-ds")
-    state.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(state.with_name(f".{state.stem}.pull.lock")):
+    (state.parent.parent / "pull-locks").mkdir(parents=True, exist_ok=True)
+    with FileLock(state.parent.parent / "pull-locks" / f"{state.stem}.lock"):
         busy = cli("pull", "--dataset", "cli-ds", "--out", str(out), "--overwrite")
         dry = cli("pull", "--dataset", "cli-ds", "--out", str(tmp_path / "dry"), "--dry-run")
     assert one_error_line(busy) == (

@@ -17,7 +17,7 @@ import threading
 import httpx
 import pytest
 
-from biasforge.annotation.serve import EmbeddedServer, free_port
+from biasforge.annotation.admin.serve import EmbeddedServer, free_port
 from tests.annotation import differential as d
 
 #: each record's status on the stock server once the scenario is over (Argilla's overlap rule:
