@@ -103,7 +103,7 @@ def translation_md(table: pa.Table) -> str:
     if not engines:
         return ""
     lines = ", ".join(f"{engine}: {n} items" for engine, n in engines.most_common())
-    return f"Machine translation: {lines}; {hits} served from the translation memory."
+    return f"Translation: {lines}; {hits} served from the translation memory."
 
 
 def rules_md(stats: dict[str, Any]) -> str:

@@ -11,6 +11,8 @@ Two optional members, read with ``getattr`` so a minimal backend needs neither:
 ``max_request_bytes`` (the JSON bytes of texts plus context one request may carry; the runner
 cuts requests to it) and ``check_ready()`` (raise the one-line error a first request would
 meet, e.g. no API key; called before anything is sent, only when something must be sent).
+A third, ``prime(memory)``, is for a backend that answers from stored translations
+(``--translator written``): it puts them into the memory before the run plans its requests.
 """
 
 from __future__ import annotations

@@ -14,8 +14,9 @@ from biasforge.curation.tables import read_tsv
 from biasforge.curation.translation.base import Translator
 from biasforge.errors import BiasforgeError
 
-#: engines a pipeline can be asked for by name
-TRANSLATORS = ("deepl",)
+#: engines a pipeline can be asked for by name (``written``: the translations written for the
+#: bundled samples, :mod:`biasforge.curation.translation.written`)
+TRANSLATORS = ("deepl", "written")
 
 
 def check_translator_name(name: str) -> None:
@@ -37,8 +38,20 @@ def make_translator(
     glossary: str | Path | None = None,
     encoding: str = "utf-8",
 ) -> Translator:
-    """The engine called ``name``; ``server_url`` None lets the client pick it from the key."""
+    """The engine called ``name``; ``server_url`` None lets the client pick it from the key.
+
+    ``written`` answers from files, not from a server: a formality or glossary asked of it
+    could not change a word, so asking is refused rather than silently ignored."""
     check_translator_name(name)
+    if name == "written":
+        if formality or glossary:
+            raise BiasforgeError(
+                "--translator written serves translations written in advance: "
+                "--formality and --glossary do not apply to it"
+            )
+        from biasforge.curation.translation.written import WrittenTranslations
+
+        return WrittenTranslations()
     from biasforge.curation.translation.deepl_backend import DeepLTranslator
 
     return DeepLTranslator(

@@ -63,7 +63,14 @@ LanguagePack = Annotated[
     ),
 ]
 SourceLang = Annotated[str, typer.Option(callback=language, help="language of the source")]
-Translator = Annotated[str, typer.Option("--translator", help="translation backend")]
+Translator = Annotated[
+    str,
+    typer.Option(
+        "--translator",
+        help="translation backend: deepl, or written (the French written for the bundled "
+        "samples, not DeepL output; sends nothing)",
+    ),
+]
 ServerUrl = Annotated[
     str | None,
     typer.Option(

@@ -27,6 +27,14 @@ from biasforge.errors import BiasforgeError
 from biasforge.translation_memory import TranslationMemory
 
 
+def _prime(translator: Translator, memory: TranslationMemory) -> None:
+    """A backend that answers from stored translations (``--translator written``) puts them
+    into the memory first, so the run's plan finds them there and sends nothing."""
+    prime = getattr(translator, "prime", None)
+    if prime is not None:
+        prime(memory)
+
+
 class Engine(TypedDict, total=False):
     """What a caller may hand a translated pipeline's ``curate`` or ``dry_run`` instead of
     what its settings name (``TranslationSettings.engine``): a ready translator and memory."""
@@ -100,9 +108,11 @@ class TranslationSettings:
             return
         translator = translator or self.make_translator()
         if memory is not None:
+            _prime(translator, memory)
             yield translator, memory
             return
         with TranslationMemory(self.memory) as own:
+            _prime(translator, own)
             yield translator, own
 
     def translate(
