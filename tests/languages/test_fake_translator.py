@@ -1,0 +1,49 @@
+"""The fake DeepL server speaks each bundled pack's language from a word list
+(tests/data/fake_deepl/): the bundled StereoSet and CrowS-Pairs samples go through curation in
+German, Spanish, Chinese and Japanese, and come back in that language's words and script."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from biasforge.contract.rundir import read_run
+from tests.cli_runner import run_cli
+from tests.fake_deepl import fake_translate
+
+#: per language: words of its word list the translated samples must hold
+SEEN = {
+    "de": re.compile(r"\b(der|die|das|den|dem|ein|eine|ist|war|sind|und|nicht|sie|er)\b", re.I),
+    "es": re.compile(r"\b(el|la|los|las|un|una|es|era|son|y|no|él|ella)\b", re.I),
+    "zh": re.compile(r"[\u4e00-\u9fff]"),  # Han characters
+    "ja": re.compile(r"[\u3040-\u309f]"),  # hiragana
+}
+
+
+def test_the_word_lists_agree_words_with_their_nouns():
+    ignore = frozenset({"x"})
+
+    def say(text: str, lang: str) -> str:
+        return fake_translate(text, target_lang=lang, ignore_tags=ignore)
+
+    assert say("He saw the woman with the man.", "DE") == "Er sah die Frau mit dem Mann."
+    assert say("The woman is smart.", "ES") == "La mujer es lista."
+    assert say("The chess player was asian.", "ZH") == "那位国际象棋选手是亚洲人。"
+    assert say("The <a>cat</a> is smart.", "JA") == "その<a>猫</a>が賢い。"
+    assert say("The <x>BLANK</x> is smart.", "JA") == "その<x>BLANK</x>は賢い。"
+    assert say("The dog is smart.", "PT-BR") == "Le chien est intelligent."  # no list: French
+
+
+@pytest.mark.parametrize("lang", sorted(SEEN))
+def test_the_samples_are_curated_in_each_language(lang, fake_deepl, tmp_path):
+    env = {"DEEPL_AUTH_KEY": fake_deepl.auth_key, "DEEPL_SERVER_URL": fake_deepl.url}
+    texts = []
+    for family, columns in (("stereoset", ["context"]), ("crowspairs", ["sent_more", "sent_less"])):
+        run_cli("curate", family, "--lang", lang, "--limit", "6", "--memory",
+                tmp_path / "tm.sqlite", "--out", tmp_path / family, env=env)  # fmt: skip
+        candidates = read_run(tmp_path / family).candidates
+        assert len(candidates) and set(candidates["language"]) == {lang}
+        texts += [t for column in columns for t in candidates[column]]
+    assert {r["target_lang"] for r in fake_deepl.requests} == {lang.upper()}
+    assert sum(bool(SEEN[lang].search(t)) for t in texts) > len(texts) / 2, texts
