@@ -11,6 +11,7 @@ import pytest
 from biasforge.contract.rundir import read_run
 from tests.cli_runner import run_cli
 from tests.fake_deepl import fake_translate
+from tests.stereoset.conftest import intra, write_jsonl
 
 #: per language: words of its word list the translated samples must hold
 SEEN = {
@@ -47,3 +48,43 @@ def test_the_samples_are_curated_in_each_language(lang, fake_deepl, tmp_path):
         texts += [t for column in columns for t in candidates[column]]
     assert {r["target_lang"] for r in fake_deepl.requests} == {lang.upper()}
     assert sum(bool(SEEN[lang].search(t)) for t in texts) > len(texts) / 2, texts
+
+
+def _flags(tmp_path, env: dict, lang: str, attributes: tuple[str, str, str]) -> dict[str, str]:
+    """The checks of one StereoSet item ("Everyone thinks that the BLANK is smart.", the
+    three ``attributes``) curated into ``lang`` through the fake server: rule -> detail."""
+    item = intra("person", "Everyone thinks that the BLANK is smart.", *attributes)
+    source = write_jsonl(tmp_path / "s.jsonl", [item])
+    run_cli("curate", "stereoset", "--lang", lang, "--source", source, "--memory",
+            tmp_path / "tm.sqlite", "--out", tmp_path / lang, env=env)  # fmt: skip
+    (row,) = read_run(tmp_path / lang).candidates.to_dict("records")
+    return {c["rule"]: c["detail"] for c in row["checks"]}
+
+
+@pytest.mark.parametrize(
+    ("lang", "attributes", "differs", "before"),
+    [
+        # 老师, 教授 take 位 (那位); 机器人 takes 个 (那个), as the context's slot does
+        ("zh", ("teacher", "professor", "robot"), "那位/那个", "the measure word '那个'"),
+        # 猫 takes が where 男性 and 女性 take は
+        ("ja", ("man", "woman", "cat"), "は/が", None),
+        # der Mann, die Frau, der Hund: as French le/la
+        ("de", ("man", "woman", "dog"), "der/die", "the gendered word 'der'"),
+    ],
+)
+def test_a_frame_differing_in_one_token_is_flagged_by_that_token(
+    lang, attributes, differs, before, fake_deepl, tmp_path
+):
+    if lang == "ja":
+        pytest.importorskip("sudachipy", reason="spaCy's Japanese tokenizer needs SudachiPy")
+    env = {"DEEPL_AUTH_KEY": fake_deepl.auth_key, "DEEPL_SERVER_URL": fake_deepl.url}
+    checks = _flags(tmp_path, env, lang, attributes)
+    assert (
+        checks["structure"] == f"uniformised on the translated context (frames differ: {differs})"
+    )
+    agreement = f"the translated sentences disagree outside the slot ({differs})"
+    if before:
+        agreement += f"; the slot follows {before}"
+    assert checks["gender_agreement"] == (
+        agreement + ": consider a plural rewording so every attribute fits"
+    )
