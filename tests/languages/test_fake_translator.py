@@ -33,7 +33,8 @@ def test_the_word_lists_agree_words_with_their_nouns():
     assert say("The chess player was asian.", "ZH") == "那位国际象棋选手是亚洲人。"
     assert say("The <a>cat</a> is smart.", "JA") == "その<a>猫</a>が賢い。"
     assert say("The <x>BLANK</x> is smart.", "JA") == "その<x>BLANK</x>は賢い。"
-    assert say("The dog is smart.", "PT-BR") == "Le chien est intelligent."  # no list: French
+    assert say("The woman is smart.", "PT-BR") == "A mulher é esperta."
+    assert say("The dog is smart.", "IT") == "Le chien est intelligent."  # no list: French
 
 
 @pytest.mark.parametrize("lang", sorted(SEEN))
