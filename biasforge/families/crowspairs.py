@@ -13,10 +13,10 @@ stated stereotype in this language", or fix the pair in one correction box (two 
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Any
 
 import pyarrow as pa
+import regex
 
 from biasforge.contract.schema import SPAN, Column, FamilySchema, span_problem
 from biasforge.families.base import (
@@ -51,12 +51,16 @@ BIAS_TYPES = (
     "disability",
 )
 DIRECTIONS = ("stereo", "antistereo")
-_TOKEN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
+#: scripts written without spaces between words (Chinese, Japanese): compared character by
+#: character, so a pair's spans hold the characters that differ (男/女 in 那个男人/那个女人)
+UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}"
+_TOKEN = regex.compile(rf"[{UNSPACED}]|[^\W{UNSPACED}]+(?:['’][^\W{UNSPACED}]+)*|[^\w\s]")
 
 
 def differing_spans(a: str, b: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Character spans where ``a`` and ``b`` differ, word by word (one span per changed run of
-    words on each side; an insertion on one side is an empty span on the other, dropped)."""
+    words on each side; an insertion on one side is an empty span on the other, dropped); in
+    a script without spaces (:data:`UNSPACED`) each character is a word."""
     ta, tb = list(_TOKEN.finditer(a)), list(_TOKEN.finditer(b))
     matcher = difflib.SequenceMatcher(
         a=[t.group().lower() for t in ta], b=[t.group().lower() for t in tb], autojunk=False

@@ -13,18 +13,19 @@ annotators what Blodgett et al. found in many pairs:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pandas as pd
+import regex
 
 from biasforge.curation.checks import Check, verdicts
 from biasforge.curation.tables import read_tsv
-from biasforge.families.crowspairs import BIAS_TYPES, differing_spans
+from biasforge.families.crowspairs import BIAS_TYPES, UNSPACED, differing_spans
 
 MAX_SPANS = 2
 MAX_SPAN_WORDS = 3
-_WORD = re.compile(r"\w+(?:[-'’]\w+)*")
+#: a word of a differing run; in Chinese and Japanese, a character (as the spans are cut)
+_WORD = regex.compile(rf"[{UNSPACED}]|[^\W{UNSPACED}]+(?:[-'’][^\W{UNSPACED}]+)*")
 
 
 def read_group_words(path: str | Path | None, encoding: str = "utf-8") -> dict[str, set[str]]:

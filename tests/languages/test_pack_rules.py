@@ -4,8 +4,10 @@ StereoSet item curated into the language from hand-written translations."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
+from biasforge.curation.crowspairs.audit import bias_type_check, extra_check, read_group_words
 from biasforge.curation.language_pack import PACKS, load_pack
 from biasforge.curation.stereoset.align import word_differences, words_next_to_slot
 from biasforge.errors import InputError
@@ -110,3 +112,30 @@ def test_spanish_el_la_before_the_slot(tmp_path):
         "the translated sentences disagree outside the slot (el/la; listo/lista); the slot "
         "follows the gendered word 'el'"
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "more", "less", "named"),
+    [
+        ("de", "Frauen können nicht Auto fahren.", "Männer können nicht Auto fahren.", "gender"),
+        (
+            "es",
+            "Los pobres no pagan sus deudas.",
+            "Los ricos no pagan sus deudas.",
+            "socioeconomic",
+        ),
+        # Chinese and Japanese pairs differ by character: 男/女 is the whole difference
+        ("zh", "那个男人不会开车。", "那个女人不会开车。", "gender"),
+        ("ja", "その老人は運転できない。", "その若者は運転できない。", "age"),
+    ],
+)
+def test_each_pack_s_group_words_name_the_bias_type(lang, more, less, named):
+    words = read_group_words(load_pack(lang).group_words)
+    stated = ["religion", named]
+    batch = pd.DataFrame({"sent_more": [more] * 2, "sent_less": [less] * 2, "bias_type": stated})
+    verdicts = bias_type_check(words).fn(batch)
+    assert list(verdicts["passed"]) == [False, True]
+    assert (
+        verdicts["detail"].iloc[0] == f"the differing words name {named}, not the stated religion"
+    )
+    assert extra_check(words).fn(batch)["passed"].all()  # group words are no extra difference

@@ -18,7 +18,8 @@ def test_the_bundled_packs():
         assert pack.code == code and pack.spec.tokenizer.spacy == code
     assert load_pack("fr").no_exact_lexicon.name == "no_exact_translation.tsv"
     assert load_pack("en").group_words.name == "group_words.tsv"
-    assert load_pack("de").no_exact_lexicon is None and load_pack("de").group_words is None
+    assert load_pack("de").no_exact_lexicon is None
+    assert all(load_pack(c).group_words.name == "group_words.tsv" for c in ("de", "es", "zh", "ja"))
     assert load_pack("zh").spec.deepl.formality is False and load_pack("fr").spec.deepl.formality
 
 
