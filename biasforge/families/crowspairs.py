@@ -37,6 +37,7 @@ from biasforge.families.base import (
     per_config_crosstab,
 )
 from biasforge.families.stereoset import TRANSLATION
+from biasforge.unspaced import UNSPACED
 
 #: the nine bias types of the published dataset, in its order of frequency
 BIAS_TYPES = (
@@ -51,9 +52,8 @@ BIAS_TYPES = (
     "disability",
 )
 DIRECTIONS = ("stereo", "antistereo")
-#: scripts written without spaces between words (Chinese, Japanese): compared character by
+#: scripts written without spaces between words (Chinese, Japanese) are compared character by
 #: character, so a pair's spans hold the characters that differ (男/女 in 那个男人/那个女人)
-UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}"
 _TOKEN = regex.compile(rf"[{UNSPACED}]|[^\W{UNSPACED}]+(?:['’][^\W{UNSPACED}]+)*|[^\w\s]")
 
 

@@ -20,7 +20,8 @@ import regex
 
 from biasforge.curation.checks import Check, verdicts
 from biasforge.curation.tables import read_tsv
-from biasforge.families.crowspairs import BIAS_TYPES, UNSPACED, differing_spans
+from biasforge.families.crowspairs import BIAS_TYPES, differing_spans
+from biasforge.unspaced import UNSPACED
 
 MAX_SPANS = 2
 MAX_SPAN_WORDS = 3

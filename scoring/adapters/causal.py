@@ -22,6 +22,7 @@ import numpy as np
 from biasforge.errors import BiasforgeError
 from biasforge.scoring.adapters.base import ModelOptions, TransformersLM, pad
 from biasforge.scoring.interface import Capability, FilledSentence
+from biasforge.unspaced import joins_without_space
 
 if TYPE_CHECKING:
     import torch
@@ -91,11 +92,12 @@ class CausalLM(TransformersLM):
         return self._token_logprobs([("", r.sentence) for r in requests])
 
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
-        """The continuation read as running text after the context, one space between; after
-        the start token when the context is empty (lm-evaluation-harness)."""
+        """The continuation read as running text after the context, one space between
+        (lm-evaluation-harness), none where both sides are of a script written without spaces
+        (Chinese, Japanese: a space there is text the writer never wrote); after the start
+        token when the context is empty."""
         return self._token_logprobs(
-            [(context, f" {text}" if context else text) for context, text in pairs],
-            start_context=True,
+            [(context, _after(context, text)) for context, text in pairs], start_context=True
         )
 
     # -- token log-probabilities -----------------------------------------------------------------
@@ -220,3 +222,10 @@ class CausalLM(TransformersLM):
 
 def _maybe_int(value: Any) -> int | None:
     return None if value is None else int(value)
+
+
+def _after(context: str, text: str) -> str:
+    """``text`` as it follows ``context`` in running text (see ``continuation_logprobs``)."""
+    if not context or joins_without_space(context, text):
+        return text
+    return f" {text}"

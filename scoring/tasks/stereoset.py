@@ -45,6 +45,7 @@ from biasforge.scoring.interface import (
 )
 from biasforge.scoring.stereoset_eval import Example
 from biasforge.scoring.tasks.masking import reads
+from biasforge.unspaced import has_unspaced
 
 OFFICIAL_MLM = "official MLM: mean P(sub-token) with preceding sub-tokens inserted"
 #: what a masked LM reads as a sentence's attribute (``--procedure``); the other kinds of model
@@ -179,6 +180,14 @@ def attribute(context: str, sentence: dict, procedure: str, where: str = "datase
     leave the sentence unscored, and its evaluator then fails)."""
     if procedure == "filler":
         word, why = str(sentence.get("attribute") or ""), "the stored attribute is empty"
+    elif has_unspaced(context.replace("BLANK", "")) and " " not in context.strip():
+        word, why = (
+            "",
+            (
+                "the context is written without spaces, so the official procedure (which splits "
+                "on spaces) would read the whole sentence as the attribute; use --procedure filler"
+            ),
+        )
     else:
         word = template_word(context, str(sentence["sentence"])) or ""
         why = (

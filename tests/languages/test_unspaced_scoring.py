@@ -97,3 +97,26 @@ def test_the_pairs_score_with_a_masked_and_a_causal_model(models, tmp_path):
         plain = scored.loc[("gpt2", lang)]
         assert plain["sent_more_score"] == pytest.approx(causal(more), abs=1e-4)
         assert plain["sent_less_score"] == pytest.approx(causal(less), abs=1e-4)
+
+
+def test_a_causal_model_reads_an_unspaced_continuation_without_a_space():
+    from biasforge.scoring.adapters.causal import _after
+
+    assert _after("他们都认为那个人很聪明。", "他每天都读书。") == "他每天都读书。"
+    assert _after("みんなはそう思う。", "彼は本を読む。") == "彼は本を読む。"
+    assert _after("He is smart.", "He reads.") == " He reads."
+    assert _after("他说：", "OK") == " OK"  # a Latin word after Chinese is spaced as written
+    assert _after("", "他每天都读书。") == "他每天都读书。"
+
+
+def test_the_official_stereoset_procedure_refuses_an_unspaced_context():
+    from biasforge.errors import InputError
+    from biasforge.scoring.tasks.stereoset import attribute
+
+    sentence = {"id": "s1", "sentence": "他们都认为那个聪明人很可靠。", "attribute": "聪明"}
+    with pytest.raises(InputError, match="written without spaces.*--procedure filler") as e:
+        attribute("他们都认为那个BLANK人很可靠。", sentence, "official", "release.parquet")
+    assert "s1" in str(e.value)
+    assert attribute("他们都认为那个BLANK人很可靠。", sentence, "filler") == "聪明"
+    english = {"id": "s2", "sentence": "The chess player was smart.", "attribute": "smart"}
+    assert attribute("The chess player was BLANK.", english, "official") == "smart"
