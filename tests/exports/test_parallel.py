@@ -134,3 +134,52 @@ def test_mixing_families_or_one_language_is_refused(lined_up, stereoset_fr_run, 
     assert one_error_line(alone).endswith("--parallel: the inputs hold one language (fr); a "
                                           "parallel release lines up two or more (give runs "
                                           "or reviewed records of each)")  # fmt: skip
+
+
+def test_native_items_reviewed_are_named_with_their_annotators(lined_up, tmp_path):
+    """Reviewed records (as ``annotate pull`` writes them) of the French run: the card names
+    who answered the native items."""
+    import pyarrow as pa
+
+    from biasforge.contract.manifest import write_manifest
+
+    run = read_run(lined_up["root"] / "fr")
+    out = tmp_path / "reviewed-fr"
+    out.mkdir()
+    table = run.table.append_column("decision", pa.array(["accept"] * run.table.num_rows))
+    pq.write_table(table, out / "reviewed.parquet")
+    natives = [r["id"] for r in run.table.to_pylist() if r["origin"] == "native"]
+    answers = [(natives[0], "ana"), (natives[1], "ana"), (natives[1], "ben"), ("other", "cy")]
+    pq.write_table(pa.Table.from_pylist([
+        {"id": i, "annotator": who, "status": "submitted", "question": "stereotype",
+         "value": "yes"} for i, who in answers
+    ]), out / "responses.parquet")  # fmt: skip
+    write_manifest(out, "reviewed", dataset="fr", family="crowspairs",
+                   run_manifest=dict(run.manifest), run_stats=run.stats)  # fmt: skip
+    run_cli("export", "release", out, "--name", "fr", "--version", "1.0.0",
+            "--out", tmp_path / "releases")  # fmt: skip
+    card = (tmp_path / "releases" / "fr" / "1.0.0" / "README.md").read_text()
+    assert "`reviewed-fr`: 2 native items, reviewed by ana (2), ben (1)" in card
+
+
+def test_a_family_that_splits_keeps_its_split_inside_each_language():
+    """StereoSet's configs are its splits: a parallel release has ``fr_intrasentence`` …
+    ``shared_intersentence``; an item kept in one language only is not shared."""
+    import pyarrow as pa
+
+    from biasforge.exports.parallel import line_up
+    from tests.exports.builders import stereoset_rows
+
+    english = stereoset_rows()[:12]
+    french = [
+        dict(r, id=r["id"] + "-fr", language="fr",
+             sentences=[dict(s, id=s["id"] + "-fr") for s in r["sentences"]])
+        for r in english[1:]
+    ]  # fmt: skip
+    table = pa.Table.from_pylist([*english, *french])
+    configs, summary = line_up(table, families.get("stereoset"))
+    splits = sorted({r["split"] for r in english[1:]})
+    assert sorted(configs) == sorted(f"{p}_{s}" for p in ("en", "fr", "shared") for s in splits)
+    shared = [r for name, t in configs.items() if name.startswith("shared") for r in t.to_pylist()]
+    assert {r["source_id"] for r in shared} == {r["source_id"] for r in english[1:]}
+    assert summary["shared_items"] == 11 and summary["key"] == ["source_id", "variant"]
