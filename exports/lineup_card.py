@@ -41,6 +41,13 @@ def _reviewers(item: ReleaseInput, ids: set[str]) -> Counter[str]:
     return Counter(annotator for annotator, _ in pairs)
 
 
+def _items(n: int, kind: str = "") -> str:
+    """``2 native items``, ``1 native item``; without a kind, ``2 items were``/``1 item was``."""
+    noun = f"{kind} item" if kind else "item"
+    counted = f"{n} {noun}{'' if n == 1 else 's'}"
+    return counted if kind else f"{counted} {'was' if n == 1 else 'were'}"
+
+
 def native_md(configs: dict[str, pa.Table], inputs: list[ReleaseInput]) -> str:
     """The card's paragraph on native items ("" when there are none)."""
     counts = {c: len(_native_ids(t)) for c, t in configs.items() if not is_shared(c)}
@@ -49,7 +56,7 @@ def native_md(configs: dict[str, pa.Table], inputs: list[ReleaseInput]) -> str:
     total = sum(counts.values())
     where = ", ".join(f"`{c}`: {n}" for c, n in counts.items() if n)
     lines = [
-        f"**Native items**: {total} items were written in their language (`origin=native`, "
+        f"**Native items**: {_items(total)} written in their language (`origin=native`, "
         f"`adaptation=native`), not translated: {where}. They met the same checks as the "
         "translated items; they have no source counterpart (`source_id` starts `native:`)."
     ]
@@ -58,12 +65,12 @@ def native_md(configs: dict[str, pa.Table], inputs: list[ReleaseInput]) -> str:
         if not ids:
             continue
         if item.kind != "reviewed":
-            lines.append(f"- `{item.path.name}`: {len(ids)} native items, **not reviewed**.")
+            lines.append(f"- `{item.path.name}`: {_items(len(ids), 'native')}, **not reviewed**.")
             continue
         who = _reviewers(item, ids)
         named = ", ".join(f"{name} ({n})" for name, n in sorted(who.items())) or "nobody"
         lines.append(
-            f"- `{item.path.name}`: {len(ids)} native items, reviewed by {named} "
+            f"- `{item.path.name}`: {_items(len(ids), 'native')}, reviewed by {named} "
             "(annotator: native items answered)."
         )
     return "\n".join(lines)

@@ -92,7 +92,7 @@ def test_shared_holds_exactly_the_items_kept_in_all_three(lined_up):
     assert manifest["parallel"]["shared_items"] == len(lined_up["shared"])
     card = (release / "README.md").read_text()
     assert "**parallel release** of en, fr, pt-br" in card
-    assert "**Native items**: 2 items" in card and "**not reviewed**" in card
+    assert "**Native items**: 2 items were written" in card and "**not reviewed**" in card
 
 
 def test_score_compare_across_the_languages(lined_up, tiny_models, tmp_path):
