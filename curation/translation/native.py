@@ -114,7 +114,13 @@ def combine(
     family = families.get(str(translated.manifest.family))
     schema = adaptation.with_adaptation(family.schema)
     rejected_schema = schema.arrow.append(pa.field("reasons", pa.list_(pa.string())))
-    stats = {**translated.stats, "native": _native_stats(native, native_file)}
+    own = _native_stats(native, native_file)
+    totals = {  # what the run holds, native items included (``native`` says how many)
+        k: translated.stats[k] + own[k]
+        for k in ("kept", "rejected", "needs_review")
+        if isinstance(translated.stats.get(k), int)
+    }
+    stats = {**translated.stats, **totals, "native": own}
     config = {**(translated.manifest.get("config") or {}), "native": public_path(native_file)}
     inputs = [*(translated.manifest.get("inputs") or []), input_entry(native_file, "native items")]
     with run_writer(

@@ -62,6 +62,7 @@ def test_native_pairs_join_the_translated_ones(fake_deepl, tmp_path):
     assert {k: run.stats["native"][k] for k in ("items", "kept", "rejected")} == {
         "items": 3, "kept": 2, "rejected": 1
     }  # fmt: skip
+    assert run.stats["kept"] == len(rows)  # the run's totals count the native items too
     roles = {i["role"] for i in run.manifest.get("inputs")}
     assert {"crowspairs source", "native items"} <= roles
     assert "# Native items" in (out / "report.md").read_text()
