@@ -18,6 +18,7 @@ import pyarrow as pa
 from biasforge.contract.markdown import md_table
 from biasforge.exports.configs import SPLIT
 from biasforge.exports.inputs import ReleaseInput
+from biasforge.exports.lineup_card import lineup_md
 from biasforge.exports.quality_card import quality_parts
 from biasforge.families import Family
 
@@ -318,6 +319,7 @@ def card_body(
     previous: str | None,
     skipped: int,
     hub_repo: str | None = None,
+    parallel: dict[str, Any] | None = None,
 ) -> str:
     total = sum(t.num_rows for t in configs.values())
     first = next(iter(configs))
@@ -347,6 +349,8 @@ def card_body(
         if skipped
         else ""
     )
+    lineup = lineup_md(configs, inputs, parallel)
+    lineup = f"\n\n## Languages and native items\n\n{lineup}" if lineup else ""
     citations = "\n\n".join(f"```bibtex\n{c}\n```" for c in family.card.citations)
     limits = "\n".join(f"- {limit}" for limit in family.card.limitations)
     return f"""# {family.card.pretty_name} — {name} {version}
@@ -365,7 +369,7 @@ This release holds {total} records in {len(configs)} config(s), each with one sp
 
 ## How the items were made
 
-{provenance}{skipped_md}
+{provenance}{skipped_md}{lineup}
 
 ## Annotation
 
@@ -396,11 +400,12 @@ def build_card(
     license: str | None = None,
     skipped: int = 0,
     hub_repo: str | None = None,
+    parallel: dict[str, Any] | None = None,
 ) -> str:
     """The README.md text: DatasetCardData's YAML header, then the body."""
     from huggingface_hub import DatasetCard
 
     data = card_data(name, version, family, configs, license or family.card.license)
-    body = card_body(name, version, family, configs, inputs, previous, skipped, hub_repo)
+    body = card_body(name, version, family, configs, inputs, previous, skipped, hub_repo, parallel)
     card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body}")
     return str(card)

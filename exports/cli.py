@@ -64,6 +64,15 @@ def release(
             "source's (column labels_changed; the card says how many)",
         ),
     ] = False,
+    parallel: Annotated[
+        bool,
+        typer.Option(
+            "--parallel",
+            help="line the inputs' languages up (one family): a config per language and a "
+            "'shared' config of the source items kept in every language "
+            "(docs/parallel-releases.md)",
+        ),
+    ] = False,
     exist_ok: Annotated[
         bool,
         typer.Option(
@@ -87,6 +96,7 @@ def release(
         exist_ok=exist_ok,
         hub_repo=push_to_hub,
         exclude_changed=exclude_changed,
+        parallel=parallel,
     )
     if result.already_existed:
         typer.echo(

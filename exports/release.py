@@ -27,6 +27,7 @@ from biasforge.exports.configs import family_of_table, split_configs
 from biasforge.exports.inputs import ReleaseInput, read_input
 from biasforge.exports.inputs import exclude_changed as without_changed
 from biasforge.exports.licence import check_licence
+from biasforge.exports.parallel import is_shared, line_up
 from biasforge.exports.validate import Violation, validate_table
 from biasforge.exports.versions import existing_versions, parse_version, previous_version
 from biasforge.families import Family
@@ -138,6 +139,7 @@ class Plan:
     new: dict
     license: str | None
     hub_repo: str | None
+    parallel: dict | None = None  # a parallel release: what it lines up (exports.parallel)
 
     @cached_property
     def diff(self):
@@ -161,19 +163,27 @@ def _read_inputs(
     return inputs
 
 
-def _plan(inputs: list[ReleaseInput], name_dir: Path, parsed, skip_invalid: bool, **kw) -> Plan:
-    """Validate the inputs, group them into configs and diff them against the last version."""
+def _plan(
+    inputs: list[ReleaseInput], name_dir: Path, parsed, skip_invalid: bool, parallel: bool, **kw
+) -> Plan:
+    """Validate the inputs, group them into configs (lined up by language when ``parallel``)
+    and diff them against the last version."""
     family = _family(inputs)
     _check_one_family(name_dir, family)
     skipped = _validate(inputs, family, skip_invalid)
     table = _concat(inputs)
     if table.num_rows == 0:
         raise BiasforgeError("nothing to release: the inputs hold no accepted records")
-    configs = split_configs(table, family)
+    lined_up = None
+    if parallel:
+        configs, lined_up = line_up(table, family)
+    else:
+        configs = split_configs(table, family)
     prev = previous_version(name_dir, parsed)
-    new = {
+    new = {  # a shared config repeats records of the languages' configs
         str(record["id"]): (config, record)
         for config, t in configs.items()
+        if not (lined_up and is_shared(config))
         for record in t.to_pylist()
     }
     return Plan(
@@ -186,6 +196,7 @@ def _plan(inputs: list[ReleaseInput], name_dir: Path, parsed, skip_invalid: bool
         previous=str(prev[0]) if prev else None,
         old=release_records(prev[1]) if prev else {},
         new=new,
+        parallel=lined_up,
         **kw,
     )
 
@@ -198,6 +209,7 @@ def _write(plan: Plan, final: Path) -> None:
             plan.name, plan.version, plan.family, plan.configs, plan.inputs,
             previous=plan.previous, license=plan.license,
             skipped=len({s["record"] for s in plan.skipped}), hub_repo=plan.hub_repo,
+            parallel=plan.parallel,
         )  # fmt: skip
         write_release(
             stage,
@@ -214,6 +226,7 @@ def _write(plan: Plan, final: Path) -> None:
             changes=diff.summary(),
             skipped=plan.skipped,
             inputs=[item.provenance() for item in plan.inputs],
+            **({"parallel": plan.parallel} if plan.parallel else {}),
         )
 
 
@@ -229,9 +242,11 @@ def make_release(
     exist_ok: bool = False,
     hub_repo: str | None = None,
     exclude_changed: bool = False,
+    parallel: bool = False,
 ) -> ReleaseResult:
     """Validate the inputs and write ``out/name/version`` atomically; return what was done.
-    ``exclude_changed`` leaves out items whose labels review changed from the source's.
+    ``exclude_changed`` leaves out items whose labels review changed from the source's;
+    ``parallel`` lines the inputs' languages up (:mod:`biasforge.exports.parallel`).
 
     An existing release is never overwritten. With ``exist_ok`` (for scripts that re-run, like
     the demo) it is accepted when it already holds exactly the records these inputs give,
@@ -257,7 +272,9 @@ def make_release(
             "choose a new version (e.g. bump PATCH for corrections)"
         )
     inputs = _read_inputs(sources, unreviewed, exclude_changed)
-    plan = _plan(inputs, final.parent, parsed, skip_invalid, license=license, hub_repo=hub_repo)
+    plan = _plan(
+        inputs, final.parent, parsed, skip_invalid, parallel, license=license, hub_repo=hub_repo
+    )
     if final.exists():  # only reached with exist_ok
         return _same_as_existing(final, name, version, plan.configs, plan.new)
     _write(plan, final)

@@ -25,6 +25,7 @@ from typer.core import TyperGroup
 from biasforge.scoring.options import (
     LEADING,
     SHARED,
+    Bootstrap,
     Dataset,
     Out,
     Seed,
@@ -116,19 +117,50 @@ def prepare_gemma() -> None:
 @app.command("compare")
 def compare(
     stereoset: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Option(help="a 'score stereoset' (or merged) folder; repeat for several"),
-    ],
+    ] = None,
     crowspairs: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Option(help="a 'score crowspairs' (or merged) folder; repeat for several"),
-    ],
+    ] = None,
+    languages: Annotated[
+        Path | None,
+        typer.Option(
+            "--languages",
+            help="instead: a score folder of a parallel release's shared config; compares its "
+            "languages, items paired by source (needs --dataset)",
+        ),
+    ] = None,
+    dataset: Annotated[
+        str | None,
+        typer.Option("--dataset", help="with --languages: the release (config) it scored"),
+    ] = None,
+    bootstrap: Bootstrap = 1000,
     seed: Seed = 0,
 ) -> None:
     """The StereoSet-fr paper's control (§4.3): per model |SS − 50| and |CrowS − 50|, their
     ranks, Spearman ρ with a permutation p-value, and why the two are not comparable (naming
     the procedure each model was scored with). Several folders per side must have scored the
-    same release."""
+    same release. With --languages: per model, the difference of the family's figures between
+    every two languages of a parallel release's shared items, with paired bootstrap intervals."""
+    from biasforge.errors import BiasforgeError
+
+    if languages is not None:
+        if stereoset or crowspairs or dataset is None:
+            raise BiasforgeError(
+                "--languages takes --dataset (the release it scored) and no --stereoset or "
+                "--crowspairs"
+            )
+        from biasforge.scoring.languages import compare_languages
+        from biasforge.scoring.languages import report as languages_report
+        from biasforge.scoring.uncertainty import Resampling
+
+        resampling = Resampling(bootstrap, seed)
+        typer.echo(languages_report(compare_languages(languages, dataset, resampling), resampling))
+        return
+    if not stereoset or not crowspairs:
+        raise BiasforgeError("give --stereoset and --crowspairs folders (or --languages)")
     from biasforge.scoring.compare import distances, report
 
     typer.echo(report(distances(stereoset, crowspairs), seed))

@@ -562,6 +562,9 @@ class Family:
     config_of: Callable[[pa.Table], list[str]] = single_config  # one config name per row
     config_order: tuple[str, ...] = ()  # configs listed first, in this order
     text_column: str = "sentence"  # what a report quotes for an item
+    # the columns that name an item's source item: what a parallel release (``export release
+    # --parallel``) lines languages up by, and ``score compare --languages`` pairs items by
+    source_key: tuple[str, ...] = ("source_id",)
     # scoring: "module:attr" of each ScoringTask (biasforge.scoring.tasks), imported only by
     # the score command, so the core never imports scoring or torch
     scoring_tasks: tuple[str, ...] = ()

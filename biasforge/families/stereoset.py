@@ -534,6 +534,7 @@ FAMILY = Family(
     config_of=configs_by("split"),  # intrasentence and intersentence are scored differently
     config_order=SPLITS,
     text_column="context",
+    source_key=("source_id", "variant"),  # a synonym variant lines up with its own
     curation="biasforge.curation.commands.stereoset:stereoset",
     formats=(
         ExportFormat(

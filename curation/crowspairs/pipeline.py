@@ -24,6 +24,7 @@ from biasforge.curation.crowspairs.report import render_report
 from biasforge.curation.crowspairs.source import BUNDLED_SAMPLE, read_pairs
 from biasforge.curation.language_pack import PACK_FILE, load_pack, target_pack
 from biasforge.curation.translation.base import Translator
+from biasforge.curation.translation.native import with_native
 from biasforge.curation.translation.runner import (
     Outcome,
     RunStats,
@@ -149,6 +150,7 @@ def _source_rows(rejected: pd.DataFrame, langs: tuple[str, str]) -> pd.DataFrame
     return pd.DataFrame(rows, columns=[*COLUMNS, "reasons"])
 
 
+@with_native
 def curate(
     options: Options, out: str | Path, *, overwrite: bool = False, **engine: Unpack[Engine]
 ) -> RunResult:

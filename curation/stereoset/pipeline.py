@@ -36,6 +36,7 @@ from biasforge.curation.translation.base import Translator
 from biasforge.curation.translation.engines import (
     quota_note,
 )
+from biasforge.curation.translation.native import with_native
 from biasforge.curation.translation.runner import (
     Outcome,
     Plan,
@@ -409,6 +410,7 @@ def dry_run(options: Options, **engine: Unpack[Engine]) -> DryRun:
     return DryRun(estimate, kept, rejected, options.price_per_million, quota)
 
 
+@with_native
 def curate(
     options: Options, out: str | Path, *, overwrite: bool = False, **engine: Unpack[Engine]
 ) -> RunResult:

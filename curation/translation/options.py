@@ -62,6 +62,14 @@ LanguagePack = Annotated[
         "docs/your-language.md)",
     ),
 ]
+Native = Annotated[
+    Path | None,
+    typer.Option(
+        "--native",
+        help="items written in --lang, in the family's source format: curated without "
+        "translation, same checks and review, marked origin=native (docs/parallel-releases.md)",
+    ),
+]
 SourceLang = Annotated[str, typer.Option(callback=language, help="language of the source")]
 Translator = Annotated[
     str,

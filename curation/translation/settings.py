@@ -67,6 +67,9 @@ class TranslationSettings:
     #: a language pack folder for ``lang`` (:mod:`biasforge.curation.language_pack`); None:
     #: the bundled pack of ``lang``
     language_pack: options.LanguagePack = None
+    #: items written in ``lang`` in the family's source format, added untranslated with
+    #: ``origin=native`` (:mod:`biasforge.curation.translation.native`); None: none
+    native: options.Native = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lang", self.lang.lower())

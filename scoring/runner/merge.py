@@ -40,19 +40,19 @@ def merge(folders: Sequence[Path], out: Path, overwrite: bool = False) -> Path:
         raise BiasforgeError("score merge needs at least two score folders")
     read = [read_score_folder(f) for f in folders]
     check_combinable(read)
-    task = _task(read[0])
+    task = task_of(read[0])
     run = {**read[0].options, "merged_from": [f.path.name for f in read]}
     with staged_directory(
         Path(out), overwrite=overwrite, kind="score", family=task.family, inputs=folders
     ) as stage:
-        scored = _scored(task, read, stage)
+        scored = scored_models(task, read, stage)
         items = task.items_from_rows([s.rows for s in scored.values()])
         results = Results(read[0].release, items, scored, resampling_of(run), run, stage)
         write_folder(task, results, [m for f in read for m in f.listed])
     return Path(out)
 
 
-def _task(folder: ScoreFolder) -> ScoringTask:
+def task_of(folder: ScoreFolder) -> ScoringTask:
     """The registered task whose command wrote ``folder``; one line naming those that merge."""
     tasks = {f"score {t.name}": t for t in registered_tasks().values()}
     if folder.command not in tasks:
@@ -65,7 +65,7 @@ def _task(folder: ScoreFolder) -> ScoringTask:
     return tasks[folder.command]
 
 
-def _scored(task: ScoringTask, folders: list[ScoreFolder], stage: Path) -> dict[str, Scored]:
+def scored_models(task: ScoringTask, folders: list[ScoreFolder], stage: Path) -> dict[str, Scored]:
     """Each model's rows, identity and procedure, renamed as one run names a repeated model;
     per-model folders are copied as they are."""
     scored: dict[str, Scored] = {}

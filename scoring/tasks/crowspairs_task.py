@@ -47,6 +47,15 @@ class CrowSPairs(ScoringTask):
         ]
         return {"results.csv": pd.concat(frames, ignore_index=True)}
 
+    def pairing(self, results: Results, a: str, b: str) -> tuple:
+        """Percent stereotypical (overall, per bias type) on the pairs both rows hold, b's
+        rows put in a's order by id (``score compare --languages`` pairs languages so)."""
+        rows_a, rows_b = results.scored[a].rows, results.scored[b].rows
+        figures, ordered = procedures.figures(rows_a[rows_a["id"].isin(rows_b["id"])])
+        other = rows_b.set_index("id").loc[ordered["id"]]
+        won = [frame[["stereotypical"]].to_numpy(dtype=float).T for frame in (ordered, other)]
+        return figures, *won
+
     def intro(self, results: Results) -> list:
         return [Paragraph(ABOUT)]
 
