@@ -9,7 +9,6 @@ imports neither datatrove nor the name models; :meth:`Options.validate` loads wh
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
@@ -59,10 +58,9 @@ class Options:
     skip_bad_lines: Annotated[
         bool, typer.Option(help="skip (and count) undecodable or malformed lines")
     ] = False
-    lexicon_dir: Annotated[
-        Path | None,
-        typer.Option("--lexicon", help="folder with gender_pairs.tsv and word lists"),
-    ] = None
+    lexicon_dir: common.path_option("folder with gender_pairs.tsv and word lists", "--lexicon") = (
+        None
+    )
     #: of the files of lexicon_dir (the bundled one is UTF-8)
     lexicon_encoding: Annotated[
         str,
@@ -84,10 +82,9 @@ class Options:
             "(Baidu LAC, PER tag; about 0.57x the mining throughput) or none"
         ),
     ] = "lac"
-    name_eval: Annotated[
-        Path | None,
-        typer.Option(help="gold JSONL (text, person_names) to measure the name filter's P/R"),
-    ] = None
+    name_eval: common.path_option(
+        "gold JSONL (text, person_names) to measure the name filter's P/R"
+    ) = None
     include_collective: Annotated[
         bool,
         typer.Option(
