@@ -71,6 +71,12 @@ Limit = Annotated[
 ]
 
 
+def path_option(help: str, *flag: str) -> Any:
+    """An optional file or folder the command reads (``None`` when not given: the bundled
+    one, or none), with its help (and ``flag`` when it is not the field's name)."""
+    return Annotated[Path | None, typer.Option(*flag, help=help)]
+
+
 def encoding_option(files: str) -> Any:
     """``--encoding`` of the files a command reads (named in its help), checked."""
     return Annotated[str, typer.Option(callback=encoding, help=f"{ENCODING_HELP} ({files})")]
