@@ -23,6 +23,8 @@ line naming the file, the line and the key. The schema is a pydantic model, as B
 contraction entry.
 """
 
+# ruff: noqa: RUF012  (pydantic copies a field's default for each model; ruff cannot see
+# that StrictModel, imported, is a pydantic model: astral-sh/ruff#13630)
 from __future__ import annotations
 
 import json
@@ -32,10 +34,10 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from biasforge.curation.becpro.language import Contraction
-from biasforge.curation.toml_model import load_toml_model
+from biasforge.curation.toml_model import StrictModel, load_toml_model
 from biasforge.errors import BiasforgeError, InputError
 from biasforge.resources import package_path
 from biasforge.textfiles import kind_of
@@ -48,11 +50,7 @@ GROUP_WORDS_FILE = "group_words.tsv"
 _CODE = r"^[a-z]{2,3}(-[a-z0-9]{2,8})*$"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Tokenizer(_Strict):
+class Tokenizer(StrictModel):
     """spaCy's blank pipeline for a language: ``spacy.blank(spacy, config=settings)``."""
 
     #: spaCy's language code (``zh``, ``ja``, ``fr``)
@@ -64,7 +62,7 @@ class Tokenizer(_Strict):
     needs: str | None = None
 
 
-class DeepL(_Strict):
+class DeepL(StrictModel):
     """What DeepL offers for the language as a target."""
 
     code: str = Field(min_length=2)
@@ -72,7 +70,7 @@ class DeepL(_Strict):
     glossary: bool
 
 
-class SlotWords(_Strict):
+class SlotWords(StrictModel):
     """Words that, just before a slot, agree with what fills it: one kind (articles), one
     case where the language has cases, the words by gender (or noun class)."""
 
@@ -91,7 +89,7 @@ class SlotWords(_Strict):
         return value
 
 
-class PackSpec(_Strict):
+class PackSpec(StrictModel):
     """The whole of a pack's ``language.toml``."""
 
     code: str = Field(pattern=_CODE)

@@ -71,6 +71,18 @@ Limit = Annotated[
 ]
 
 
+def choice_option(*values: str, help: str) -> Any:
+    """An option whose values are a fixed list: a ``Literal`` of ``values`` (the command offers
+    them as choices; :func:`check_choices` refuses another in a run started from Python)."""
+    return Annotated[typing.Literal[values], typer.Option(help=help)]
+
+
+def path_option(help: str, *flag: str) -> Any:
+    """An optional file or folder the command reads (``None`` when not given: the bundled
+    one, or none), with its help (and ``flag`` when it is not the field's name)."""
+    return Annotated[Path | None, typer.Option(*flag, help=help)]
+
+
 def encoding_option(files: str) -> Any:
     """``--encoding`` of the files a command reads (named in its help), checked."""
     return Annotated[str, typer.Option(callback=encoding, help=f"{ENCODING_HELP} ({files})")]

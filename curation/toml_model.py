@@ -13,12 +13,19 @@ import tomllib
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from biasforge.errors import InputError
 from biasforge.textfiles import read_text
 
 Model = TypeVar("Model", bound=BaseModel)
+
+
+class StrictModel(BaseModel):
+    """The base of a hand-written file's schema: an unknown key is refused (a misspelling
+    would otherwise be ignored in silence) and a loaded value cannot be changed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def load_toml_model(path: Path, model: type[Model], encoding: str = "utf-8") -> Model:

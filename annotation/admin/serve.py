@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -451,8 +452,7 @@ def serve(
     port = port or free_port()
     binding = binding or Binding()
     refuse_if_running(data_dir)
-    fresh = not data_dir.exists()
-    try:
+    with first_start(data_dir, BaseException):
         listening = binding.resolve(data_dir, port)
         server = EmbeddedServer(
             data_dir=data_dir, port=port, worker=worker, stock=stock, listening=listening
@@ -464,11 +464,33 @@ def serve(
         except BaseException:
             server.stop()
             raise
-    except BaseException:
-        if fresh:
+    return server.wait()
+
+
+@dataclass
+class _Start:
+    """The detached supervisor of a start, once spawned (:func:`first_start`)."""
+
+    proc: subprocess.Popen | None = None
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+@contextlib.contextmanager
+def first_start(data_dir: Path, errors: type[BaseException]) -> Iterator[_Start]:
+    """Around a start: when ``data_dir`` did not exist before it and it fails with ``errors``,
+    :func:`forget_failed_start` (unless the supervisor given to the yielded ``_Start`` still
+    runs: a slow start's folder is its own). ``serve`` and ``serve_background`` share it, so a
+    failed first start keeps no secrets whichever way it was started."""
+    fresh = not data_dir.exists()
+    start = _Start()
+    try:
+        yield start
+    except errors:
+        if fresh and not start.running():
             forget_failed_start(data_dir)
         raise
-    return server.wait()
 
 
 def forget_failed_start(data_dir: Path) -> None:
@@ -506,35 +528,25 @@ def serve_background(
         return running
     port = port or free_port()
     binding = binding or Binding()
-    fresh = not data_dir.exists()
-    try:
+    with first_start(data_dir, BiasforgeError) as started:
         listening = binding.resolve(data_dir, port)  # refused here, at the console, not in a log
         check_bindable(listening.host, port)
-    except BiasforgeError:
-        if fresh:
-            forget_failed_start(data_dir)  # a generated certificate and key
-        raise
-    (data_dir / "logs").mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", "biasforge.cli", "annotate", "serve"]
-    argv += ["--data-dir", str(data_dir), "--port", str(port), *binding.argv()]
-    if not worker:
-        argv.append("--no-worker")
-    log_path = data_dir / "logs" / "serve.log"
-    start = log_path.stat().st_size if log_path.exists() else 0
-    with open(log_path, "ab") as log:
-        proc = subprocess.Popen(
-            argv,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    try:
-        return _wait_for_state(proc, data_dir, timeout, start)
-    except BiasforgeError:
-        if fresh and proc.poll() is not None:
-            forget_failed_start(data_dir)
-        raise
+        (data_dir / "logs").mkdir(parents=True, exist_ok=True)
+        argv = [sys.executable, "-m", "biasforge.cli", "annotate", "serve"]
+        argv += ["--data-dir", str(data_dir), "--port", str(port), *binding.argv()]
+        if not worker:
+            argv.append("--no-worker")
+        log_path = data_dir / "logs" / "serve.log"
+        start = log_path.stat().st_size if log_path.exists() else 0
+        with open(log_path, "ab") as log:
+            started.proc = subprocess.Popen(
+                argv,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        return _wait_for_state(started.proc, data_dir, timeout, start)
 
 
 def _error_line(log: Path, start: int) -> str | None:

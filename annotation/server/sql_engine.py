@@ -460,6 +460,9 @@ class SQLSearchEngine(SearchEngine):
         return None
 
     async def index_records(self, dataset: Dataset, records: Iterable[Record]) -> None:
+        # the status given here is the record object's, read before the upsert committed: the
+        # index takes the stored one (sql_index.write_records), which a concurrent answer may
+        # have changed since
         items = [
             (
                 record.id.hex,

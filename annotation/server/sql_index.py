@@ -235,7 +235,9 @@ def write_records(
     conn: sqlite3.Connection, dataset_id: str, records: Iterable[tuple[str, dict, dict, str, str]]
 ) -> None:
     """(Re)index records given as (id hex, fields, metadata, inserted_at, status), in one
-    transaction (``inserted_at`` as SQLAlchemy stores it in SQLite: ``%Y-%m-%d %H:%M:%S.%f``)."""
+    transaction (``inserted_at`` as SQLAlchemy stores it in SQLite: ``%Y-%m-%d %H:%M:%S.%f``).
+    The status indexed is the one the ``records`` table holds when the write runs (``status``
+    only stands in for a record it does not hold), as :func:`update_status` copies it."""
     records = list(records)
     if not records:
         return
@@ -283,11 +285,15 @@ def refresh_statistics(conn: sqlite3.Connection, force: bool = False) -> None:
 
 def _write(conn, dataset_id, records) -> None:
     rng = random.Random()
+    # the status is the one ``records`` holds now, the caller's only for a record not there:
+    # an upsert indexes after its commit, and an answer that completed the record in between
+    # (its own status copy already made) must not be undone by the upsert's older copy
     conn.executemany(
-        "INSERT INTO bf_record (rid, dataset_id, rk, inserted_at, status) VALUES (?, ?, ?, ?, ?) "
+        "INSERT INTO bf_record (rid, dataset_id, rk, inserted_at, status) VALUES (?, ?, ?, ?, "
+        "coalesce((SELECT status FROM records WHERE id = ?), ?)) "
         "ON CONFLICT (rid) DO UPDATE SET status = excluded.status",
         [
-            (rid, dataset_id, rng.getrandbits(31), inserted_at, status)
+            (rid, dataset_id, rng.getrandbits(31), inserted_at, rid, status)
             for rid, _, _, inserted_at, status in records
         ],
     )

@@ -30,6 +30,7 @@ below is a port of Lucene's, kept small. Only the standard library is imported h
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,12 +100,7 @@ class Bool:
 def _default(text: str):
     if words.is_cjk(text):
         return Substring(text.lower())
-    found = words.words(text)
-    if not found:
-        return None
-    if len(found) == 1:
-        return Word(found[0])
-    return Bool("and", [Word(w) for w in found])
+    return _analysed(text, lambda found: Bool("and", [Word(w) for w in found]))
 
 
 def _prefix(text: str):
@@ -118,12 +114,18 @@ def _fuzzy(text: str, edits: int):
 def _phrase(text: str, slop: int):
     if words.is_cjk(text):
         return Substring(text.lower().strip(_WHITESPACE)) if text.strip(_WHITESPACE) else None
+    return _analysed(text, lambda found: Phrase(tuple(found), slop))
+
+
+def _analysed(text: str, several: Callable[[list[str]], Any]):
+    """``text`` as the analyzer leaves it: nothing (no word), a ``Word`` (one), else
+    ``several(the words)``, as both newDefaultQuery and newPhraseQuery build it."""
     found = words.words(text)
     if not found:
         return None
     if len(found) == 1:
         return Word(found[0])
-    return Phrase(tuple(found), slop)
+    return several(found)
 
 
 # -- the parser: Lucene's SimpleQueryParser, all operators on ----------------------------------
@@ -187,12 +189,7 @@ def _group(state: _State) -> None:
                     break
         escaped = False
         state.index += 1
-    if state.index == state.length:  # never closed: the "(" is ignored
-        state.index = start
-    elif state.index == start:  # "()": nothing to apply the operation to
-        state.current = None
-        state.index += 1
-    else:
+    if _closed(state, start):
         inner = _State(state.data, start, state.index)
         _sub_query(inner)
         _add(state, inner.top)
@@ -219,15 +216,24 @@ def _quoted(state: _State) -> None:
         escaped = False
         buffer.append(char)
         state.index += 1
-    if state.index == state.length:  # never closed: the quote is ignored
-        state.index = start
-    elif state.index == start:  # '""'
-        state.current = None
-        state.index += 1
-    else:
+    if _closed(state, start):
         slop = _fuzziness(state) if has_slop else 0
         _add(state, _phrase("".join(buffer), slop))
         state.index += 1
+
+
+def _closed(state: _State, start: int) -> bool:
+    """After a group or a quote was read up to its closing character: True when it holds
+    something. Never closed, the opening character is ignored (reading goes on after it);
+    empty (``()``, ``""``), the pending operation has nothing to apply to."""
+    if state.index == state.length:
+        state.index = start
+        return False
+    if state.index == start:
+        state.current = None
+        state.index += 1
+        return False
+    return True
 
 
 def _token(state: _State) -> None:

@@ -9,6 +9,8 @@ key, a missing one or a value of the wrong type is refused with the key's path, 
 :func:`json_schema` gives it as JSON Schema for an editor.
 """
 
+# ruff: noqa: RUF012  (pydantic copies a field's default for each model; ruff cannot see
+# that StrictModel, imported, is a pydantic model: astral-sh/ruff#13630)
 from __future__ import annotations
 
 import json
@@ -16,9 +18,9 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from biasforge.curation.toml_model import load_toml_model
+from biasforge.curation.toml_model import StrictModel, load_toml_model
 from biasforge.errors import BiasforgeError, InputError
 
 GRAMMAR_FILE = "language.toml"
@@ -26,11 +28,7 @@ GRAMMAR_FILE = "language.toml"
 _CODE = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class GenderedWord(_Strict):
+class GenderedWord(StrictModel):
     """A word that agrees with the person: a template writes it as ``{name}``."""
 
     male: str = Field(min_length=1)
@@ -45,7 +43,7 @@ class GenderedWord(_Strict):
         return self.male if gender == "male" else self.female
 
 
-class Agreement(_Strict):
+class Agreement(StrictModel):
     """Words that show a gender wherever a template or a person phrase puts them: the
     agreement check reads them back from each sentence (``este``/``esta``, ``mon``/``ma``)."""
 
@@ -53,7 +51,7 @@ class Agreement(_Strict):
     female: list[str] = []
 
 
-class Elision(_Strict):
+class Elision(StrictModel):
     """A word that changes before a word starting with a vowel (French ``le`` → ``l'``,
     ``de`` → ``d'``). A form ending in an apostrophe is joined to the next word."""
 
@@ -86,7 +84,7 @@ class Elision(_Strict):
         return lower[:1] != "" and lower[:1] in self.before_letters
 
 
-class Contraction(_Strict):
+class Contraction(StrictModel):
     """Two words that fuse (Spanish ``de el`` → ``del``, French ``à le`` → ``au``)."""
 
     words: tuple[str, str]
@@ -96,7 +94,7 @@ class Contraction(_Strict):
 PATTERN_SECONDS = 1.0  # a suffix rule takes microseconds on a word: past this it never ends
 
 
-class SuffixRule(_Strict):
+class SuffixRule(StrictModel):
     """A regular expression on a masculine word and what the feminine puts there
     (``{pattern = "ier$", replace = "ière"}``: infirmier → infirmière)."""
 
@@ -132,7 +130,7 @@ class SuffixRule(_Strict):
             ) from None
 
 
-class Notation(_Strict):
+class Notation(StrictModel):
     """Professions written once with a marker on each gendered word (the TFG's
     ``profesor/a``): the masculine drops the marker, the feminine applies the first
     ``feminine`` rule that matches. A profession without a marked word is used as printed
@@ -144,7 +142,7 @@ class Notation(_Strict):
     epicene_endings: list[str] = []
 
 
-class Grammar(_Strict):
+class Grammar(StrictModel):
     """The whole of ``language.toml``."""
 
     code: str = Field(pattern=_CODE)

@@ -5,7 +5,6 @@ its ``Annotated`` fields, the options of ``biasforge curate becpro``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -40,13 +39,10 @@ class Options:
         ),
     ] = None
     #: folder of language folders and the profession list; None: the bundled lexicon
-    lexicon: Annotated[
-        Path | None,
-        typer.Option(
-            help="a lexicon: professions.tsv and one folder per language, laid out as the "
-            "bundled curation/data/becpro (default: bundled)"
-        ),
-    ] = None
+    lexicon: common.path_option(
+        "a lexicon: professions.tsv and one folder per language, laid out as the "
+        "bundled curation/data/becpro (default: bundled)"
+    ) = None
     #: encoding of the user's files (the bundled lexicon is UTF-8)
     encoding: common.encoding_option("--lexicon, a --lang folder") = "utf-8"
 

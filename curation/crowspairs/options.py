@@ -31,9 +31,7 @@ class Options(TranslationSettings):
     ] = str(BUNDLED_SAMPLE)
     limit: common.Limit = None
     #: TSV ``bias_type<TAB>words`` of group words; None: the bundled one
-    group_words: Annotated[
-        Path | None, typer.Option(help="TSV 'bias_type<TAB>words' (default: bundled)")
-    ] = None
+    group_words: common.path_option("TSV 'bias_type<TAB>words' (default: bundled)") = None
     progress: bool = True
 
     def __post_init__(self) -> None:

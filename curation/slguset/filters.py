@@ -30,16 +30,15 @@ from biasforge.curation.slguset.preprocess import (
     length_problem,
     sentence_problem,
 )
-from biasforge.curation.slguset.resources import TaskResources
+from biasforge.curation.slguset.resources import TaskResources, UsesResources
 
 
-class KeywordFilter(BaseFilter):
+class KeywordFilter(UsesResources, BaseFilter):
     """Regex prefilter: keep a document (or sentence) that contains a gender form."""
 
     def __init__(self, resources: TaskResources, level: str) -> None:
         self.name = f"keyword_prefilter ({level})"  # before datatrove names the step's stats
-        super().__init__()
-        self.resources = resources
+        super().__init__(resources)
 
     def filter(self, doc: Document) -> bool:
         return self.resources.lexicon.pattern.search(doc.text) is not None
@@ -122,18 +121,12 @@ class NonGenderWordFilter(RuleFilter):
         return False, "gender characters only inside non-gender words: " + "、".join(words)
 
 
-class CollectiveFormFilter(RuleFilter):
+class CollectiveFormFilter(UsesResources, RuleFilter):
     rule = "collective_form"
     description = (
         "the keyword is not only a collective form excluded by default (他们/她们 …, "
         "collective_forms.tsv); --include-collective keeps them, flagged for review"
     )
-
-    def __init__(
-        self, resources: TaskResources, exclusion_writer: DiskWriter | None = None
-    ) -> None:
-        super().__init__(exclusion_writer)
-        self.resources = resources
 
     def verdict(self, doc: Document) -> tuple[bool, str]:
         matches = doc.metadata["matches"]
@@ -147,14 +140,13 @@ class CollectiveFormFilter(RuleFilter):
         )
 
 
-class PersonNameFilter(RuleFilter):
+class PersonNameFilter(UsesResources, RuleFilter):
     rule = "person_name"
 
     def __init__(
         self, resources: TaskResources, exclusion_writer: DiskWriter | None = None
     ) -> None:
-        super().__init__(exclusion_writer)
-        self.resources = resources
+        super().__init__(resources, exclusion_writer)
         self.description = self.describe(resources.tagger)
 
     @staticmethod
@@ -169,7 +161,7 @@ class PersonNameFilter(RuleFilter):
         return False, "person names: " + "、".join(f"{h.text}({h.score:.2f})" for h in hits)
 
 
-class SecondStageNameFilter(RuleFilter):
+class SecondStageNameFilter(UsesResources, RuleFilter):
     """A slow person-name tagger that reads only the sentences that passed every other
     reject rule, and drops those where it tags a name. ``stage`` names the tagger in
     :class:`TaskResources` (loaded once per task, before the first sentence, so its load time
@@ -184,8 +176,7 @@ class SecondStageNameFilter(RuleFilter):
     def __init__(
         self, resources: TaskResources, exclusion_writer: DiskWriter | None = None
     ) -> None:
-        super().__init__(exclusion_writer)
-        self.resources = resources
+        super().__init__(resources, exclusion_writer)
         self.batch_size = self.batch  # datatrove hands filter_batch this many sentences
 
     def tagger(self):

@@ -14,18 +14,14 @@ from datatrove.data import Document
 
 from biasforge.curation.rule_steps import RuleStep
 from biasforge.curation.slguset.matching import target_of
-from biasforge.curation.slguset.resources import TaskResources
+from biasforge.curation.slguset.resources import UsesResources
 
 
-class ReviewFlag(RuleStep):
+class ReviewFlag(UsesResources, RuleStep):
     """A review rule: never drops a sentence, counts ``total`` and ``flagged``."""
 
     type = "🚩 - FLAG"
     severity = "review"
-
-    def __init__(self, resources: TaskResources) -> None:
-        super().__init__()
-        self.resources = resources
 
 
 class OtherGenderTermFlag(ReviewFlag):

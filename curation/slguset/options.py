@@ -9,8 +9,7 @@ imports neither datatrove nor the name models; :meth:`Options.validate` loads wh
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -59,35 +58,29 @@ class Options:
     skip_bad_lines: Annotated[
         bool, typer.Option(help="skip (and count) undecodable or malformed lines")
     ] = False
-    lexicon_dir: Annotated[
-        Path | None,
-        typer.Option("--lexicon", help="folder with gender_pairs.tsv and word lists"),
-    ] = None
+    lexicon_dir: common.path_option("folder with gender_pairs.tsv and word lists", "--lexicon") = (
+        None
+    )
     #: of the files of lexicon_dir (the bundled one is UTF-8)
     lexicon_encoding: Annotated[
         str,
         typer.Option(callback=common.encoding, help="encoding of the --lexicon folder's files"),
     ] = "utf-8"
     #: name-filter tokens; thulac: fast, then THULAC on what passed every rule
-    tagger: Annotated[
-        Literal["fast", "posseg", "thulac"],
-        typer.Option(
-            help="name filter: fast (jieba segmentation + name model), posseg (jieba POS + "
-            "name model), thulac (fast, then THULAC on the sentences every rule kept: slow)"
-        ),
-    ] = "fast"
+    tagger: common.choice_option(
+        "fast", "posseg", "thulac",
+        help="name filter: fast (jieba segmentation + name model), posseg (jieba POS + "
+        "name model), thulac (fast, then THULAC on the sentences every rule kept: slow)",
+    ) = "fast"  # fmt: skip
     #: the second-stage person-name check after every other rule
-    name_check: Annotated[
-        Literal["lac", "none"],
-        typer.Option(
-            help="second-stage person-name check on the sentences every rule kept: lac "
-            "(Baidu LAC, PER tag; about 0.57x the mining throughput) or none"
-        ),
-    ] = "lac"
-    name_eval: Annotated[
-        Path | None,
-        typer.Option(help="gold JSONL (text, person_names) to measure the name filter's P/R"),
-    ] = None
+    name_check: common.choice_option(
+        "lac", "none",
+        help="second-stage person-name check on the sentences every rule kept: lac "
+        "(Baidu LAC, PER tag; about 0.57x the mining throughput) or none",
+    ) = "lac"  # fmt: skip
+    name_eval: common.path_option(
+        "gold JSONL (text, person_names) to measure the name filter's P/R"
+    ) = None
     include_collective: Annotated[
         bool,
         typer.Option(
@@ -96,13 +89,11 @@ class Options:
         ),
     ] = False
     verbose: Annotated[bool, typer.Option(help="show datatrove's per-task logs")] = False
-    executor: Annotated[
-        Literal["local", "ray", "slurm"],
-        typer.Option(
-            help="datatrove executor: local (--num-proc forked workers), ray (a Ray cluster), "
-            "slurm (submit a job array and a merge job with sbatch)"
-        ),
-    ] = "local"
+    executor: common.choice_option(
+        "local", "ray", "slurm",
+        help="datatrove executor: local (--num-proc forked workers), ray (a Ray cluster), "
+        "slurm (submit a job array and a merge job with sbatch)",
+    ) = "local"  # fmt: skip
     ray_address: Annotated[
         str | None,
         typer.Option(help="Ray cluster to join (default: start a local one with --num-proc CPUs)"),

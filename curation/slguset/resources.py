@@ -20,6 +20,9 @@ from biasforge.curation.slguset.names import (
     load_models,
 )
 
+#: what a :class:`TaskResources` pickles as (the keywords of its constructor)
+_SETTINGS = ("lexicon_dir", "tagger", "include_collective", "lexicon_encoding", "name_check")
+
 
 class TaskResources:
     def __init__(
@@ -41,22 +44,10 @@ class TaskResources:
         self._lac: LacNames | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {
-            "lexicon_dir": self.lexicon_dir,
-            "tagger": self.tagger,
-            "include_collective": self.include_collective,
-            "lexicon_encoding": self.lexicon_encoding,
-            "name_check": self.name_check,
-        }
+        return {name: getattr(self, name) for name in _SETTINGS}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(
-            state["lexicon_dir"],
-            state["tagger"],
-            state.get("include_collective", False),
-            state.get("lexicon_encoding", "utf-8"),
-            state.get("name_check", "lac"),
-        )
+        self.__init__(**state)  # a setting the state lacks takes its default
 
     @property
     def lexicon(self) -> Lexicon:
@@ -99,3 +90,12 @@ class TaskResources:
     @property
     def tokenizer(self) -> Tokenizer:
         return self.finder.tokenizer
+
+
+class UsesResources:
+    """A step of a task that reads its :class:`TaskResources` (first base, before the
+    datatrove step class, whose constructor gets the other arguments)."""
+
+    def __init__(self, resources: TaskResources, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.resources = resources

@@ -15,7 +15,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from biasforge.curation.slguset.matching import classify_matches, keyword_matches
 from biasforge.curation.slguset.preprocess import clean, repair_quotes, split_sentences
-from biasforge.curation.slguset.resources import TaskResources
+from biasforge.curation.slguset.resources import UsesResources
 
 
 def location(source: str, line: int, piece: int) -> str:
@@ -95,15 +95,11 @@ class QuoteRepair(PipelineStep):
             yield doc
 
 
-class Segmenter(PipelineStep):
+class Segmenter(UsesResources, PipelineStep):
     """jieba tokens (one pass for every rule after it) and the gender forms they contain."""
 
     name = "jieba segmentation"
     type = "🔢 - TOKENIZER"
-
-    def __init__(self, resources: TaskResources) -> None:
-        super().__init__()
-        self.resources = resources
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         lexicon, tokenizer = self.resources.lexicon, self.resources.tokenizer

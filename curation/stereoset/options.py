@@ -5,7 +5,6 @@ its ``Annotated`` fields, the options of ``biasforge curate stereoset``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -35,15 +34,11 @@ class Options(TranslationSettings):
     hf_split: Annotated[str, typer.Option(help="split when --source is a hub id")] = "validation"
     limit: common.Limit = None
     #: TSV ``attribute<TAB>synonym[<TAB>target]``: extra items with one attribute replaced
-    synonyms: Annotated[
-        Path | None,
-        typer.Option(help="TSV 'attribute<TAB>synonym[<TAB>target]': add synonym variants"),
-    ] = None
+    synonyms: common.path_option(
+        "TSV 'attribute<TAB>synonym[<TAB>target]': add synonym variants"
+    ) = None
     #: TSV of words with no exact translation; None: the bundled one
-    lexicon: Annotated[
-        Path | None,
-        typer.Option(help="TSV of words with no exact translation (default: bundled)"),
-    ] = None
+    lexicon: common.path_option("TSV of words with no exact translation (default: bundled)") = None
     price_per_million: Annotated[
         float,
         typer.Option(

@@ -9,13 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import server_biasforge_home  # noqa: F401  (every test here: the server's home)
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="session")
-def biasforge_home(server_home) -> Path:
-    """Every test here uses the home of the shared server (tests/conftest.py: ``server``)."""
-    return server_home
 
 
 @pytest.fixture(scope="module")

@@ -254,3 +254,26 @@ def test_a_status_copy_that_would_not_change_takes_no_write_lock(tmp_path):
     writer.execute("ROLLBACK")
     sql_index.update_status(hook, "d" * 32)  # a record the index does not hold: nothing to do
     assert indexed() == "completed"
+
+
+def test_an_upsert_indexed_after_an_answer_keeps_the_stored_status(tmp_path):
+    """An upsert indexes its records after its commit, with the status its record objects had
+    then. An answer that completes a record in between (its status copy made first) must not
+    be undone: the index takes the status ``records`` holds, the caller's only for a record the
+    table does not hold."""
+    from biasforge.annotation.server import sql_index
+
+    conn = sql_index.connect(str(tmp_path / "index.sqlite"))
+    conn.execute("CREATE TABLE records (id TEXT, dataset_id TEXT, status TEXT)")
+    sql_index.ensure_schema(conn)
+    rid, new, when = "e" * 32, "f" * 32, "2026-01-01 00:00:00.000000"
+    conn.execute("INSERT INTO records VALUES (?, 'ds', 'pending')", (rid,))
+    sql_index.write_records(conn, "ds", [(rid, {"text": "x"}, {}, when, "pending")])
+    conn.execute("UPDATE records SET status = 'completed' WHERE id = ?", (rid,))  # the answer
+    sql_index.update_status(conn, rid)  # its hook
+    # the upsert's late index call, with the status it read before the answer
+    sql_index.write_records(conn, "ds", [
+        (rid, {"text": "x y"}, {}, when, "pending"), (new, {"text": "z"}, {}, when, "pending"),
+    ])  # fmt: skip
+    indexed = dict(conn.execute("SELECT rid, status FROM bf_record").fetchall())
+    assert indexed == {rid: "completed", new: "pending"}

@@ -30,6 +30,34 @@ class HubState:
     authorizations: set[str] = field(default_factory=set)
 
 
+def _refs(state: HubState) -> dict:
+    """The answer to ``list_repo_refs``: main at the last commit, and the tags."""
+    head = state.commits[-1] if state.commits else "0" * 40
+    return {
+        "branches": [{"name": "main", "ref": "refs/heads/main", "targetCommit": head}],
+        "tags": [
+            {"name": t, "ref": f"refs/tags/{t}", "targetCommit": c} for t, c in state.tags.items()
+        ],
+        "converts": [],
+    }
+
+
+def _commit(state: HubState, body: bytes) -> str:
+    """Apply a commit's NDJSON operations (header, files, deletions); its new oid."""
+    summary = ""
+    for line in body.decode().splitlines():
+        op = json.loads(line)
+        if op["key"] == "header":
+            summary = op["value"]["summary"]
+        elif op["key"] == "file":
+            state.files[op["value"]["path"]] = base64.b64decode(op["value"]["content"])
+        elif op["key"] == "deletedFile":
+            state.files.pop(op["value"]["path"], None)
+    oid = hashlib.sha1(f"{len(state.commits)}{summary}".encode()).hexdigest()
+    state.commits.append(oid)
+    return oid
+
+
 def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args) -> None:
@@ -49,20 +77,7 @@ def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             state.authorizations.add(self.headers.get("Authorization", ""))
             if re.match(_REPO + r"/refs", self.path):
-                head = state.commits[-1] if state.commits else "0" * 40
-                return self._send(
-                    200,
-                    {
-                        "branches": [
-                            {"name": "main", "ref": "refs/heads/main", "targetCommit": head}
-                        ],
-                        "tags": [
-                            {"name": t, "ref": f"refs/tags/{t}", "targetCommit": c}
-                            for t, c in state.tags.items()
-                        ],
-                        "converts": [],
-                    },
-                )
+                return self._send(200, _refs(state))
             if re.match(_REPO + r"/tree/", self.path):
                 return self._send(
                     200,
@@ -93,17 +108,7 @@ def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
                 ]
                 return self._send(200, {"files": modes})
             if re.match(_REPO + r"/commit/", self.path):
-                summary = ""
-                for line in body.decode().splitlines():
-                    op = json.loads(line)
-                    if op["key"] == "header":
-                        summary = op["value"]["summary"]
-                    elif op["key"] == "file":
-                        state.files[op["value"]["path"]] = base64.b64decode(op["value"]["content"])
-                    elif op["key"] == "deletedFile":
-                        state.files.pop(op["value"]["path"], None)
-                oid = hashlib.sha1(f"{len(state.commits)}{summary}".encode()).hexdigest()
-                state.commits.append(oid)
+                oid = _commit(state, body)
                 return self._send(
                     200, {"commitUrl": self._url(f"/datasets/org/x/commit/{oid}"), "commitOid": oid}
                 )
