@@ -325,6 +325,8 @@ class EmbeddedServer:
             "ARGILLA_SHOW_HUGGINGFACE_SPACE_PERSISTENT_STORAGE_WARNING": "false",
             "HF_HUB_DISABLE_TELEMETRY": "1",
             "HF_HUB_OFFLINE": "1",
+            # named by the one-line answer to plain HTTP on the HTTPS port (server/plain_http.py)
+            "BIASFORGE_HTTPS_URL": self.listening.public_url,
             "BIASFORGE_STOCK_SERVER": "1" if self.stock else "0",
             "BIASFORGE_LOAD_TUNING": "1" if self.load_tuning else "0",
             **(
