@@ -377,11 +377,17 @@ class EmbeddedServer:
             "started_at": time.time(),
         }
         write_text_atomic(self.data_dir / STATE_FILE, json.dumps(state, indent=2))
+        options = {"options": self.listening.serve_options(self.data_dir)}  # kept after a stop
+        write_text_atomic(self.data_dir / LAST_SERVE_FILE, json.dumps(options, indent=2))
         return state
 
     def stop(self) -> None:
-        """Stop every child: SIGTERM to each process group, then SIGKILL what remains."""
-        stop([proc for _, proc in self.children], timeout=10)
+        """Stop every child: SIGTERM to each process group, then SIGKILL what remains; Redis
+        last, once the web server and the job worker have exited (stopped together, the
+        worker lost Redis while shutting down and logged a ConnectionError traceback at every
+        `annotate stop`, issue 47, item 9)."""
+        stop([proc for name, proc in self.children if name != "redis"], timeout=10)
+        stop([proc for name, proc in self.children if name == "redis"], timeout=10)
         self.children.clear()
         state_path = self.data_dir / STATE_FILE
         with contextlib.suppress(FileNotFoundError, json.JSONDecodeError):
