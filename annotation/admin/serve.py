@@ -35,6 +35,7 @@ from biasforge.annotation.admin.listen import (
 from biasforge.annotation.admin.paths import server_code_dir
 from biasforge.annotation.admin.server_env import ensure_server_venv
 from biasforge.annotation.client.connection import (
+    LAST_SERVE_FILE,
     STATE_FILE,
     WORKSPACE,
     default_data_dir,

@@ -126,6 +126,11 @@ def test_serve_in_background_then_stop(server, tmp_path):
     assert (
         cli("stop", "--data-dir", str(data_dir)).stdout.strip() == "no embedded server was running"
     )
+    # issue 47, item 9: the hint starts it again as it was started (plain `annotate serve`
+    # would listen on loopback and the default port only)
+    port = state["url"].rsplit(":", 1)[1]
+    again = f"`biasforge annotate serve --port {port} --data-dir {data_dir}`"
+    assert f"start one with {again}" in cli("users", "x", "--data-dir", str(data_dir)).stderr
 
 
 def token(url: str, username: str, password: str) -> int:
