@@ -193,8 +193,11 @@ def test_pull_reports_each_annotators_accuracy_on_the_controls(pulled):
         "ctl-ann2": (4, 0.5),
     }
     report = (pulled["out"] / "report.md").read_text()
-    assert re.search(r"\| ctl-ann1 \| 36 \| 0 \| 1\.00 \| 1\.00 \(4\) \|", report), report
-    assert re.search(r"\| ctl-ann2 \| 36 \| 0 \| 1\.00 \| 0\.50 \(4\) \|", report), report
+    # answered: the 36 items and the 4 controls, as the per-question counts (issue 47, item 9)
+    assert "| annotator | answered (controls included) |" in report
+    assert "accuracy (answers, controls included)" in report
+    assert re.search(r"\| ctl-ann1 \| 40 \| 0 \| 1\.00 \| 1\.00 \(4\) \|", report), report
+    assert re.search(r"\| ctl-ann2 \| 40 \| 0 \| 1\.00 \| 0\.50 \(4\) \|", report), report
 
 
 def test_controls_reach_no_decision_agreement_figure_or_release(pulled):
