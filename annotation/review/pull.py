@@ -617,6 +617,7 @@ def _provenance(
             "adjudicators": routed.adjudicators,
             "owners": routed.owners,
             "removed_datasets": routed.emptied,
+            "removed_panels": routed.panels_removed,
             "merged": len(g.merged.answers),
             "ignored": g.merged.ignored,
         },
