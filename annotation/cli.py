@@ -295,7 +295,8 @@ def push(
         typer.Option(
             "--control-share",
             help="add this fraction of the run's size as control items made from its items "
-            "by the family (BEC-Pro: a planted misprint), e.g. 0.05",
+            "by the family (BEC-Pro: a planted misprint), e.g. 0.05; those items are then not "
+            "pushed themselves (a control beside its own item is spotted as a repeat)",
         ),
     ] = None,
     workspace: Workspace = None,
@@ -314,7 +315,7 @@ def push(
         from biasforge.annotation.review.controls import check_options
 
         family = family_of(checked.candidates["family"].unique(), str(run))
-        check_options(family, controls, control_share)
+        check_options(family, controls, control_share, checked.table.to_pylist())
     with _server(data_dir, workspace) as connection:
         result = push_run(
             run, dataset, connection, min_submitted=min_submitted, suggest=suggest_labels,

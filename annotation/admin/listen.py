@@ -162,6 +162,24 @@ class Listening:
             "fingerprint": self.cert.fingerprint if self.cert else None,
         }
 
+    def serve_options(self, data_dir: Path) -> list[str]:
+        """``annotate serve`` options that listen this way again: what the hint names once
+        the server has stopped (issue 47, item 9: it said plain ``annotate serve``, loopback
+        only, to a team that was served on an address)."""
+        args = [] if self.host == LOOPBACK else ["--host", self.host]
+        args += [] if self.port == 6900 else ["--port", str(self.port)]
+        if self.cert is not None and self.cert.cert.parent == data_dir / "tls":
+            args.append("--tls")  # the generated certificate, kept in the data folder
+        elif self.cert is not None:
+            args += ["--tls-cert", str(self.cert.cert), "--tls-key", str(self.cert.key)]
+        elif not is_loopback(self.host):
+            args.append("--insecure-http")
+        for proxy in self.trusted_proxies:
+            args += ["--trusted-proxy", proxy]
+        return args + (
+            ["--public-url", self.public_url_override] if self.public_url_override else []
+        )
+
     def launcher_args(self) -> list[str]:
         """The launcher's ``start`` options for this binding."""
         args = ["--host", self.host, "--port", str(self.port)]

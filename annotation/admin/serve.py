@@ -36,6 +36,7 @@ from biasforge.annotation.admin.listen import (
 from biasforge.annotation.admin.paths import server_code_dir
 from biasforge.annotation.admin.server_env import ensure_server_venv
 from biasforge.annotation.client.connection import (
+    LAST_SERVE_FILE,
     STATE_FILE,
     WORKSPACE,
     default_data_dir,
@@ -326,6 +327,8 @@ class EmbeddedServer:
             "ARGILLA_SHOW_HUGGINGFACE_SPACE_PERSISTENT_STORAGE_WARNING": "false",
             "HF_HUB_DISABLE_TELEMETRY": "1",
             "HF_HUB_OFFLINE": "1",
+            # named by the one-line answer to plain HTTP on the HTTPS port (server/plain_http.py)
+            "BIASFORGE_HTTPS_URL": self.listening.public_url,
             "BIASFORGE_STOCK_SERVER": "1" if self.stock else "0",
             "BIASFORGE_LOAD_TUNING": "1" if self.load_tuning else "0",
             **(
@@ -376,11 +379,17 @@ class EmbeddedServer:
             "started_at": time.time(),
         }
         write_text_atomic(self.data_dir / STATE_FILE, json.dumps(state, indent=2))
+        options = {"options": self.listening.serve_options(self.data_dir)}  # kept after a stop
+        write_text_atomic(self.data_dir / LAST_SERVE_FILE, json.dumps(options, indent=2))
         return state
 
     def stop(self) -> None:
-        """Stop every child: SIGTERM to each process group, then SIGKILL what remains."""
-        stop([proc for _, proc in self.children], timeout=10)
+        """Stop every child: SIGTERM to each process group, then SIGKILL what remains; Redis
+        last, once the web server and the job worker have exited (stopped together, the
+        worker lost Redis while shutting down and logged a ConnectionError traceback at every
+        `annotate stop`, issue 47, item 9)."""
+        stop([proc for name, proc in self.children if name != "redis"], timeout=10)
+        stop([proc for name, proc in self.children if name == "redis"], timeout=10)
         self.children.clear()
         state_path = self.data_dir / STATE_FILE
         with contextlib.suppress(FileNotFoundError, json.JSONDecodeError):

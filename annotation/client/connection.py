@@ -23,6 +23,8 @@ from biasforge.resources import biasforge_home
 
 #: where a running embedded server says where it listens (written by ``annotate serve``)
 STATE_FILE = "server.json"
+#: the options the server of a data folder was last started with (kept after it stops)
+LAST_SERVE_FILE = "last-serve.json"
 #: the workspace commands use when none is named (the embedded server's owner's own)
 WORKSPACE = "biasforge"
 
@@ -70,6 +72,21 @@ class Connection:
         return client_context(self.tls_cert)
 
 
+def serve_command(data_dir: Path) -> str:
+    """``biasforge annotate serve`` with the options the data folder's server was last started
+    with (its address, TLS, port), so a team's server is not restarted on loopback only."""
+    import shlex
+
+    try:
+        last = json.loads((data_dir / LAST_SERVE_FILE).read_text(encoding="utf-8"))
+        options = [str(option) for option in last["options"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        options = []
+    if data_dir.resolve() != Path(default_data_dir()).resolve():
+        options += ["--data-dir", str(data_dir)]
+    return shlex.join(["biasforge", "annotate", "serve", *options])
+
+
 def find_server(data_dir: Path | None = None, workspace: str | None = None) -> Connection:
     """The server commands should use (environment first, then the running embedded one)."""
     if workspace is not None:
@@ -86,8 +103,9 @@ def find_server(data_dir: Path | None = None, workspace: str | None = None) -> C
     state = read_state(data_dir)
     if state is None:
         raise BiasforgeError(
-            f"no Argilla server is running for {data_dir}: start one with `biasforge annotate serve` "
-            "(or set ARGILLA_API_URL and ARGILLA_API_KEY for an external server)"
+            f"no Argilla server is running for {data_dir}: start one with "
+            f"`{serve_command(data_dir)}` (or set ARGILLA_API_URL and ARGILLA_API_KEY for an "
+            "external server)"
         )
     credentials = owner_credentials(data_dir)
     return Connection(

@@ -190,6 +190,35 @@ def corrections_html(decision: Decision) -> str:
     return html_table(["", "corrected text", "proposed by"], rows) + more
 
 
+def _remove_empty_panels(
+    api: httpx.Client, connection: Connection, emptied: list[str], dry_run: bool
+) -> list[str]:
+    """Delete the panels (workspaces ``WS-adjudication-…``) whose last dataset this pull
+    removed (``emptied``: ``panel/dataset``), and return their names (issue 47, item 9: the
+    panel stayed behind, its adjudicators still members of an empty workspace). Panels that
+    another dataset's pull may be filling at this moment are not touched."""
+    going: dict[str, int] = {}
+    for name in emptied:
+        panel = name.split("/", 1)[0]
+        going[panel] = going.get(panel, 0) + 1
+    held: dict[str, int] = {}
+    for item in check(api.get("/api/v1/me/datasets"))["items"]:
+        held[item["workspace_id"]] = held.get(item["workspace_id"], 0) + 1
+    removed = []
+    for space in all_workspaces(api):
+        if space["name"] not in going or not space["name"].startswith(
+            f"{connection.workspace}-adjudication-"
+        ):
+            continue
+        left = held.get(space["id"], 0) - (going[space["name"]] if dry_run else 0)
+        if left > 0:
+            continue
+        if not dry_run:
+            check(api.delete(f"/api/v1/workspaces/{space['id']}"))
+        removed.append(space["name"])
+    return removed
+
+
 @dataclass
 class Placed:
     """Where a record waits for adjudication now."""
@@ -213,6 +242,7 @@ class Routed:
     adjudicators: list[str] = field(default_factory=list)  # named ones and the admins
     owners: list[str] = field(default_factory=list)  # who may adjudicate the owners' panel
     emptied: list[str] = field(default_factory=list)  # adjudication datasets left empty, removed
+    panels_removed: list[str] = field(default_factory=list)  # panels left without a dataset
 
     @property
     def sent(self) -> int:
@@ -327,6 +357,7 @@ def route(
                 batch = _payloads(family, todo[start : start + 500], ids)
                 check(api.post(f"/api/v1/datasets/{target}/records/bulk", json={"items": batch}))
         routed.emptied = _remove_empty(api, connection, dataset, dry_run)
+        routed.panels_removed = _remove_empty_panels(api, connection, routed.emptied, dry_run)
     return routed
 
 

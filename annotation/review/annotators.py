@@ -3,7 +3,9 @@ control items, their estimated competence and their pace — and a plot of compe
 
 Figures per annotator, over the run's items (control items apart):
 
-* answered / discarded: records they submitted / discarded;
+* answered / discarded: records they submitted (control items included, as in the
+  per-question competence counts, which the models fit on the controls too: issue 47, item 9)
+  / discarded;
 * pairwise agreement: share of their answers equal to another annotator's on the same record
   and question (all judged questions, weighted by items; :mod:`biasforge.annotation.review.agreement`);
 * control accuracy: share of right answers on control items (:mod:`biasforge.annotation.review.controls`);
@@ -69,7 +71,8 @@ def figures(
     people = sorted(set(counts) | set(controls) | set(competence))
     return {
         who: {
-            "answered": counts.get(who, {}).get("submitted", 0),
+            "answered": counts.get(who, {}).get("submitted", 0)
+            + (controls.get(who) or {}).get("controls", 0),
             "discarded": counts.get(who, {}).get("discarded", 0),
             "pairwise_agreement": _pairwise(questions, who),
             "controls": (controls.get(who) or {}).get("controls", 0),

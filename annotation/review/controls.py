@@ -15,7 +15,11 @@ Controls come from a file (``push --controls FILE``): a release, reviewed record
 validated items of the same family (the family's ``known_answers`` hook gives their answers,
 e.g. StereoSet's labels), or a JSONL file of items each with an ``expected`` object
 (question → answer). Or they are drawn from the run (``push --control-share F``) by the
-family's ``make_controls`` hook (BEC-Pro: a sentence with a planted misprint).
+family's ``make_controls`` hook (BEC-Pro: a sentence with a planted misprint); the items a
+share is made from are withheld from the dataset (recorded in the private state as
+``withheld``), and a file's items may not repeat an item of the run: a control beside its own
+item is spotted as a repeat (issue 47, item 2). ``pull`` leaves withheld items pending, with
+that reason.
 """
 
 from __future__ import annotations
@@ -58,6 +62,12 @@ def load(url: str, workspace: str, dataset: str) -> list[ControlItem]:
 
 def control_ids(url: str, workspace: str, dataset: str) -> set[str]:
     return {c.id for c in load(url, workspace, dataset)}
+
+
+def withheld(url: str, workspace: str, dataset: str) -> set[str]:
+    """Ids of the run's items a ``--control-share`` made controls of: never pushed as items
+    themselves (issue 47, item 2), so no control sits beside the item it was made from."""
+    return set(private_state.read(url, workspace, dataset).get("withheld", []))
 
 
 # ----------------------------------------------------------------------------- sources
@@ -168,6 +178,39 @@ def _row_problems(family: Family, row: dict[str, Any]) -> str | None:
     return "; ".join(map(str, problems)) or None
 
 
+def _shown(review, row: dict[str, Any]) -> tuple[str, ...]:
+    """What an annotator reads of an item, order aside: its fields' texts, sorted (where a
+    family arranges the fields by the dataset's key, as StereoSet's options, the same item
+    under another id shows the same texts in another order)."""
+    fields = review.to_record(row)["fields"]
+    return tuple(sorted(str(value) for value in fields.values() if value))
+
+
+def check_overlap(
+    family: Family, path: str | Path, items: list[dict[str, Any]], rows: list[dict[str, Any]]
+) -> None:
+    """Refuse control items that repeat an item of the run (same id, or the same texts
+    shown): annotators would spot a control as a repeat (issue 47, item 2: the release of
+    the same run given as controls made 200 items 400 records, pairwise identical)."""
+    review = family.review.with_key(DatasetKey(secrets.token_bytes(16)))
+    by_id = {str(row["id"]) for row in rows}
+    by_text = {_shown(review, row): str(row["id"]) for row in rows}
+    repeats = []
+    for item in items:
+        cid = str(item.get("id"))
+        same = cid if cid in by_id else by_text.get(_shown(review, item))
+        if same is not None:
+            repeats.append((cid, same))
+    if repeats:
+        (cid, same), more = repeats[0], len(repeats) - 1
+        others = f" ({more} more)" if more else ""
+        raise InputError(
+            path, f"--controls: item {cid} repeats item {same} of the run{others}: a control "
+            "must not be a copy of an item of the same dataset, or annotators see it as a "
+            "repeat; give validated items that are not in this run", record=cid,
+        )  # fmt: skip
+
+
 def draw_controls(
     family: Family, rows: list[dict[str, Any]], share: float, seed: str
 ) -> list[Control]:
@@ -180,10 +223,18 @@ def draw_controls(
     return made
 
 
-def check_options(family: Family, from_file: str | Path | None, share: float | None) -> None:
-    """Refuse bad ``--controls``/``--control-share`` before any server is contacted."""
+def check_options(
+    family: Family,
+    from_file: str | Path | None,
+    share: float | None,
+    rows: list[dict[str, Any]] | None = None,
+) -> None:
+    """Refuse bad ``--controls``/``--control-share`` before any server is contacted; with
+    the run's ``rows``, controls that repeat one of them too."""
     if from_file is not None:
-        read_controls_file(from_file, family)
+        items = read_controls_file(from_file, family)
+        if rows is not None:
+            check_overlap(family, from_file, [row for row, _ in items], rows)
     if share is not None:
         if not 0 < share < 1:
             raise BiasforgeError(f"--control-share {share}: give a fraction between 0 and 1")
@@ -225,9 +276,12 @@ def plan(
     salt = state_seed(url, workspace, dataset) or secrets.token_hex(16)
     wanted: list[tuple[str, dict, dict | None]] = []
     if from_file is not None:
-        wanted += [("file", row, given) for row, given in read_controls_file(from_file, family)]
+        read = read_controls_file(from_file, family)
+        check_overlap(family, from_file, [row for row, _ in read], rows)
+        wanted += [("file", row, given) for row, given in read]
     if share is not None:
         wanted += [("drawn", row, known) for row, known in draw_controls(family, rows, share, salt)]
+    sources = {str(row.get("id")) for origin, row, _ in wanted if origin == "drawn"}
     have = {c.id for c in known}
     candidates = {str(r["id"]) for r in rows}
     new = []
@@ -250,6 +304,7 @@ def plan(
         state = private_state.read(url, workspace, dataset)
         state.pop("salt", None)  # the secret's name before it also keyed orders
         state.update(secret=salt, family=family.name, controls=[asdict(c) for c in [*known, *new]])
+        state["withheld"] = sorted(set(state.get("withheld", [])) | sources)
         private_state.write(url, workspace, dataset, private_state.dump(state))
     return [*known, *new]
 

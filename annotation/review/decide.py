@@ -180,6 +180,20 @@ def _contradictions(
     return f"; {', '.join(slips)} answered {answered} yet typed a correction" if slips else ""
 
 
+def _doubtful_correction(
+    family: Family, row: Row, submitted: list[Answer], winner: Proposal | None
+) -> str | None:
+    """Why a winning correction needs an adjudicator (issue 47, item 3), or None: one of its
+    proposers also answered that the text needs no change, or it changes a slot word (a
+    fixed misprint of a profession is a new profession, worth a second look)."""
+    if winner is None:
+        return None
+    slip = _contradictions(family, submitted, (winner,)).lstrip("; ")
+    changed = family.review.changed_slots(row, winner.text)
+    slots = f"the correction changes {', '.join(changed)}" if changed else ""
+    return "; ".join(part for part in (slip, slots) if part) or None
+
+
 def _criteria_vote(
     family: Family,
     submitted: list[Answer],
@@ -293,7 +307,8 @@ def _decide_votes(
         return Decision(
             "pending", reason, decided=decided, adjudicate=True, proposals=proposals, **counts
         )
-    impossible = family.review.problem(decided)
+    doubt = _doubtful_correction(family, row, submitted, winner)
+    impossible = family.review.problem(decided) or doubt
     if impossible:
         reason = "; ".join([f"{policy}: {impossible}", _discards_text(discards)]).strip("; ")
         return Decision(

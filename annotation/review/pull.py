@@ -37,6 +37,7 @@ from biasforge.annotation.review.adjudication import adjudication_name
 from biasforge.annotation.review.agreement import agreement_report
 from biasforge.annotation.review.competence import Estimates
 from biasforge.annotation.review.controls import load as control_items
+from biasforge.annotation.review.controls import withheld
 from biasforge.annotation.review.decide import POLICIES, Answer, Decision, decide, proposals_of
 from biasforge.annotation.review.preservation import labels_changed
 from biasforge.annotation.review.push import foreign_dataset
@@ -57,6 +58,8 @@ __all__ = ["POLICIES", "adjudication_name", "collect", "pull"]
 
 
 TIME_COLUMNS = ["id", "annotator", "status", "at"]
+#: the reason of an item a ``--control-share`` made a control of (never pushed as an item)
+WITHHELD = "made into a control item by `annotate push --control-share`: not sent for review"
 
 
 @dataclass
@@ -246,9 +249,11 @@ def decide_all(
     annotators: set[str],
     schema: pa.Schema,
     estimates: Estimates | None = None,
+    withheld: frozenset[str] | set[str] = frozenset(),
 ) -> Outcome:
     """Decide every candidate of the run from its answers (and adjudication); under a model
-    policy, ``estimates`` holds each record's most probable answers."""
+    policy, ``estimates`` holds each record's most probable answers. ``withheld`` items were
+    made into controls and never pushed: pending, with that reason."""
     outcome = Outcome()
     for row in candidates:
         rid = str(row["id"])
@@ -259,6 +264,8 @@ def decide_all(
             family, row, answers, policy=policy, min_submitted=min_submitted,
             can_answer=can_answer, adjudicated=merged.answers.get(rid), estimated=estimated,
         )  # fmt: skip
+        if rid in withheld and not answers:
+            decision = Decision("pending", WITHHELD)
         stored = collected.metadata.get(rid, {})
         stale = shown_differently(family, row, stored) if answers else None
         if stale:
@@ -523,6 +530,7 @@ def _decide(
         g.family, g.rows, g.collected, g.merged, policy=asked.policy,
         min_submitted=g.min_submitted, annotators=_annotators(connection),
         schema=g.run.table.schema, estimates=g.assessed.estimates,
+        withheld=withheld(connection.url, connection.workspace, g.dataset),
     )  # fmt: skip
     settled = {d["id"] for d in outcome.details if d["adjudicated_by"]}
     routed = (
@@ -609,6 +617,7 @@ def _provenance(
             "adjudicators": routed.adjudicators,
             "owners": routed.owners,
             "removed_datasets": routed.emptied,
+            "removed_panels": routed.panels_removed,
             "merged": len(g.merged.answers),
             "ignored": g.merged.ignored,
         },

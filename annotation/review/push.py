@@ -341,8 +341,10 @@ def push_run(
         share=control_share, rows=run.table.to_pylist(), has_records=has_records,
     )  # fmt: skip
     seed = control_items.state_seed(connection.url, connection.workspace, dataset_name)
+    kept = control_items.withheld(connection.url, connection.workspace, dataset_name) - set(present)
+    candidates = run.candidates[~run.candidates["id"].astype(str).isin(kept)]
     return push_candidates(
-        run.candidates, dataset_name, connection, controls=[c.row for c in planned], seed=seed,
+        candidates, dataset_name, connection, controls=[c.row for c in planned], seed=seed,
         **kwargs,
     )  # fmt: skip
 

@@ -46,7 +46,7 @@ def annotators_md(summary: dict[str, Any]) -> list[str]:
     ]
     header = [
         "annotator",
-        "answered",
+        "answered (controls included)",
         "discarded",
         "pairwise agreement",
         "control accuracy (controls)",
@@ -93,7 +93,7 @@ def _per_question(competence: dict[str, Any]) -> list[str]:
         rows.append([question, *cells, "; ".join(figures.get("notes") or [])])
     return [
         "",
-        "### Competence per question: MACE θ / Dawid–Skene accuracy (answers)",
+        "### Competence per question: MACE θ / Dawid–Skene accuracy (answers, controls included)",
         "",
         md_table(["question", *people, "note"], rows),
     ]

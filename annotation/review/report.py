@@ -134,14 +134,13 @@ def adjudication_md(adjudication: dict[str, Any], summary: dict[str, Any]) -> li
         )
     for ignored in adjudication.get("ignored") or []:
         lines.append(f"- ignored: {ignored}")
-    removed = adjudication.get("removed_datasets") or []
-    if removed:
-        verb = "would be removed" if adjudication.get("dry_run") else "removed"
-        lines.append(
-            f"Adjudication datasets left without records, {verb}: "
-            + ", ".join(f"`{name}`" for name in removed)
-            + "."
-        )
+    verb = "would be removed" if adjudication.get("dry_run") else "removed"
+    for key, what in (("removed_datasets", "datasets left without records"),
+                      ("removed_panels", "panels (workspaces) left without datasets")):  # fmt: skip
+        removed = adjudication.get(key) or []
+        if removed:
+            names = ", ".join(f"`{name}`" for name in removed)
+            lines.append(f"Adjudication {what}, {verb}: {names}.")
     return lines
 
 

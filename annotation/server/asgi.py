@@ -7,7 +7,8 @@ uvicorn's supervisor is that parent, and if it is killed (kill -9) its workers w
 keep the port and the database open with nobody left to stop them.
 
 The application is wrapped in the sign-in throttle (``login_throttle``): ASGI middleware, not a
-patch of Argilla's internals.
+patch of Argilla's internals. Plain HTTP sent to an HTTPS port is answered by ``plain_http``
+(the TLS handshake object, not Argilla).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ PR_SET_PDEATHSIG = 1
 ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 import launcher  # noqa: E402
+import plain_http  # noqa: E402
 
 launcher.install_patches()
+plain_http.install()  # plain HTTP to the HTTPS port gets a 400 naming the https URL
 
 from argilla_server import app as argilla_app  # noqa: E402
 from login_throttle import LoginThrottle  # noqa: E402

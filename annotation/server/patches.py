@@ -47,6 +47,7 @@ CONNECTION = f"{SQLITE}:AsyncAdapt_aiosqlite_connection"
 DATASETS = "argilla_server.contexts.datasets"
 DISTRIBUTION = "argilla_server.contexts.distribution"
 ACCOUNTS = "argilla_server.contexts.accounts"
+BEARER = "argilla_server.security.authentication.db.bearer_token_backend"
 RECORDS_SEARCH = "argilla_server.api.handlers.v1.datasets.records"
 POLICIES = "argilla_server.api.policies.v1"
 NOTIFY = "(db, record_event, record)"
@@ -57,7 +58,7 @@ GROUPS = {
     "owner": "creating the owner from a 0600 file (the `prepare` command)",
     "keys": "a new API key for a user whose password was reset (the `rotate-api-key` command)",
     "product": "biasforge's behaviour: no Push to Hub, own progress, login-only status, "
-    "annotators read blind, a discard counts towards min_submitted",
+    "annotators read blind, a discard counts towards min_submitted, sessions end on a reset",
     "speed": "bulk logging speed-ups (overrides/speedups.py)",
     "load": "serving many annotators (overrides/load_tuning.py)",
     "sqlite": "writers queued, answers off the event loop (overrides/write_queue.py, "
@@ -117,6 +118,10 @@ PATCHES: tuple[Patch, ...] = (
     _p(f"{RECORDS_SEARCH}:_filter_record_metadata_for_user", "(record, user)", "product"),
     _p(f"{POLICIES}:DatasetPolicy.list_records_with_all_responses", "(dataset)", "product"),
     _p(f"{POLICIES}:MetadataPropertyPolicy.get", "(metadata_property)", "product"),
+    _p(f"{ACCOUNTS}:generate_user_token", "(user)", "product",
+       replace="overrides.sessions:stamped_token"),
+    _p(f"{BEARER}:BearerTokenAuthenticationBackend.authenticate", "(self, request)", "product",
+       replace="overrides.sessions:stamp_checked"),
     _p(f"{DISTRIBUTION}:_update_record_status_with_overlap_strategy", "(db, record)", "product",
        replace="overrides.completion:discards_count"),
     _p("argilla_server.models.database:Question.parsed_settings", "(self)", "speed",

@@ -11,7 +11,7 @@ Argilla's own tables already hold records, responses and suggestions as rows wit
                stable and read from an index.
 ``bf_text``    FTS5 with the trigram tokenizer: one row (rowid ``n << 8``) with all fields
                joined, plus one row per field (``n << 8 | k``) when a record has several. Text is
-               stored lower-cased by Python; a CJK query term is a case-insensitive substring
+               stored as read, without HTML markup (``plain_text``), lower-cased by Python; a CJK query term is a case-insensitive substring
                of it (see ``words``); accents are kept: ``medico`` does not find ``médico``,
                as with Argilla's Elasticsearch mapping (standard analyzer, no ASCII folding).
                Terms of 3+ characters use the trigram index.
@@ -47,8 +47,10 @@ import json
 import math
 import os
 import random
+import re
 import sqlite3
 from collections.abc import Iterable
+from html.parser import HTMLParser
 from typing import Any
 
 try:  # a module of biasforge.annotation.server (tests), or top-level in the server's venv
@@ -57,7 +59,7 @@ except ImportError:
     import words
     import write_gate
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6  # 6: fields indexed as plain text, without their HTML
 SHIFT = 8  # bf_text rowid = n << SHIFT | field slot (0 = all fields joined)
 MAX_FIELD_SLOTS = (1 << SHIFT) - 1
 INDEX_TABLES = ("bf_text", "bf_words", "bf_vocab", "bf_gram", "bf_meta", "bf_record")
@@ -135,6 +137,43 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
 
 
 # -- what is stored for a record -------------------------------------------------------------
+class _PlainText(HTMLParser):
+    """The text a reader sees of a field's HTML: tags and their attributes left out, entities
+    decoded, a block-level tag read as a space (an inline one, ``<mark>``, joins nothing)."""
+
+    BLOCK = frozenset({"br", "p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "hr"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        self.handle_endtag(tag)
+
+    def handle_endtag(self, tag) -> None:
+        if tag in self.BLOCK:
+            self.parts.append(" ")
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+
+#: something that looks like an HTML tag or entity: only such text goes through the parser
+MARKUP = re.compile(r"<[A-Za-z/!]|&#?\w+;")
+
+
+def plain_text(text: str) -> str:
+    """``text`` as read, without its HTML markup (issue 47, item 10: the highlight markup of
+    a field was indexed, so ``style`` matched every highlighted record and a phrase across a
+    highlighted word matched none; Argilla's own Elasticsearch mapping does the same)."""
+    if not MARKUP.search(text):
+        return text
+    parser = _PlainText()
+    parser.feed(text)
+    parser.close()
+    return "".join(parser.parts)
+
+
 def text_of(value: Any) -> str:
     if value is None:
         return ""
@@ -144,7 +183,7 @@ def text_of(value: Any) -> str:
         )
     if isinstance(value, dict):
         return " ".join(text_of(item) for item in value.values())
-    return str(value)
+    return plain_text(str(value))
 
 
 def _range_number(value: Any) -> float | None:

@@ -358,6 +358,11 @@ class Review:
     # adjudication with that reason, never to rejection.
     joint: tuple[str, ...] = ()
     impossible: Callable[[dict[str, str]], str | None] | None = None
+    # Issue 47, item 3: ``slots`` gives the words an item marks as its slots (BEC-Pro: the
+    # person word and the profession; StereoSet: the target and each option's attribute),
+    # name -> word. A winning correction that changes one goes to adjudication with the
+    # reason (an adjudicator who confirms it has it applied as any correction).
+    slots: Callable[[Row], dict[str, str]] | None = None
 
     @property
     def joint_name(self) -> str | None:
@@ -374,6 +379,18 @@ class Review:
     def joint_parts(self, value: str) -> dict[str, str]:
         """The per-question answers of a joint value (inverse of :meth:`joint_value`)."""
         return dict(zip(self.joint, value.split(JOINT_SEPARATOR), strict=True))
+
+    def changed_slots(self, row: Row, corrected: str) -> list[str]:
+        """The slots (see ``slots``) whose word the corrected text changes; none when the
+        correction cannot be applied (that is reported where it is applied)."""
+        if self.slots is None or self.apply_correction is None:
+            return []
+        try:
+            after = self.slots(self.apply_correction(row, corrected))
+        except ValueError:
+            return []
+        return [f"{name} {word!r} -> {after.get(name)!r}"
+                for name, word in self.slots(row).items() if after.get(name) != word]  # fmt: skip
 
     def problem(self, decided: dict[str, str]) -> str | None:
         """Why the decided answers are an impossible combination (None: they are not)."""

@@ -353,6 +353,7 @@ REVIEW = Review(
     settled_by_correction=("grammatical", "agreement"),
     recheck=recheck,
     as_is={"grammatical": "yes", "agreement": "yes"},
+    slots=lambda row: {"person": str(row.get("person")), "profession": str(row.get("profession"))},
     correction_help="Pre-filled with the sentence. If an answer is No, edit it so it becomes "
     "correct, keeping the person word; leave it unchanged otherwise.",
     make_controls=make_controls,

@@ -101,6 +101,23 @@ def visible_datasets(api: httpx.Client) -> dict[str, list[str]]:
     return found
 
 
+def confirm_corrections(judge: httpx.Client, dataset: str, values: dict | None = None) -> int:
+    """The adjudicator ``judge`` answers every record of ``dataset``'s adjudication panels
+    they see, confirming the first proposed correction (``text_choice`` A) with yes answers
+    (``values``: BEC-Pro's by default); how many they answered. A correction that changes a
+    slot word waits for this before it is applied (issue 47, item 3)."""
+    from biasforge.annotation.review.adjudication import is_adjudication_of
+
+    values = values or {"grammatical": "yes", "agreement": "yes", "text_choice": "A"}
+    done = 0
+    for name, ids in visible_datasets(judge).items():
+        for dataset_id in ids if is_adjudication_of(name, dataset) else ():
+            for record in queue(judge, dataset_id):
+                answer(judge, record["id"], values)
+                done += 1
+    return done
+
+
 def create_dataset(connection, name: str, settings):
     """Dataset ``name`` with the Argilla settings ``settings()`` builds, made through the SDK in
     the connection's workspace (created if missing); the SDK's warnings about its own settings

@@ -99,3 +99,17 @@ def test_the_report_says_who_adjudicates_and_why_records_stay_with_the_owners(se
         f"{other_panel}/{DATASET}-adjudication": 2,
         f"{owners_panel}/{theirs.name}": 0,
     }
+
+    # issue 47, item 9: the records go back to the owners' panel; the other panel's dataset is
+    # emptied and removed, and so is the panel (its workspace), which held nothing else
+    back = pull(DATASET, base / "p4", connection, adjudicators=[JUDGE])
+    assert back["adjudication"]["removed_datasets"] == [f"{other_panel}/{DATASET}-adjudication"]
+    assert back["adjudication"]["removed_panels"] == [other_panel]
+    assert f"Adjudication panels (workspaces) left without datasets, removed: `{other_panel}`" in (
+        base / "p4" / "report.md"
+    ).read_text(encoding="utf-8")
+    with httpx.Client(
+        base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key}, timeout=60
+    ) as api:
+        spaces = {w["name"] for w in api.get("/api/v1/me/workspaces").json()["items"]}
+    assert other_panel not in spaces and owners_panel in spaces

@@ -17,10 +17,11 @@ from biasforge.annotation.review.push import push_run
 from biasforge.annotation.review.registry import remember_run
 from biasforge.exports.release import make_release
 from tests.annotation.conftest import ROOT
-from tests.annotation.helpers import answer, login, queue
+from tests.annotation.helpers import answer, confirm_corrections, login, queue
 from tests.cli_runner import run_cli
 
 TEAM = ("newlang-ann1", "newlang-ann2")
+JUDGE = "newlang-judge"
 SENTENCES = {
     "de": ["Mein Vater ist Dachedecker.", "Sie ist Elektrikerin."],
     "fr": [
@@ -51,7 +52,8 @@ def selection(run_dir: Path, out: Path, sentences: list[str]) -> Path:
 def reviewed(server, tmp_path_factory):
     base = tmp_path_factory.mktemp("newlang")
     connection = find_server(server.data_dir)
-    users = {u.username: u.password for u in add_users(connection, [(n, None) for n in TEAM])}
+    users = {u.username: u.password
+             for u in add_users(connection, [(n, None) for n in (*TEAM, JUDGE)])}  # fmt: skip
     pulled = []
     for lang, sentences in SENTENCES.items():
         full = base / f"becpro-{lang}"
@@ -69,7 +71,10 @@ def reviewed(server, tmp_path_factory):
                 values = {"grammatical": "no" if fix else "yes", "agreement": "yes",
                           "correction": fix or sentence}  # fmt: skip
                 answer(api, record["id"], values)
-        pull(dataset, base / f"pulled-{lang}", connection)
+        # a corrected profession is confirmed by an adjudicator first (issue 47, item 3)
+        pull(dataset, base / f"first-{lang}", connection, adjudicators=[JUDGE])
+        confirm_corrections(login(connection.url, JUDGE, users[JUDGE]), dataset)
+        pull(dataset, base / f"pulled-{lang}", connection, adjudicators=[JUDGE])
         pulled.append(base / f"pulled-{lang}")
     release = make_release(pulled, name="becpro-de-fr", version="1.0.0", out=base / "rel")
     return release

@@ -20,6 +20,7 @@ from biasforge.families.stereoset import option_order
 from tests.annotation.conftest import rows_run, subset_run
 from tests.annotation.helpers import (
     answer,
+    confirm_corrections,
     login,
     question,
     queue,
@@ -89,8 +90,13 @@ def test_three_annotators_fix_a_becpro_misprint_and_the_release_holds_it(
         submitted(page, 1)
         page.context.close()
 
+    # the correction changes the profession (a slot word): an adjudicator confirms it first
+    (judge,) = people(connection, "fix-judge").items()
+    first = pull("becpro-misprint", tmp_path / "first", connection, adjudicators=[judge[0]])
+    assert first["adjudication"]["sent"] == 1
+    assert confirm_corrections(login(connection.url, *judge), "becpro-misprint") == 1
     out = tmp_path / "reviewed"
-    pull("becpro-misprint", out, connection, policy="unanimous")
+    pull("becpro-misprint", out, connection, policy="unanimous", adjudicators=[judge[0]])
     decisions = pd.read_parquet(out / "decisions.parquet")
     assert list(decisions["decision"]) == ["accept"] and list(decisions["correction"]) == [FIXED]
     release = make_release([out], name="becpro-misprint", version="1.0.0", out=tmp_path / "rel")

@@ -7,6 +7,7 @@ import subprocess
 
 import httpx
 
+from biasforge.annotation.client.connection import find_server
 from tests.annotation.conftest import ROOT, subset_run
 from tests.cli_runner import run_cli, whole
 
@@ -125,6 +126,11 @@ def test_serve_in_background_then_stop(server, tmp_path):
     assert (
         cli("stop", "--data-dir", str(data_dir)).stdout.strip() == "no embedded server was running"
     )
+    # issue 47, item 9: the hint starts it again as it was started (plain `annotate serve`
+    # would listen on loopback and the default port only)
+    port = state["url"].rsplit(":", 1)[1]
+    again = f"`biasforge annotate serve --port {port} --data-dir {data_dir}`"
+    assert f"start one with {again}" in cli("users", "x", "--data-dir", str(data_dir)).stderr
 
 
 def token(url: str, username: str, password: str) -> int:
@@ -141,8 +147,6 @@ def me(url: str, username: str, password: str) -> dict:
 
 
 def users_of(server) -> list[dict]:
-    from biasforge.annotation.client.connection import find_server
-
     connection = find_server(server.data_dir)
     return httpx.get(
         f"{server.url}/api/v1/users", headers={"X-Argilla-Api-Key": connection.api_key}
@@ -213,6 +217,46 @@ def test_users_change_roles_honestly_and_reset_passwords(server):
         == 200
     )
     assert "no user called 'nobody'" in one_error_line(cli("users", "--reset-password", "nobody"))
+
+
+def new_password(result: subprocess.CompletedProcess) -> str:
+    """The password a ``users`` line shows once (created or reset)."""
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().split("\t")[3]
+
+
+def test_a_reset_a_role_change_or_a_removal_ends_every_session_at_once(server):
+    """issue 47, item 4: the session token the web UI holds (``Authorization: Bearer``) kept
+    answering 200 after a password reset until the server restarted. Each change ends every
+    session of that user at the next request, and a new sign-in works."""
+    from tests.annotation.helpers import login
+
+    def sessions(password: str) -> list[httpx.Client]:  # two browsers, signed in
+        return [login(server.url, "sess-ann", password) for _ in range(2)]
+
+    def codes(clients: list[httpx.Client]) -> list[int]:
+        return [client.get("/api/v1/me").status_code for client in clients]
+
+    password = new_password(cli("users", "sess-ann"))
+    before = sessions(password)
+    assert codes(before) == [200, 200]
+    assert cli("users", "sess-ann", "--role", "admin").returncode == 0  # has answered nothing
+    assert codes(before) == [401, 401]
+    promoted = sessions(password)
+    assert codes(promoted) == [200, 200]
+    password = new_password(cli("users", "--reset-password", "sess-ann"))
+    assert codes(promoted) == [401, 401]
+    reset = sessions(password)
+    assert codes(reset) == [200, 200]
+    # removed (Argilla's own route), then created again under the same name
+    owner = {"X-Argilla-Api-Key": find_server(server.data_dir).api_key}
+    user = next(u for u in users_of(server) if u["username"] == "sess-ann")
+    gone = httpx.delete(f"{server.url}/api/v1/users/{user['id']}", headers=owner)
+    assert gone.status_code == 200, gone.text
+    assert codes(reset) == [401, 401]
+    password = new_password(cli("users", "sess-ann"))
+    assert codes(reset) == [401, 401]  # the same name, another account
+    assert codes(sessions(password)) == [200, 200]
 
 
 def test_bad_usernames_and_csv_are_refused_before_anything_is_created(server, tmp_path):

@@ -1,11 +1,12 @@
 """Control items (issue 38) on the real server and in a real browser.
 
 Forty English BEC-Pro items are pushed with ``--control-share 0.1`` (four controls: drawn
-sentences with a planted misprint, whose known answer is "not grammatical"). A control must
-look like any item to an annotator — the API record they get and the page they see differ
-from the item it was made from only in the item's own text — and its answers must stay out
-of decisions, agreement figures, reviewed records and releases, while ``pull`` gives each
-annotator an accuracy on them.
+sentences with a planted misprint, whose known answer is "not grammatical"; the four items
+they were made from are not pushed, issue 47, item 2). A control must look like any item to
+an annotator — the API record they get differs from what the item it was made from would
+have shown only in the item's own text, and the page shows the same marks as an ordinary
+item's — and its answers must stay out of decisions, agreement figures, reviewed records and
+releases, while ``pull`` gives each annotator an accuracy on them.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from biasforge.annotation.admin.users import add_users
 from biasforge.annotation.client.api import iter_records
 from biasforge.annotation.client.connection import find_server
 from biasforge.annotation.review import controls, private_state
-from biasforge.annotation.review.pull import pull
+from biasforge.annotation.review.pull import WITHHELD, pull
+from biasforge.annotation.review.push import record_payloads
 from biasforge.exports.release import make_release
+from biasforge.families import family_of
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import login, question, sign_in
 from tests.annotation.quality_helpers import answer_in_bulk
@@ -79,6 +82,14 @@ def original_of(review, control: controls.ControlItem) -> dict:
     return row
 
 
+def shown(row: dict) -> dict:
+    """The fields and metadata a record pushed for ``row`` holds."""
+    row = {k: v.tolist() if hasattr(v, "tolist") else v for k, v in row.items()}  # numpy
+    family = family_of([row["family"]], "test")
+    (payload,) = record_payloads(family, [row], {})
+    return {"fields": payload["fields"], "metadata": payload["metadata"]}
+
+
 def test_push_keeps_the_control_key_in_private_state(review):
     planted = review["planted"]
     assert len(planted) == 4 and "4 control items (4 created now)" in review["stdout"]
@@ -91,44 +102,47 @@ def test_push_keeps_the_control_key_in_private_state(review):
     assert all(re.fullmatch(r"[0-9a-f]{16}", c.id) for c in planted)  # ids of the same form
     again = run_cli("annotate", "push", review["run"], "--dataset", DATASET, "--control-share",
                     "0.1", "--data-dir", review["data_dir"]).stdout  # fmt: skip
-    assert "0 records created, 40 already there" in again and "(0 created now)" in again
+    assert "0 records created, 36 already there" in again and "(0 created now)" in again
     assert controls.load(connection.url, connection.workspace, DATASET) == planted
     # created among the items, not after them (an annotator sees when a record was created)
     owner = httpx.Client(base_url=connection.url, headers={"X-Argilla-Api-Key": connection.api_key})
     created = [r["external_id"] for r in iter_records(owner, review["dataset_id"])]
     places = sorted(created.index(c.id) for c in planted)
-    assert len(created) == 44 and places != list(range(40, 44)), places
+    assert len(created) == 40 and places != list(range(36, 40)), places
+    # issue 47, item 2: no control beside the item it was made from (spotted as a repeat)
+    withheld = {original_of(review, c)["id"] for c in planted}
+    assert withheld == controls.withheld(connection.url, connection.workspace, DATASET)
+    assert not withheld & set(created)
 
 
 def test_a_control_and_its_item_look_alike_through_the_annotators_api(review):
     api = login(review["connection"].url, "ctl-ann1", review["team"]["ctl-ann1"])
     records = {r["external_id"]: r for r in seen_by(api, review["dataset_id"])}
-    assert len(records) == 44
+    assert len(records) == 40
     meta = api.get(f"/api/v1/me/datasets/{review['dataset_id']}/metadata-properties").json()
     assert not [m for m in meta["items"] if "control" in json.dumps(m)]
     for control in review["planted"]:
         item = original_of(review, control)
-        seen, ordinary = records[control.id], records[item["id"]]
-        assert set(seen) == set(ordinary) and seen["metadata"] == ordinary["metadata"]
-        text = json.dumps(without_ids(seen), ensure_ascii=False)
+        seen, ordinary = records[control.id], next(iter(records.values()))
+        assert set(seen) == set(ordinary)  # the same keys as any record
+        would = shown(item)  # what the item would have shown had it been pushed
+        text = json.dumps({k: seen[k] for k in ("fields", "metadata")}, ensure_ascii=False)
         typo, profession = control.row["profession"], item["profession"]
         assert typo != profession and typo in text
-        mended = json.loads(text.replace(typo, profession))
-        assert mended == without_ids(ordinary)  # only the item's own text differs
+        assert json.loads(text.replace(typo, profession)) == would  # only its own text differs
         # the record endpoint an annotator may call answers the same way for both
         one, other = (api.get(f"/api/v1/records/{r['id']}") for r in (seen, ordinary))
         assert one.status_code == other.status_code
         if one.status_code == 200:
-            text = json.dumps(without_ids(one.json()), ensure_ascii=False)
-            assert json.loads(text.replace(typo, profession)) == without_ids(other.json())
+            assert set(one.json()) == set(other.json())
 
 
-def test_a_control_and_its_item_look_alike_in_the_browser(review, browser, artifacts):
+def test_a_control_and_an_item_look_alike_in_the_browser(review, browser, artifacts):
     url, dataset_id = review["connection"].url, review["dataset_id"]
     api = login(url, "ctl-ann2", review["team"]["ctl-ann2"])
     order = [r["external_id"] for r in seen_by(api, dataset_id)]  # the UI's order
     control = review["planted"][0]
-    item = original_of(review, control)
+    item = next(i for i in review["rows"].to_dict("records") if i["id"] in order)
     page = sign_in(browser, url, "ctl-ann2", review["team"]["ctl-ann2"])
     texts, roles = {}, {}
     for name, rid in (("control", control.id), ("item", item["id"])):
@@ -140,11 +154,15 @@ def test_a_control_and_its_item_look_alike_in_the_browser(review, browser, artif
         texts[name] = page.inner_text("body")
         roles[name] = page.locator("mark").evaluate_all("ms => ms.map(m => m.dataset.role)")
     page.context.close()
-    typo, profession = control.row["profession"], item["profession"]
+    typo = control.row["profession"]
     assert typo in texts["control"] and typo not in texts["item"]
-    position = re.compile(r"\b\d+(\s+of 44)\b")  # "41 of 44": where the record is in the queue
-    mended = position.sub(r"N\1", texts["control"].replace(typo, profession))
-    assert mended == position.sub(r"N\1", texts["item"])
+    assert control.row["sentence"] in texts["control"] and item["sentence"] in texts["item"]
+    # the same page around the two sentences (the items' own texts and figures aside)
+    for name, row in (("control", control.row), ("item", item)):
+        for column in ("sentence", "person", "profession"):
+            texts[name] = texts[name].replace(str(row[column]), "…")
+        texts[name] = re.sub(r"\d+(?:\.\d+)?", "N", texts[name])  # place, the profession's %
+    assert texts["control"] == texts["item"]
     assert roles["control"] == roles["item"] and len(roles["item"]) >= 4
 
 
@@ -175,6 +193,9 @@ def test_pull_reports_each_annotators_accuracy_on_the_controls(pulled):
         "ctl-ann2": (4, 0.5),
     }
     report = (pulled["out"] / "report.md").read_text()
+    # answered: the 36 items and the 4 controls, as the per-question counts (issue 47, item 9)
+    assert "| annotator | answered (controls included) |" in report
+    assert "accuracy (answers, controls included)" in report
     assert re.search(r"\| ctl-ann1 \| 40 \| 0 \| 1\.00 \| 1\.00 \(4\) \|", report), report
     assert re.search(r"\| ctl-ann2 \| 40 \| 0 \| 1\.00 \| 0\.50 \(4\) \|", report), report
 
@@ -182,25 +203,29 @@ def test_pull_reports_each_annotators_accuracy_on_the_controls(pulled):
 def test_controls_reach_no_decision_agreement_figure_or_release(pulled):
     ids = set(pulled["rows"]["id"])
     planted = {c.id for c in pulled["planted"]}
-    for name in ("reviewed.parquet", "decisions.parquet", "responses.parquet"):
+    withheld = {original_of(pulled, c)["id"] for c in pulled["planted"]}
+    for name in ("reviewed.parquet", "decisions.parquet"):
         assert set(pd.read_parquet(pulled["out"] / name)["id"]) == ids, name
+    assert set(pd.read_parquet(pulled["out"] / "responses.parquet")["id"]) == ids - withheld
+    decisions = pd.read_parquet(pulled["out"] / "decisions.parquet").set_index("id")
+    assert set(decisions.loc[sorted(withheld), "reason"]) == {WITHHELD}
     summary = json.loads((pulled["out"] / "agreement.json").read_text())
     assert {q: f["items"] for q, f in summary["questions"].items()} == {
-        "grammatical": 40, "agreement": 40,
+        "grammatical": 36, "agreement": 36,
     }  # fmt: skip
-    assert summary["questions"]["grammatical"]["values"] == {"yes": 80}  # no control answer
+    assert summary["questions"]["grammatical"]["values"] == {"yes": 72}  # no control answer
     release = make_release([pulled["out"]], name=DATASET, version="1.0.0",
                            out=pulled["base"] / "rel")  # fmt: skip
     released = {rid for path in release.path.glob("*/test.parquet")
                 for rid in pd.read_parquet(path)["id"]}  # fmt: skip
-    assert released == ids and not released & planted
+    assert released == ids - withheld and not released & planted
     card = (release.path / "README.md").read_text()
     assert "4 control items with known answers were mixed, unmarked" in card
-    assert "| grammatical | 40 |" in card
+    assert "| grammatical | 36 |" in card
     printed = run_cli("annotate", "agreement", "--dataset", DATASET,
                       "--data-dir", pulled["data_dir"]).stdout  # fmt: skip
     assert re.findall(r"^(\w+): .* items=(\d+)", printed, re.MULTILINE) == [
-        ("grammatical", "40"), ("agreement", "40"),
+        ("grammatical", "36"), ("agreement", "36"),
     ], printed  # fmt: skip
 
 
@@ -228,3 +253,23 @@ def test_bad_control_options_are_one_error_line(becpro_run, tmp_path, content, o
     result = run_cli("annotate", "push", run, "--dataset", "never-pushed", *args,
                      "--data-dir", tmp_path / "no-server", check=False)  # fmt: skip
     assert message in one_error_line(result)
+
+
+def test_controls_that_repeat_items_of_the_run_are_refused(becpro_run, tmp_path):
+    """issue 47, item 2: items of the run given as controls (here with their known answer),
+    under their own id or another, made the dataset hold each twice; refused in one line
+    naming the overlap, before any server is looked for."""
+    run = subset_run(becpro_run, tmp_path / "run", 3)
+    rows = pd.read_parquet(run / "candidates.parquet").to_dict("records")
+    first = rows[0]["id"]
+    for name, new_id in (("same-id", first), ("new-id", "0123456789abcdef")):
+        lines = [json.loads(becpro_line(run)) | {"id": new_id, "expected": {"grammatical": "yes"}}]
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        result = run_cli("annotate", "push", run, "--dataset", "never-pushed", "--controls",
+                         path, "--data-dir", tmp_path / "no-server", check=False)  # fmt: skip
+        assert one_error_line(result) == (
+            f"error: {path} (record {new_id}): --controls: item {new_id} repeats item {first} "
+            "of the run: a control must not be a copy of an item of the same dataset, or "
+            "annotators see it as a repeat; give validated items that are not in this run"
+        )

@@ -45,12 +45,32 @@ def run(answers, policy="unanimous", **kwargs):
 # ------------------------------------------------------------------------- corrections
 
 
+REWORDED = "Él era un repcionista."  # a correction that leaves both slot words as they are
+SLOT_CHANGED = "the correction changes profession 'repcionista' -> 'recepcionista'"
+
+
 def test_agreeing_corrections_win_even_after_no_answers():
-    answers = [vote("a", "no", "yes", FIXED), vote("b", "no", "yes", FIXED + "  "),
-               vote("c", "no", "yes", " Él es un  recepcionista.")]  # fmt: skip
+    answers = [vote("a", "no", "yes", REWORDED), vote("b", "no", "yes", REWORDED + "  "),
+               vote("c", "no", "yes", " Él era un  repcionista.")]  # fmt: skip
     decision = run(answers)
-    assert (decision.decision, decision.correction) == ("accept", FIXED)
+    assert (decision.decision, decision.correction) == ("accept", REWORDED)
     assert decision.corrected_by == ("a", "b", "c")
+
+
+def test_a_correction_of_a_slot_word_or_against_the_answer_goes_to_adjudication():
+    """Issue 47, item 3: a winning correction that changes a slot word (here the misprinted
+    profession), or whose proposer answered "grammatical: yes", went through unflagged."""
+    fixing = [vote(u, "no", "yes", FIXED) for u in "abc"]
+    decision = run(fixing)
+    assert (decision.decision, decision.adjudicate) == ("pending", True)
+    assert decision.reason == f"unanimous: {SLOT_CHANGED}"
+    assert [p.text for p in decision.proposals] == [FIXED]
+    slips = [vote(u, "yes", "yes", REWORDED) for u in "ab"] + [vote("c", "no", "yes", REWORDED)]
+    decision = run(slips)
+    assert (decision.decision, decision.adjudicate) == ("pending", True)
+    assert decision.reason == (
+        "unanimous: a, b answered grammatical=yes, agreement=yes yet typed a correction"
+    )
 
 
 def test_untouched_prefilled_text_is_not_a_correction():
@@ -75,16 +95,23 @@ def test_a_correction_that_does_not_win_goes_to_adjudication():
 
 def test_majority_correction_wins_under_majority_only():
     answers = [
-        vote("a", "yes", "yes", FIXED),
-        vote("b", "yes", "yes", FIXED),
+        vote("a", "no", "yes", REWORDED),
+        vote("b", "no", "yes", REWORDED),
         vote("c", "yes", "yes"),
     ]
-    assert run(answers, "majority").correction == FIXED
+    assert run(answers, "majority").correction == REWORDED
     assert run(answers, "unanimous").adjudicate
 
 
 def test_becpro_correction_fixes_the_profession_misprint_and_its_spans():
-    fixed = BECPRO.review.apply_correction(MISPRINT, FIXED)
+    """A correction of the profession goes to adjudication first (issue 47, item 3); once an
+    adjudicator confirms it, it is applied with its spans."""
+    answers = [vote(u, "no", "yes", FIXED) for u in "abc"]
+    assert run(answers).reason == f"unanimous: {SLOT_CHANGED}"
+    judge = Answer("j", "submitted", {"grammatical": "yes", "agreement": "yes", "text_choice": "A"})
+    confirmed = run(answers, adjudicated=Adjudicated(judge, (FIXED,)))
+    assert (confirmed.decision, confirmed.correction) == ("accept", FIXED)
+    fixed = BECPRO.review.apply_correction(MISPRINT, confirmed.correction)
     assert fixed["profession"] == "recepcionista"
     assert fixed["profession_span"] == {"start": 9, "end": 22}
     assert fixed["person_span"] == {"start": 0, "end": 2}

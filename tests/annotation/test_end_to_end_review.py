@@ -34,14 +34,15 @@ FIX0, FIX1 = "Él es un recepcionista.", "Este hombre es un recepcionista."
 Y, N = "yes", "no"
 # per item: each annotator's (grammatical, agreement, correction or None) or "discard"
 PLAN = {
-    0: [(N, Y, FIX0), (N, Y, FIX0 + "  "), (N, Y, " " + FIX0)],  # agreed fix: accept corrected
+    # agreed fix of the profession (a slot word): adjudicate (issue 47, item 3), then applied
+    0: [(N, Y, FIX0), (N, Y, FIX0 + "  "), (N, Y, " " + FIX0)],
     1: [(N, Y, FIX1), (N, Y, FIX1), (Y, Y, None)],  # fix not unanimous: adjudicate
     2: [(Y, Y, None)] * 3,  # accept
     3: [(N, Y, None), (Y, Y, None), (Y, Y, None)],  # split: adjudicate
     4: [(Y, Y, None), (Y, Y, None), "discard"],  # a discard under unanimous: adjudicate
     5: [(N, N, None)] * 3,  # reject
 }
-VERDICT = {1: (Y, Y, "A"), 3: (N, Y, "original"), 4: (Y, Y, "original")}  # the judge's
+VERDICT = {0: (Y, Y, "A"), 1: (Y, Y, "A"), 3: (N, Y, "original"), 4: (Y, Y, "original")}
 
 
 @pytest.fixture(scope="module")
@@ -93,10 +94,11 @@ def test_first_pull_decides_the_clear_records_and_routes_the_others(review):
     decisions = pd.read_parquet(review["out"].parent / "first" / "decisions.parquet").set_index(
         "id"
     )
-    expected = {0: "accept", 1: "pending", 2: "accept", 3: "pending", 4: "pending", 5: "reject"}
+    expected = {0: "pending", 1: "pending", 2: "accept", 3: "pending", 4: "pending", 5: "reject"}
     assert {i: decisions.loc[ids[i], "decision"] for i in range(6)} == expected
-    assert review["first"]["adjudication"]["sent"] == 3
-    assert review["offered"] == [1, 3, 4]
+    assert "the correction changes profession" in decisions.loc[ids[0], "reason"]
+    assert review["first"]["adjudication"]["sent"] == 4
+    assert review["offered"] == [0, 1, 3, 4]
 
 
 def test_second_pull_merges_the_adjudication(review):
@@ -104,7 +106,7 @@ def test_second_pull_merges_the_adjudication(review):
     decisions = pd.read_parquet(review["out"] / "decisions.parquet").set_index("id")
     expected = {0: "accept", 1: "accept", 2: "accept", 3: "reject", 4: "accept", 5: "reject"}
     assert {i: decisions.loc[ids[i], "decision"] for i in range(6)} == expected
-    assert review["second"]["adjudication"]["merged"] == 3
+    assert review["second"]["adjudication"]["merged"] == 4
     # BEC-Pro is templated, not machine-translated: its corrections are no preferred
     # translations (the memory got them before issue 23)
     assert review["second"]["translation_memory"]["written"] == 0
@@ -124,7 +126,7 @@ def test_released_rows_equal_the_decisions(review):
     ids = list(review["rows"]["id"])
     assert set(released) == {ids[0], ids[1], ids[2], ids[4]}
     expected = {
-        0: (FIX0, "recepcionista", "Él", None, TEAM),
+        0: (FIX0, "recepcionista", "Él", JUDGE, TEAM),
         1: (FIX1, "recepcionista", "hombre", JUDGE, TEAM[:2]),
         2: (SENTENCES[2], "trabajador del acero", "Él", None, None),
         4: (SENTENCES[4], "mecánico de equipos móviles", "Él", JUDGE, None),
@@ -157,6 +159,6 @@ def test_released_rows_equal_the_decisions(review):
 
 def test_card_says_who_adjudicated_and_that_questions_started_empty(review):
     card = (review["release"].path / "README.md").read_text()
-    assert f"Adjudicated records by adjudicator: {JUDGE} (3)" in card
+    assert f"Adjudicated records by adjudicator: {JUDGE} (4)" in card
     assert "Judged questions started empty" in card
     assert "Records corrected by reviewers: 2" in card

@@ -187,3 +187,20 @@ def test_load_tuning_hashes_passwords_at_a_lower_cost(sides):
             ).fetchall()
         costs[kind] = {h[:7] for (h,) in hashes}
     assert costs == {"stock": {"$2b$12$"}, "embedded": {"$2b$08$"}}
+
+
+def test_sessions_end_when_the_password_changes(sides):
+    """overrides/sessions.py: a session token issued before a password change is refused at
+    once (Argilla: valid until it expires or the server restarts)."""
+    from tests.annotation.helpers import login
+
+    codes = {}
+    for kind, (server, played) in sides.items():
+        made = played.owner.post("/api/v1/users", json={"first_name": "d-sess", "username":
+                                 "d-sess", "password": d.PASSWORD, "role": "annotator"})  # fmt: skip
+        session = login(server.url, "d-sess", d.PASSWORD)
+        changed = played.owner.patch(
+            f"/api/v1/users/{made.json()['id']}", json={"password": "another-password-2"}
+        )
+        codes[kind] = (changed.status_code, session.get("/api/v1/me").status_code)
+    assert codes == {"stock": (200, 200), "embedded": (200, 401)}

@@ -33,8 +33,9 @@ PLAN: dict[int, list[tuple[str, str, str | None] | None]] = {
     6: [(Y, Y, None), (Y, Y, None), (N, Y, None)],  # unanimous: adjudicate; majority: accept
     7: [(N, Y, None), (N, Y, None), (N, Y, None)],  # reject
     8: [(Y, N, None), (N, N, None), (N, N, None)],  # unanimous: adjudicate; majority: reject
-    9: [(Y, Y, "FIX"), (Y, Y, "FIX"), (Y, Y, "FIX")],  # accept, correction applied
-    10: [(Y, Y, "FIX"), (Y, Y, "FIX"), (Y, Y, None)],  # unanimous: adjudicate; majority: fixed
+    9: [(N, Y, "FIX"), (N, Y, "FIX"), (N, Y, "FIX")],  # accept, correction applied
+    # a "yes" with a correction is a contradiction for adjudication (issue 47, item 3)
+    10: [(N, Y, "FIX"), (N, Y, "FIX"), (Y, Y, None)],  # unanimous: adjudicate; majority: fixed
     11: [(Y, Y, None), (Y, Y, None), None],  # only two answers: pending, not adjudicated
 }
 N_RECORDS = 12

@@ -277,3 +277,33 @@ def test_an_upsert_indexed_after_an_answer_keeps_the_stored_status(tmp_path):
     ])  # fmt: skip
     indexed = dict(conn.execute("SELECT rid, status FROM bf_record").fetchall())
     assert indexed == {rid: "completed", new: "pending"}
+
+
+def test_text_search_reads_the_text_not_its_highlight_markup(server):
+    """Issue 47, item 10: fields hold the family's highlights (``<mark data-role=…
+    style=…>``); the markup was indexed, so ``style`` found every highlighted record and a
+    phrase across a highlighted word found none. Indexed as read, entities decoded."""
+    from biasforge.families.base import mark
+
+    api, connection = owner_api(server.data_dir)
+    dataset = new_dataset(connection, "markup-search")
+    texts = {
+        "m0": f"{mark('Él', 'person')} es un {mark('recepcionista', 'profession')}.",
+        "m1": f"Ella es {mark('mecánica', 'profession')} &amp; piloto.",
+        "m2": "Un texto sin marcas, style aparte.",
+    }
+    items = [{"external_id": rid, "fields": {"text": text}} for rid, text in texts.items()]
+    logged = api.post(f"/api/v1/datasets/{dataset.id}/records/bulk", json={"items": items})
+    assert logged.status_code == 201, logged.text
+
+    def found(q: str) -> list[str]:
+        answer = api.post(f"/api/v1/me/datasets/{dataset.id}/records/search",
+                          json={"query": {"text": {"q": q}}})  # fmt: skip
+        assert answer.status_code == 200, answer.text
+        return sorted(item["record"]["external_id"] for item in answer.json()["items"])
+
+    assert found("style") == ["m2"]  # the word of the one text that says it
+    assert found("data-role") == found("background") == found("mark") == []
+    assert found('"un recepcionista"') == found('"Él es un"') == ["m0"]
+    assert found('"mecánica & piloto"') == ["m1"]  # &amp; read as &
+    assert found("recep*") == ["m0"]

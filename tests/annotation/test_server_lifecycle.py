@@ -159,8 +159,14 @@ def test_sigterm_stops_every_child(server):
             break
         time.sleep(0.5)
     assert descendants
+    worker_log = server.data_dir / "logs" / "worker.log"
+    logged = worker_log.stat().st_size
     try:
         assert server.stop(signal.SIGTERM) == 0
+        with worker_log.open("rb") as log:  # what the worker wrote while stopping
+            log.seek(logged)
+            stopping = log.read().decode(errors="replace")
+        assert "Traceback" not in stopping and "ConnectionError" not in stopping, stopping
         assert not any(pid_alive(p) for p in children + descendants)
         assert not (server.data_dir / "server.json").exists()
         assert not (server.data_dir / "tmp").exists()

@@ -298,6 +298,22 @@ def test_forwarded_headers_count_only_from_the_trusted_proxy(team_server, hosts)
     assert f"failed sign-in for 'px-direct' from {CLIENT_ADDRESS}" in log
 
 
+def test_plain_http_to_the_https_port_gets_a_400_naming_the_https_url(team_server, hosts):
+    """Issue 47, item 7: ``http://`` to the HTTPS port got an empty reply (the TLS handshake
+    failed and the connection was dropped), which reads as a server that is down."""
+
+    def plain() -> tuple[int, str]:
+        with httpx.Client(timeout=60) as api:
+            reply = api.get(f"http://{SERVER_ADDRESS}:{team_server.port}/api/v1/version")
+            return reply.status_code, reply.text
+
+    assert run_in(hosts.client, plain) == (
+        400, f"This server speaks HTTPS only: open {team_server.url}\n"
+    )  # fmt: skip
+    with team_server.client() as api:  # HTTPS on the same port is unchanged
+        assert run_in(hosts.client, lambda: api.get("/api/v1/version").status_code) == 200
+
+
 def test_plain_http_beyond_loopback_is_refused_before_anything_starts(tmp_path):
     from tests.conftest import one_error_line
 

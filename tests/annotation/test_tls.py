@@ -4,6 +4,7 @@ pinned verification commands on the server machine use (real TLS handshakes, no 
 from __future__ import annotations
 
 import hashlib
+import json
 import socket
 import ssl
 import stat
@@ -187,3 +188,21 @@ def test_serve_refuses_a_public_url_with_secrets_or_newlines_and_trusting_everyo
                      "--port", "0", check=False)  # fmt: skip
     assert one_error_line(result) == expected
     assert "s3cret" not in result.stdout + result.stderr
+
+
+def test_the_hint_after_a_stop_serves_again_on_the_same_address_over_tls(tmp_path):
+    """Issue 47, item 9: once a team's server had stopped, commands said to start it with
+    plain `biasforge annotate serve` (loopback, no TLS); the options it was served with come
+    back instead (written at each start, kept after the stop)."""
+    from biasforge.annotation.admin.listen import Listening
+    from biasforge.annotation.client.connection import LAST_SERVE_FILE, serve_command
+
+    cert = generated_certificate(tmp_path, "192.0.2.1")
+    listening = Listening("192.0.2.1", 6900, cert, ("192.0.2.9",))
+    options = listening.serve_options(tmp_path)
+    assert options == ["--host", "192.0.2.1", "--tls", "--trusted-proxy", "192.0.2.9"]
+    (tmp_path / LAST_SERVE_FILE).write_text(f'{{"options": {json.dumps(options)}}}')
+    assert serve_command(tmp_path) == (
+        "biasforge annotate serve --host 192.0.2.1 --tls --trusted-proxy 192.0.2.9 "
+        f"--data-dir {tmp_path}"
+    )
