@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from biasforge.contract.markdown import md_table
+from biasforge.exports.adaptation_card import adaptation_md
 from biasforge.exports.configs import SPLIT
 from biasforge.exports.inputs import ReleaseInput
 from biasforge.exports.quality_card import quality_parts
@@ -318,6 +319,7 @@ def card_body(
     previous: str | None,
     skipped: int,
     hub_repo: str | None = None,
+    undecided: int = 0,
 ) -> str:
     total = sum(t.num_rows for t in configs.values())
     first = next(iter(configs))
@@ -349,6 +351,8 @@ def card_body(
     )
     citations = "\n\n".join(f"```bibtex\n{c}\n```" for c in family.card.citations)
     limits = "\n".join(f"- {limit}" for limit in family.card.limitations)
+    adapted = adaptation_md(family, configs, inputs, undecided)
+    adapted = f"\n\n## Adaptation to the target culture\n\n{adapted}" if adapted else ""
     return f"""# {family.card.pretty_name} — {name} {version}
 
 {family.card.description}
@@ -369,7 +373,7 @@ This release holds {total} records in {len(configs)} config(s), each with one sp
 
 ## Annotation
 
-{annotation_md(inputs)}
+{annotation_md(inputs)}{adapted}
 
 ## Statistics
 
@@ -396,11 +400,13 @@ def build_card(
     license: str | None = None,
     skipped: int = 0,
     hub_repo: str | None = None,
+    undecided: int = 0,
 ) -> str:
-    """The README.md text: DatasetCardData's YAML header, then the body."""
+    """The README.md text: DatasetCardData's YAML header, then the body; ``undecided``: items
+    of a family that translates that had no adaptation decision (counted as transferred)."""
     from huggingface_hub import DatasetCard
 
     data = card_data(name, version, family, configs, license or family.card.license)
-    body = card_body(name, version, family, configs, inputs, previous, skipped, hub_repo)
+    body = card_body(name, version, family, configs, inputs, previous, skipped, hub_repo, undecided)
     card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body}")
     return str(card)

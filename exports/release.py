@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from biasforge.contract import adaptation
 from biasforge.contract.folders import biasforge_folder
 from biasforge.contract.manifest import read_manifest
 from biasforge.contract.release import verify_release, write_release
@@ -138,6 +139,7 @@ class Plan:
     new: dict
     license: str | None
     hub_repo: str | None
+    undecided: int = 0  # items without an adaptation decision (counted as transferred)
 
     @cached_property
     def diff(self):
@@ -169,6 +171,10 @@ def _plan(inputs: list[ReleaseInput], name_dir: Path, parsed, skip_invalid: bool
     table = _concat(inputs)
     if table.num_rows == 0:
         raise BiasforgeError("nothing to release: the inputs hold no accepted records")
+    undecided = 0
+    if family.review.adaptation is not None:  # a family that translates (issue 44)
+        undecided = adaptation.undecided(table)
+        table = adaptation.with_adaptation(table)
     configs = split_configs(table, family)
     prev = previous_version(name_dir, parsed)
     new = {
@@ -186,6 +192,7 @@ def _plan(inputs: list[ReleaseInput], name_dir: Path, parsed, skip_invalid: bool
         previous=str(prev[0]) if prev else None,
         old=release_records(prev[1]) if prev else {},
         new=new,
+        undecided=undecided,
         **kw,
     )
 
@@ -198,6 +205,7 @@ def _write(plan: Plan, final: Path) -> None:
             plan.name, plan.version, plan.family, plan.configs, plan.inputs,
             previous=plan.previous, license=plan.license,
             skipped=len({s["record"] for s in plan.skipped}), hub_repo=plan.hub_repo,
+            undecided=plan.undecided,
         )  # fmt: skip
         write_release(
             stage,

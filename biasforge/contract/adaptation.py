@@ -49,15 +49,30 @@ def column_or_nulls(table: pa.Table, name: str) -> pa.Array:
 
 
 def undecided(table: pa.Table) -> int:
-    """How many items carry no adaptation decision (they count as ``transferred``)."""
-    return int(column_or_nulls(table, ADAPTATION).null_count)
+    """How many translated items carry no adaptation decision (they count as
+    ``transferred``)."""
+    missing = pc.and_(pc.is_null(column_or_nulls(table, ADAPTATION)), _translated(table))
+    native = pc.fill_null(pc.equal(column_or_nulls(table, ORIGIN), NATIVE), False)
+    return int(pc.sum(pc.and_not(missing, native).cast("int64")).as_py() or 0)
+
+
+def _translated(table: pa.Table) -> pa.Array:
+    """Whether each item was translated: it has a translation record, or its source is in
+    another language (an item of the source language, e.g. English CrowS-Pairs, is native)."""
+    language = column_or_nulls(table, "language")
+    source = column_or_nulls(table, "source_language")
+    other = pc.fill_null(pc.not_equal(source, language), False)
+    if "translation" not in table.column_names:
+        return other
+    return pc.or_(other, pc.is_valid(table.column("translation").combine_chunks()))
 
 
 def with_adaptation(table: pa.Table) -> pa.Table:
-    """``table`` with the three columns filled: an item without a decision is ``transferred``
-    (``native`` when its origin is native), without a note ``""``, without an origin
-    ``translated``."""
-    origin = pc.fill_null(column_or_nulls(table, ORIGIN), TRANSLATED)
+    """``table`` with the three columns filled: an item without an origin is ``translated``
+    when it was (see :func:`_translated`), else ``native``; without a decision, a translated
+    item is ``transferred`` and a native one ``native``; without a note, ``""``."""
+    guessed = pc.if_else(_translated(table), TRANSLATED, NATIVE)
+    origin = pc.coalesce(column_or_nulls(table, ORIGIN), guessed)
     default = pc.if_else(pc.equal(origin, NATIVE), NATIVE, TRANSFERRED)
     values = {
         ADAPTATION: pc.coalesce(column_or_nulls(table, ADAPTATION), default),
@@ -80,9 +95,10 @@ def scored(items: Any) -> Any:
 
 
 def transferred_ids(items: Any) -> set[str] | None:
-    """The ids of the ``transferred`` items (pandas), or None when every item is transferred
-    (or the items carry no adaptation column): then there is no subset to report apart."""
+    """The ids of the ``transferred`` items (pandas), or None when every item is transferred,
+    none is (a release of the source language: all native), or the items carry no adaptation
+    column: then there is no subset to report apart."""
     if ADAPTATION not in items.columns:
         return None
     kept = items[ADAPTATION].fillna(TRANSFERRED) == TRANSFERRED
-    return None if bool(kept.all()) else set(items.loc[kept, "id"].astype(str))
+    return None if bool(kept.all()) or not kept.any() else set(items.loc[kept, "id"].astype(str))
