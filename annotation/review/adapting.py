@@ -10,6 +10,10 @@ answer to estimate an annotator's competence on: under a model policy (Dawid–S
 is decided by majority, as corrections are; and it is kept out of the agreement and competence
 figures, which stay those of the family's own criteria.
 
+The question is not required: an annotator who cannot tell may leave it, and only the answers
+given are combined (a record where nobody answered it, as in every review from before the
+question, has no decision and counts as ``transferred``, which the card reports).
+
 A ``modified`` decision needs a replacement that the annotators who chose it agree on (after
 :func:`biasforge.families.base.normalise`); a ``removed`` one needs at least one reason, and
 keeps every distinct reason given.
@@ -55,16 +59,15 @@ def _outcome(value: str, texts: list[str], policy: str, combine) -> tuple[Adapte
     return (MODIFIED, replacement), None
 
 
-def vote(
-    family: Family, submitted: list[Any], responded: int, policy: str, combine
-) -> tuple[Adapted, str | None]:
-    """The adaptation decided from the submitted answers (None, None for a review without the
-    question); else (None, why) when the policy is not met. ``combine`` is decide's rule."""
-    if family.review.adaptation is None:
+def vote(family: Family, submitted: list[Any], policy: str, combine) -> tuple[Adapted, str | None]:
+    """The adaptation decided from the submitted answers that gave one (None, None for a
+    review without the question, or when nobody answered it); else (None, why) when the
+    policy is not met. ``combine`` is decide's rule."""
+    values = [v for a in submitted if (v := _recognised(a.values)) is not None]
+    if family.review.adaptation is None or not values:
         return None, None
     policy = "majority" if policy in MODEL_POLICIES else policy  # no competence to estimate
-    values = [v for a in submitted if (v := _recognised(a.values)) is not None]
-    value = combine(values, policy, responded)
+    value = combine(values, policy, len(values))
     if value is None:
         counts = ", ".join(f"{v} {n}" for v, n in Counter(values).most_common()) or "no answer"
         return None, f"no {policy} answer on {RECOGNISED} ({counts})"
@@ -82,8 +85,8 @@ def adjudicated(family: Family, values: dict[str, Any], combine) -> tuple[Adapte
     if family.review.adaptation is None:
         return None, None
     value = _recognised(values)
-    if value is None:
-        return None, f"left {RECOGNISED} unanswered"
+    if value is None:  # not answered: no decision, as for the annotators
+        return None, None
     return _outcome(value, [normalise(values.get(ADAPTATION_TEXT) or "")], "unanimous", combine)
 
 

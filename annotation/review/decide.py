@@ -295,7 +295,7 @@ def _decide_votes(
     winner, split = _text_vote(family, row, submitted, responded, policy)
     settled = set(family.review.settled_by_correction) if winner else set()
     decided, undecided = _criteria_vote(family, submitted, responded, policy, settled, estimated)
-    adapted, unadapted = adapting.vote(family, submitted, responded, policy, combine)
+    adapted, unadapted = adapting.vote(family, submitted, policy, combine)
     problems = [f"no {policy} answer on " + ", ".join(undecided)] if undecided else []
     problems += [p for p in (split, unadapted) if p]
     if problems:

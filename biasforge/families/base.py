@@ -517,7 +517,7 @@ class Review:
             questions += [
                 rg.LabelQuestion(name=RECOGNISED, title=RECOGNISED_TITLE,
                                  labels=RECOGNISED_LABELS, description=RECOGNISED_HELP,
-                                 required=True),
+                                 required=False),  # one may not know: see adapting.py
                 rg.TextQuestion(name=ADAPTATION_TEXT, title=ADAPTATION_TEXT_TITLE,
                                 required=False),
             ]  # fmt: skip

@@ -69,6 +69,13 @@ def test_split_answers_or_replacements_or_a_missing_reason_go_to_adjudication():
     assert silent.adjudicate and "without a reason typed" in silent.reason
 
 
+def test_an_unanswered_question_decides_nothing_and_only_given_answers_count():
+    nobody = run([vote("a"), vote("b")])
+    assert (nobody.decision, nobody.adaptation, nobody.adjudicate) == ("accept", None, False)
+    one = run([vote("a"), vote("b", "no", "inconnu ici")])
+    assert (one.adaptation, one.adaptation_note) == ("removed", "inconnu ici")
+
+
 def test_majority_decides_and_a_model_policy_votes_the_question_by_majority():
     answers = [vote("a", "no", "r1"), vote("b", "no", "r2"), vote("c", "yes")]
     assert run(answers, "majority").adaptation == "removed"
