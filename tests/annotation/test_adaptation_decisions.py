@@ -147,3 +147,11 @@ def test_agreement_competence_and_preservation_ignore_the_new_question():
     assert old[0]["validity"]["items"] == 2 and old[2]["overall"]["items"] == 2
     assert _figures(STEREOSET, after, rows) == old
     assert RECOGNISED not in old[0] and RECOGNISED not in old[1]
+
+
+def test_the_review_report_says_what_was_decided_only_when_asked():
+    from biasforge.annotation.review.report import adaptation_md
+
+    (line,) = adaptation_md({"adaptation": {"removed": 1, "modified": 2}})
+    assert "modified: 2, removed: 1" in line
+    assert adaptation_md({"questions": {}}) == []

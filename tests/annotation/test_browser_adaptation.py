@@ -80,6 +80,9 @@ def test_removed_and_modified_are_decided_in_the_page_and_released(
         ("accept", "removed", REASON),
         ("accept", "modified", GROUP),
     ]
+    assert "Adaptation of the accepted items (SHADES' question): removed: 1" in (
+        outs[0] / "report.md"
+    ).read_text("utf-8")
     release = make_release(outs, name="ss-adapt", version="1.0.0", out=tmp_path / "rel")
     rows = {
         r["id"]: r for c in release.configs
