@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from biasforge.contract.markdown import md_table
+from biasforge.exports.adaptation_card import adaptation_md
 from biasforge.exports.configs import SPLIT
 from biasforge.exports.inputs import ReleaseInput
 from biasforge.exports.lineup_card import lineup_md
@@ -320,6 +321,7 @@ def card_body(
     skipped: int,
     hub_repo: str | None = None,
     parallel: dict[str, Any] | None = None,
+    undecided: int = 0,
 ) -> str:
     total = sum(t.num_rows for t in configs.values())
     first = next(iter(configs))
@@ -353,6 +355,8 @@ def card_body(
     lineup = f"\n\n## Languages and native items\n\n{lineup}" if lineup else ""
     citations = "\n\n".join(f"```bibtex\n{c}\n```" for c in family.card.citations)
     limits = "\n".join(f"- {limit}" for limit in family.card.limitations)
+    adapted = adaptation_md(family, configs, inputs, undecided)
+    adapted = f"\n\n## Adaptation to the target culture\n\n{adapted}" if adapted else ""
     return f"""# {family.card.pretty_name} — {name} {version}
 
 {family.card.description}
@@ -373,7 +377,7 @@ This release holds {total} records in {len(configs)} config(s), each with one sp
 
 ## Annotation
 
-{annotation_md(inputs)}
+{annotation_md(inputs)}{adapted}
 
 ## Statistics
 
@@ -401,11 +405,16 @@ def build_card(
     skipped: int = 0,
     hub_repo: str | None = None,
     parallel: dict[str, Any] | None = None,
+    undecided: int = 0,
 ) -> str:
-    """The README.md text: DatasetCardData's YAML header, then the body."""
+    """The README.md text: DatasetCardData's YAML header, then the body; ``undecided``: items
+    of a family that translates that had no adaptation decision (counted as transferred)."""
     from huggingface_hub import DatasetCard
 
     data = card_data(name, version, family, configs, license or family.card.license)
-    body = card_body(name, version, family, configs, inputs, previous, skipped, hub_repo, parallel)
+    body = card_body(
+        name, version, family, configs, inputs, previous, skipped, hub_repo,
+        parallel=parallel, undecided=undecided,
+    )  # fmt: skip
     card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body}")
     return str(card)

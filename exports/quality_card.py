@@ -24,7 +24,7 @@ def _items(n: int) -> str:
     return f"the {n} item" if n == 1 else f"the {n} items"
 
 
-def _share(figures: dict[str, Any]) -> str:
+def share_text(figures: dict[str, Any]) -> str:
     if not figures.get("items"):
         return "no item"
     return (
@@ -71,7 +71,7 @@ def preservation_md(agreement: dict[str, Any], excluded: int | None) -> str:
     if not isinstance(figures, dict) or not figures.get("overall", {}).get("items"):
         return ""
     column = figures.get("domain_column") or "domain"
-    rows = [[d, _share(f)] for d, f in figures["domains"].items()]
+    rows = [[d, share_text(f)] for d, f in figures["domains"].items()]
     changed = len(figures.get("changed") or [])
     treated = (
         f"{_items(excluded)} whose labels changed {'was' if excluded == 1 else 'were'} "
@@ -83,7 +83,7 @@ def preservation_md(agreement: dict[str, Any], excluded: int | None) -> str:
     return "\n".join(
         [
             "Label preservation: annotators gave the labels blind, and the accepted items "
-            f"whose labels equal the source's are {_share(figures['overall'])}; {treated}. "
+            f"whose labels equal the source's are {share_text(figures['overall'])}; {treated}. "
             "Rejected and undecided items are not counted. An item whose "
             "labels changed is a broken translation or a stereotype that does not hold in the "
             "target culture.",

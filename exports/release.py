@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from biasforge.contract import adaptation
 from biasforge.contract.folders import biasforge_folder
 from biasforge.contract.manifest import read_manifest
 from biasforge.contract.release import verify_release, write_release
@@ -140,6 +141,7 @@ class Plan:
     license: str | None
     hub_repo: str | None
     parallel: dict | None = None  # a parallel release: what it lines up (exports.parallel)
+    undecided: int = 0  # items without an adaptation decision (counted as transferred)
 
     @cached_property
     def diff(self):
@@ -174,6 +176,10 @@ def _plan(
     table = _concat(inputs)
     if table.num_rows == 0:
         raise BiasforgeError("nothing to release: the inputs hold no accepted records")
+    undecided = 0
+    if family.review.adaptation is not None:  # a family that translates (issue 44)
+        undecided = adaptation.undecided(table)
+        table = adaptation.with_adaptation(table)
     lined_up = None
     if parallel:
         configs, lined_up = line_up(table, family)
@@ -197,6 +203,7 @@ def _plan(
         old=release_records(prev[1]) if prev else {},
         new=new,
         parallel=lined_up,
+        undecided=undecided,
         **kw,
     )
 
@@ -210,6 +217,7 @@ def _write(plan: Plan, final: Path) -> None:
             previous=plan.previous, license=plan.license,
             skipped=len({s["record"] for s in plan.skipped}), hub_repo=plan.hub_repo,
             parallel=plan.parallel,
+            undecided=plan.undecided,
         )  # fmt: skip
         write_release(
             stage,

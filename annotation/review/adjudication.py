@@ -50,7 +50,7 @@ from biasforge.annotation.review.decide import (
 )
 from biasforge.errors import BiasforgeError
 from biasforge.families import Family
-from biasforge.families.base import Row, escape, html_table
+from biasforge.families.base import ADAPTATION_TEXT, RECOGNISED, Row, escape, html_table
 
 GUIDELINES = """# Adjudication
 
@@ -152,10 +152,15 @@ def settings(family: Family, proposals: int = 0) -> Any:
     )
 
 
+def adapting_questions(family: Family) -> tuple[str, ...]:
+    """The adaptation question and its text, for a review that asks them (issue 44)."""
+    return (RECOGNISED, ADAPTATION_TEXT) if family.review.adaptation else ()
+
+
 def answers_html(family: Family, answers: list[Answer], decision: Decision) -> str:
     """Each answer as one row of a bordered table: status, every question, which correction
     it proposed (its letter, or "unchanged"), note."""
-    questions = list(family.review.criteria)
+    questions = [*family.review.criteria, *adapting_questions(family)]
     letter = {
         who: code for code, p in zip(LETTERS, decision.proposals, strict=False) for who in p.by
     }

@@ -32,6 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from biasforge.annotation.review import adapting
 from biasforge.families import Family
 from biasforge.families.base import NOTE_QUESTION, Row, normalise
 
@@ -91,6 +92,14 @@ class Decision:
     proposals: tuple[Proposal, ...] = ()
     discards: tuple[tuple[str, str], ...] = ()  # (user, note)
     sent_back: bool = False  # an adjudication that could not be used, asked again
+    adaptation: str | None = None  # what was done about the item's culture (issue 44)
+    adaptation_note: str = ""  # the replacement (modified) or the reason (removed)
+
+    def adapted(self, value: adapting.Adapted) -> Decision:
+        """This decision with the decided adaptation (None: not asked) set."""
+        if value is not None:
+            self.adaptation, self.adaptation_note = value
+        return self
 
 
 def combine(
@@ -300,8 +309,9 @@ def _decide_votes(
     winner, split = _text_vote(family, row, submitted, responded, policy)
     settled = set(family.review.settled_by_correction) if winner else set()
     decided, undecided = _criteria_vote(family, submitted, responded, policy, settled, estimated)
+    adapted, unadapted = adapting.vote(family, submitted, policy, combine)
     problems = [f"no {policy} answer on " + ", ".join(undecided)] if undecided else []
-    problems += [split] if split else []
+    problems += [p for p in (split, unadapted) if p]
     if problems:
         reason = "; ".join([*problems, _discards_text(discards)]).strip("; ")
         return Decision(
@@ -317,13 +327,15 @@ def _decide_votes(
     despite = f" despite {_discards_text(discards)}" if discards else ""
     if not family.review.keeps(decided, corrected=winner is not None):
         answered = ", ".join(f"{q}={v}" for q, v in decided.items())
-        return Decision("reject", f"{policy}: {answered}{despite}", decided=decided, **counts)
+        return Decision(
+            "reject", f"{policy}: {answered}{despite}", decided=decided, **counts
+        ).adapted(adapted)
     by = winner.by if winner else ()
     what = f"corrected by {', '.join(by)}" if by else "all criteria met"
     return Decision(
         "accept", f"{policy}: {what}{despite}", decided=decided,
         correction=winner.text if winner else None, corrected_by=by, proposals=proposals, **counts,
-    )  # fmt: skip
+    ).adapted(adapted)  # fmt: skip
 
 
 def _adjudicated_text(
@@ -363,6 +375,8 @@ def decide_adjudicated(
         problem = problem or "answered while the annotators' corrections were different"
     impossible = None if missing else family.review.problem(decided)
     problem = problem or (f"gave {impossible}" if impossible else None)
+    adapted, unadapted = adapting.adjudicated(family, answer.values, combine)
+    problem = problem or unadapted
     if problem or missing:
         reason = problem or f"left {', '.join(missing)} unanswered"
         return Decision(
@@ -376,11 +390,11 @@ def decide_adjudicated(
         answered = ", ".join(f"{q}={v}" for q, v in decided.items())
         return Decision(
             "reject", f"adjudicated by {who}: {answered}", decided=decided, adjudicated_by=who
-        )
+        ).adapted(adapted)
     if correction and not by:
         by = proposed.get(correction, (who,))
     what = f"correction by {', '.join(by)}" if correction else "all criteria met"
     return Decision(
         "accept", f"adjudicated by {who}: {what}", decided=decided, correction=correction,
         corrected_by=by, adjudicated_by=who,
-    )  # fmt: skip
+    ).adapted(adapted)  # fmt: skip

@@ -32,7 +32,7 @@ from biasforge.annotation.client.api import check, http, iter_records, questions
 from biasforge.annotation.client.connection import Connection, client
 from biasforge.annotation.client.names import check_dataset_name
 from biasforge.annotation.client.workspaces import ensure_workspace, members
-from biasforge.annotation.review import adjudication, annotators, private_state, quality
+from biasforge.annotation.review import adapting, adjudication, annotators, private_state, quality
 from biasforge.annotation.review.adjudication import adjudication_name
 from biasforge.annotation.review.agreement import agreement_report
 from biasforge.annotation.review.competence import Estimates
@@ -43,6 +43,7 @@ from biasforge.annotation.review.preservation import labels_changed
 from biasforge.annotation.review.push import foreign_dataset
 from biasforge.annotation.review.registry import pushed_from, run_of
 from biasforge.annotation.review.report import review_report
+from biasforge.contract.adaptation import ADAPTATION, ADAPTATION_NOTE
 from biasforge.contract.manifest import read_manifest
 from biasforge.contract.redact import public_path, public_url
 from biasforge.contract.reviewed import KIND as REVIEWED_KIND
@@ -72,6 +73,7 @@ class Collected:
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)  # per external id
     # when each response was last saved (columns id, annotator, status, at): annotators' pace
     times: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=TIME_COLUMNS))
+    questions: set[str] = field(default_factory=set)  # what the dataset asks
 
 
 def _answer(response: dict, names: dict[str, str]) -> Answer:
@@ -120,8 +122,9 @@ def collect(connection: Connection, dataset_id: str, judged: list[str] | None = 
                     suggested[name] += 1
     long = pd.DataFrame(rows, columns=["id", "annotator", "status", "question", "value"])
     return Collected(
-        per_record, long, dict(suggested), metadata, pd.DataFrame(times, columns=TIME_COLUMNS)
-    )
+        per_record, long, dict(suggested), metadata, pd.DataFrame(times, columns=TIME_COLUMNS),
+        set(question_names.values()),
+    )  # fmt: skip
 
 
 def shown_to_annotators(
@@ -218,6 +221,8 @@ def _detail(rid: str, decision: Decision, corrected: bool, routed: bool) -> dict
         "corrected_by": list(decision.corrected_by) if corrected else [],
         "correction": decision.correction if corrected else None,
         "decided": json.dumps(decision.decided, ensure_ascii=False, sort_keys=True),
+        "adaptation": decision.adaptation,
+        "adaptation_note": decision.adaptation_note if decision.adaptation else None,
     }
 
 
@@ -288,6 +293,7 @@ def decide_all(
                 "adjudicated_by": decision.adjudicated_by,
                 "decision": decision.decision,
                 **_labels_changed(family, row, new, decision.decision),
+                **_adaptation(family, decision),
             }
         )
         outcome.details.append(_detail(rid, decision, corrected, decision.adjudicate))
@@ -299,6 +305,15 @@ def _labels_changed(family: Family, before: dict, after: dict, decision: str) ->
     if family.review.source_labels is None:
         return {}
     return {LABELS_CHANGED[0]: labels_changed(family, before, after, decision)}
+
+
+def _adaptation(family: Family, decision: Decision) -> dict:
+    """The ``adaptation`` columns, for a family that translates whose dataset asked the
+    question (None where no decision was reached)."""
+    if family.review.adaptation is None:
+        return {}
+    note = decision.adaptation_note if decision.adaptation else None
+    return {ADAPTATION: decision.adaptation, ADAPTATION_NOTE: note}
 
 
 def write_back_corrections(
@@ -506,7 +521,7 @@ def _gather(
         connection.url, connection.workspace, dataset, family, collected.metadata, create=False,
         doing="pull",
     )  # fmt: skip
-    family = family.with_key(key)
+    family = family.with_key(key).asked(collected.questions)  # asked before issue 44: as then
     answered = {rid: {a.user for a in answers} for rid, answers in collected.answers.items()}
     merged = adjudication.read(connection, dataset, answered)
     rows = run.table.to_pylist()
@@ -582,6 +597,7 @@ def _summary(connection: Connection, g: Gathered, outcome: Outcome, policy: str)
         ),
         "corrected": sum(d["corrected"] for d in outcome.details),
         "discarded_answers": sum(d["discarded"] for d in outcome.details),
+        **({"adaptation": adapting.summary(outcome.details)} if g.family.review.adaptation else {}),
     }
     accepted = _accepted(g.rows, outcome)
     summary.update(

@@ -243,6 +243,17 @@ def not_blind_md(summary: dict[str, Any]) -> list[str]:
     return [f"**Not blind:** {legacy}"] if legacy else []
 
 
+def adaptation_md(summary: dict[str, Any]) -> list[str]:
+    """What review decided about the accepted items' culture (issue 44), when it was asked."""
+    counts = summary.get("adaptation")
+    if counts is None:
+        return []
+    said = ", ".join(f"{k}: {n}" for k, n in sorted(counts.items())) or "none decided"
+    return [
+        f"Adaptation of the accepted items (SHADES' question): {said}; undecided ones count as transferred."
+    ]
+
+
 def review_report(
     summary: dict[str, Any], details: list[dict[str, Any]], adjudication: dict[str, Any], tm: dict
 ) -> str:
@@ -262,6 +273,7 @@ def review_report(
         "",
         f"Corrections applied: {summary.get('corrected', 0)}; written to the translation memory: {tm['written']}.",
         f"Discarded answers: {summary.get('discarded_answers', 0)}.",
+        *adaptation_md(summary),
         "",
     ]
     lines += adjudication_md(adjudication, summary)

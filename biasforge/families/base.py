@@ -25,6 +25,13 @@ from typing import Any
 
 import pyarrow as pa
 
+from biasforge.contract.adaptation import (
+    ADAPTATION,
+    ADAPTATION_NOTE,
+    MODIFIED,
+    REMOVED,
+    TRANSFERRED,
+)
 from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.schema import FamilySchema
 from biasforge.errors import BiasforgeError
@@ -259,6 +266,37 @@ REVIEW_COLUMNS = (
 # decided blind differ from the source's (None: not accepted, so no labels were decided).
 LABELS_CHANGED = ("labels_changed", pa.bool_())
 
+# Issue 44: the question SHADES (NAACL 2025) asked speakers of each language, asked of every
+# item of a family that translates (``Review.adaptation``). Its answer decides what was done
+# about the item's culture (biasforge.contract.adaptation); the text box holds the group or
+# attribute the stereotype targets here (modified) or why it is not recognised (removed).
+RECOGNISED = "recognised"
+ADAPTATION_TEXT = "adaptation_text"
+RECOGNISED_LABELS = {
+    "yes": "Yes, as it is",
+    "other": "Yes, but here it targets another group or attribute (type it below)",
+    "no": "No, it is not recognised here (say why below)",
+}
+CATEGORY_OF = {"yes": TRANSFERRED, "other": MODIFIED, "no": REMOVED}
+RECOGNISED_TITLE = "Is this stereotype recognised where you live?"
+RECOGNISED_HELP = (
+    "Answer for the culture you live in, not for the source's. If people there attach it to "
+    "another group or attribute, choose the second answer and type that group or attribute "
+    "below; if it is not recognised, say why below."
+)
+ADAPTATION_TEXT_TITLE = "Replacement group or attribute (if another), or why it is not recognised"
+
+
+@dataclass(frozen=True)
+class Adaptation:
+    """That a family's items are translated, so review asks SHADES' question of each
+    (:data:`RECOGNISED`) and the release records what was done about its culture.
+
+    ``domain``: the column the card's table of adaptation categories is per (bias type)."""
+
+    domain: str = "bias_type"
+
+
 #: a control item made from a run's rows: (the item as shown, the known answers)
 Control = tuple[Row, dict[str, str]]
 
@@ -363,6 +401,18 @@ class Review:
     # name -> word. A winning correction that changes one goes to adjudication with the
     # reason (an adjudicator who confirms it has it applied as any correction).
     slots: Callable[[Row], dict[str, str]] | None = None
+    # Issue 44: a family that translates asks whether each stereotype is recognised where the
+    # annotator lives (None: it does not translate, or its dataset was pushed before the
+    # question existed, see :meth:`asked`).
+    adaptation: Adaptation | None = None
+
+    def asked(self, names: set[str]) -> Review:
+        """This review as a dataset with the questions ``names`` asked it: a dataset pushed
+        before the adaptation question existed decides as before (its items stay undecided,
+        so they count as transferred)."""
+        if self.adaptation is not None and RECOGNISED not in names:
+            return replace(self, adaptation=None)
+        return self
 
     @property
     def joint_name(self) -> str | None:
@@ -411,7 +461,12 @@ class Review:
     @property
     def review_columns(self) -> tuple[tuple[str, pa.DataType], ...]:
         """The columns ``annotate pull`` adds to this family's reviewed records."""
-        return (*REVIEW_COLUMNS, *((LABELS_CHANGED,) if self.source_labels else ()))
+        adapted = ((ADAPTATION, pa.string()), (ADAPTATION_NOTE, pa.string()))
+        return (
+            *REVIEW_COLUMNS,
+            *((LABELS_CHANGED,) if self.source_labels else ()),
+            *(adapted if self.adaptation else ()),
+        )
 
     @property
     def all_fields(self) -> list[tuple[str, str, bool]]:
@@ -428,6 +483,7 @@ class Review:
             *self.criteria,
             NOTE_QUESTION[0],
             *([self.correction[0]] if self.correction else []),
+            *((RECOGNISED, ADAPTATION_TEXT) if self.adaptation else ()),
         }
 
     def keeps(self, decided: dict[str, str], corrected: bool) -> bool:
@@ -474,6 +530,14 @@ class Review:
             )
             for name, (title, labels, description) in self.criteria.items()
         ]  # fmt: skip
+        if self.adaptation:
+            questions += [
+                rg.LabelQuestion(name=RECOGNISED, title=RECOGNISED_TITLE,
+                                 labels=RECOGNISED_LABELS, description=RECOGNISED_HELP,
+                                 required=False),  # one may not know: see adapting.py
+                rg.TextQuestion(name=ADAPTATION_TEXT, title=ADAPTATION_TEXT_TITLE,
+                                required=False),
+            ]  # fmt: skip
         questions += list(extra)
         if self.correction:
             name, title = self.correction
@@ -601,6 +665,12 @@ class Family:
     def with_key(self, key: DatasetKey) -> Family:
         """The family as one dataset shows it (see :meth:`Review.with_key`)."""
         return replace(self, review=self.review.with_key(key))
+
+    def asked(self, names: set[str]) -> Family:
+        """The family as a dataset with the questions ``names`` asks it (see
+        :meth:`Review.asked`)."""
+        review = self.review.asked(names)
+        return self if review is self.review else replace(self, review=review)
 
     def format(self, name: str) -> ExportFormat:
         """The export format ``name`` of this family; one clear error naming those it has."""

@@ -21,6 +21,7 @@ import regex
 from biasforge.contract.schema import SPAN, Column, FamilySchema, span_problem
 from biasforge.families.base import (
     YES_NO,
+    Adaptation,
     Card,
     ExportFormat,
     Family,
@@ -219,6 +220,7 @@ REVIEW = Review(
     correction_help="Pre-filled with the pair, one sentence a line (more stereotypical first). "
     "If it is not a minimal pair, edit it so the two differ only in the group words; leave it "
     "unchanged otherwise.",
+    adaptation=Adaptation(domain="bias_type"),  # translated: SHADES' question (issue 44)
 )
 
 

@@ -20,6 +20,7 @@ import pyarrow as pa
 from biasforge.contract.markdown import md_table
 from biasforge.contract.schema import Column, FamilySchema
 from biasforge.families.base import (
+    Adaptation,
     Card,
     DatasetKey,
     ExportFormat,
@@ -455,6 +456,7 @@ REVIEW = Review(
     known_answers=known_answers,
     source_labels=source_labels,
     label_domain="bias_type",
+    adaptation=Adaptation(domain="bias_type"),  # translated: SHADES' question (issue 44)
 )
 
 

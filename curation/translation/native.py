@@ -112,7 +112,7 @@ def combine(
     """One run of ``translated`` and ``native``: candidates and rejected rows of both (marked),
     the translated run's stats with a ``native`` entry, both reports, every input."""
     family = families.get(str(translated.manifest.family))
-    schema = adaptation.with_adaptation(family.schema)
+    schema = adaptation.schema_with_adaptation(family.schema)
     rejected_schema = schema.arrow.append(pa.field("reasons", pa.list_(pa.string())))
     own = _native_stats(native, native_file)
     totals = {  # what the run holds, native items included (``native`` says how many)

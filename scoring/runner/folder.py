@@ -20,6 +20,7 @@ from biasforge.scoring.runner.blocks import (
     cross_model_blocks,
     provenance_blocks,
 )
+from biasforge.scoring.runner.subsets import removed_note, transferred_blocks
 from biasforge.scoring.tasks import Results, ScoringTask
 
 
@@ -47,6 +48,8 @@ def write_folder(
         document.add(*comparison_blocks(compared, results.resampling, task.digits))
     if task.item_bias is not None:
         document.add(*_item_bias_blocks(task, results))
+    subset = transferred_blocks(task, results, _write)
+    document.add(*(subset or removed_note(int(results.run.get("removed_items") or 0))))
     write_reports(stage, document)
     run = results.run if started is None else {**results.run, "seconds": time.time() - started}
     recorded = {name: task.recorded(results, name) for name in scored}

@@ -17,6 +17,7 @@ from biasforge.scoring.interface import LanguageModel
 from biasforge.scoring.model_spec import ModelSpec
 from biasforge.scoring.runner.folder import write_folder
 from biasforge.scoring.runner.lineup import RunOptions, each_model
+from biasforge.scoring.runner.subsets import scored_items
 from biasforge.scoring.tasks import Results, Scored, ScoringTask
 
 
@@ -41,7 +42,7 @@ def run_task(
     """Score every model with ``task`` and write the folder; ``models_from`` yields the
     (name, model) pairs (``score import-lm-eval`` replays logged results)."""
     options = request.options
-    items = load_items(request.dataset, task.family)
+    items, removed = scored_items(load_items(request.dataset, task.family))  # issue 44
     items = task.select(items, settings, options.limit, request.dataset)
     source = dataset_identity(request.dataset)
     started = time.time()
@@ -54,6 +55,7 @@ def run_task(
             for name, lm in models_from(request.models, options.model)
         }
         run = {**options.manifest(), **task.run_options(settings, items)}
+        run |= {"removed_items": removed} if removed else {}
         results = Results(source, items, scored, options.resampling, run, stage)
         write_folder(task, results, [m.listed for m in request.models], started)
     return request.out

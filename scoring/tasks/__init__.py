@@ -95,6 +95,7 @@ class ScoringTask:
     compared: str = "Models compared"  # heading of the paired comparisons ("" for none)
     digits: int = 2  # decimals of the comparisons table
     item_bias: ItemBias | None = None
+    item_id: str = "id"  # the per-item rows' column naming their item (to score a subset)
 
     @property
     def help(self) -> str:

@@ -71,6 +71,7 @@ class StereoSet(ScoringTask):
     title = "StereoSet scores"
     per_item = "sentences.csv"
     per_model = True
+    item_id = "item_id"  # rows are per sentence
     item_bias = ItemBias(
         "score", "log P(stereotype) − log P(anti-stereotype)", "StereoSet",
         "Per-item bias across models", index="item_id",

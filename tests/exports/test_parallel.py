@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from biasforge import families
-from biasforge.contract.adaptation import with_adaptation
+from biasforge.contract.adaptation import schema_with_adaptation
 from biasforge.contract.rundir import read_run, write_run
 from tests.cli_runner import run_cli
 from tests.conftest import one_error_line
@@ -33,7 +33,7 @@ def _removed_in_portuguese(run: Path, out: Path, source_id: str) -> Path:
     frame["adaptation_note"] = ["not held in Brazil" if s == source_id else "" for s in
                                 frame["source_id"]]  # fmt: skip
     frame["origin"] = "translated"
-    schema = with_adaptation(families.get("crowspairs").schema)
+    schema = schema_with_adaptation(families.get("crowspairs").schema)
     write_run(out, schema=schema, candidates=frame, rejected=read.rejected, stats=read.stats,
               report_md="# pt-br, one item removed\n", inputs=[], config={})  # fmt: skip
     return out

@@ -114,7 +114,7 @@ def test_the_official_stereoset_procedure_refuses_an_unspaced_context():
     from biasforge.scoring.tasks.stereoset import attribute
 
     sentence = {"id": "s1", "sentence": "他们都认为那个聪明人很可靠。", "attribute": "聪明"}
-    with pytest.raises(InputError, match="written without spaces.*--procedure filler") as e:
+    with pytest.raises(InputError, match=r"written without spaces.*--procedure filler") as e:
         attribute("他们都认为那个BLANK人很可靠。", sentence, "official", "release.parquet")
     assert "s1" in str(e.value)
     assert attribute("他们都认为那个BLANK人很可靠。", sentence, "filler") == "聪明"
