@@ -1,10 +1,5 @@
 """BBQ, the Bias Benchmark for QA (Parrish et al., Findings of ACL 2022): described once.
 
-Not registered yet (``_register_builtins`` does not list it): the family has no review
-workflow of its own (per template, issue 45), no scoring task and no family page, which the
-tests over every registered family need. Its schema, card and curation command are here so
-that registering it is one line once those exist.
-
 An item is one question with three answers, in an ambiguous or a disambiguated context;
 ``target_loc`` is the answer naming the targeted group (the biased answer), as the authors'
 metadata script finds it.
