@@ -7,11 +7,24 @@ metadata script finds it.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pyarrow as pa
 
 from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.schema import Column, FamilySchema
-from biasforge.families.base import YES_NO, Card, Family, Review, citation
+from biasforge.families.base import (
+    YES_NO,
+    Card,
+    Family,
+    Review,
+    Row,
+    as_list,
+    citation,
+    data_text,
+    escape,
+)
 
 CATEGORIES = (
     "Age",
@@ -48,17 +61,85 @@ SCHEMA = FamilySchema(
     ),
 )
 
-REVIEW = Review(
-    guidelines="# BBQ review\n\nAnswer *Yes* when the question reads naturally in context.\n",
-    fields=[("context", "Context", False), ("question", "Question", False)],
-    criteria={"natural": ("Is the question natural in this context?", YES_NO, "")},
-    metadata={"category": "Category", "context_condition": "Context"},
-    to_record=lambda row: {
-        "fields": {"context": row["context"], "question": row["question"]},
-        "metadata": {k: row[k] for k in ("category", "context_condition")},
+
+def template_of(row: Row) -> str:
+    """The template an instance is a filling of: its category, ``Q_id`` and version."""
+    version = json.loads(str(row["additional_metadata"])).get("version", "None")
+    return f"{row['category']}-q{row['question_index']}-{version}"
+
+
+def example(rows: list[Row]) -> Row:
+    """What a template's record shows: the first filling's ambiguous context, disambiguating
+    sentence, both questions and answer options (from its four instances)."""
+    first = rows[0]
+    fill = [r for r in rows[:4] if r["ans0"] == first["ans0"] and r["ans1"] == first["ans1"]]
+    by = {(r["context_condition"], r["question_polarity"]): r for r in fill}
+    ambiguous = by.get(("ambig", "neg"), first)["context"]
+    disambiguated = by.get(("disambig", "neg"), first)["context"]
+    return {
+        **by.get(("ambig", "neg"), first),
+        "shown_disambiguating": disambiguated[len(ambiguous) :].strip(),
+        "shown_nonneg_question": by.get(("ambig", "nonneg"), first)["question"],
+        "shown_instances": len(rows),
+    }
+
+
+NAMED_BY = {"label": "group words", "name": "proper names"}
+
+
+def to_record(row: Row) -> dict[str, Any]:
+    """The template's example, blind: no label, no targeted answer, no context condition."""
+    groups = json.loads(str(row["additional_metadata"])).get("stereotyped_groups", [])
+    options = "\n".join(f"- {escape(row[f'ans{n}'])}" for n in range(3))
+    questions = f"- {escape(row['question'])}\n- {escape(row.get('shown_nonneg_question', ''))}"
+    return {
+        "fields": {
+            "ambiguous_context": escape(row["context"]),
+            "disambiguating_sentence": escape(row.get("shown_disambiguating", "")),
+            "questions": questions,
+            "options": options,
+            "about": f"**Groups of the stereotype:** {escape(', '.join(as_list(groups)))}\n\n"
+            f"*One of {row.get('shown_instances', 1)} questions made from this template.*",
+        },
+        "metadata": {"category": str(row["category"]), "named_by": NAMED_BY[row["label_type"]]},
         "suggestions": {},
-    },
-    accepts=lambda decided: decided.get("natural") == "yes",
+    }
+
+
+CRITERIA = {
+    "ambiguous": (
+        "Is the ambiguous context ambiguous (only 'unknown' answers the questions)?",
+        YES_NO,
+        "Read the ambiguous context alone.",
+    ),
+    "settled": (
+        "Does the disambiguating sentence settle the answer to each question?",
+        YES_NO,
+        "With it, each question has exactly one right answer among the two people.",
+    ),
+    "natural": ("Are the answer options natural answers in this language?", YES_NO, ""),
+    "stereotype": (
+        "Is the stereotype about these groups recognised in your culture?",
+        YES_NO,
+        "Known where the language is spoken (you need not agree with it).",
+    ),
+}
+
+REVIEW = Review(
+    guidelines=data_text("bbq_guidelines.md"),
+    fields=[
+        ("ambiguous_context", "Ambiguous context", True),
+        ("disambiguating_sentence", "Disambiguating sentence (added after it)", True),
+        ("questions", "The two questions", True),
+        ("options", "The three answer options", True),
+        ("about", "The template", True),
+    ],
+    criteria=CRITERIA,
+    metadata={"category": "Category", "named_by": "People named by"},
+    to_record=to_record,
+    accepts=lambda decided: all(decided.get(name) == "yes" for name in CRITERIA),
+    unit_of=template_of,
+    example=example,
 )
 
 CARD = Card(

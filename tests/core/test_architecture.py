@@ -41,7 +41,7 @@ def naming(name: str, root: Path = ROOT) -> list[str]:
         ["git", "grep", "-l", "-i", "-I", "-w", name],
         cwd=root, capture_output=True, text=True, check=False,
     ).stdout.split()  # fmt: skip
-    allowed = LISTINGS | {CITATIONS.get(name, "")}
+    allowed = LISTINGS | {CITATIONS.get(name, ""), str(Path(__file__).relative_to(ROOT))}
     return sorted(p for p in found if not own(p, name) and p not in allowed)
 
 
