@@ -7,7 +7,6 @@ metadata script finds it.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pyarrow as pa
@@ -18,10 +17,12 @@ from biasforge.families.base import (
     YES_NO,
     Card,
     Family,
+    LmEval,
     Review,
     Row,
     as_list,
     citation,
+    configs_by,
     data_text,
     escape,
 )
@@ -40,6 +41,17 @@ CATEGORIES = (
     "Sexual_orientation",
 )
 
+#: the nested columns as the published ``data/*.jsonl`` and lm-eval's BBQ tasks read them
+ANSWER_INFO = pa.struct([(f"ans{n}", pa.list_(pa.string())) for n in range(3)])
+METADATA = pa.struct(
+    [
+        ("subcategory", pa.string()),
+        ("stereotyped_groups", pa.list_(pa.string())),
+        ("version", pa.string()),
+        ("source", pa.string()),
+    ]
+)
+
 SCHEMA = FamilySchema(
     family="bbq",
     columns=(
@@ -54,8 +66,8 @@ SCHEMA = FamilySchema(
         Column("ans1", pa.string(), nonempty=True),
         Column("ans2", pa.string(), nonempty=True),
         Column("label", pa.int64()),
-        Column("answer_info", pa.string(), nonempty=True),  # JSON, as published
-        Column("additional_metadata", pa.string(), nonempty=True),  # JSON, as published
+        Column("answer_info", ANSWER_INFO),  # as published: per answer, [text, group]
+        Column("additional_metadata", METADATA),  # as published
         Column("target_loc", pa.int64(), required=False),  # null where undefined
         Column("label_type", pa.string(), allowed=("label", "name")),
     ),
@@ -64,7 +76,7 @@ SCHEMA = FamilySchema(
 
 def template_of(row: Row) -> str:
     """The template an instance is a filling of: its category, ``Q_id`` and version."""
-    version = json.loads(str(row["additional_metadata"])).get("version", "None")
+    version = row["additional_metadata"]["version"]
     return f"{row['category']}-q{row['question_index']}-{version}"
 
 
@@ -89,7 +101,7 @@ NAMED_BY = {"label": "group words", "name": "proper names"}
 
 def to_record(row: Row) -> dict[str, Any]:
     """The template's example, blind: no label, no targeted answer, no context condition."""
-    groups = json.loads(str(row["additional_metadata"])).get("stereotyped_groups", [])
+    groups = row["additional_metadata"]["stereotyped_groups"]
     options = "\n".join(f"- {escape(row[f'ans{n}'])}" for n in range(3))
     questions = f"- {escape(row['question'])}\n- {escape(row.get('shown_nonneg_question', ''))}"
     return {
@@ -166,4 +178,10 @@ FAMILY = Family(
     card=CARD,
     text_column="context",
     curation="biasforge.curation.commands.bbq:bbq",
+    config_of=configs_by("language"),
+    scoring_tasks=("biasforge.scoring.tasks.bbq_task:TASK",),
+    lm_eval=LmEval(
+        "biasforge.exports.lm_eval.bbq",
+        "an lm-evaluation-harness task folder (asked as its bbq_multiple_choice)",
+    ),
 )

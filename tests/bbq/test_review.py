@@ -34,7 +34,7 @@ def _records(connection, dataset_id: str) -> list[dict]:
 def test_the_example_shows_a_filling_and_no_answer() -> None:
     rows = [
         {"id": f"R-{n}", "category": "Religion", "question_index": "1", "label_type": "label",
-         "additional_metadata": json.dumps({"version": "a", "stereotyped_groups": ["Jewish"]}),
+         "additional_metadata": {"version": "a", "stereotyped_groups": ["Jewish"]},
          "ans0": "The Jewish one", "ans1": "Unknown", "ans2": "The Muslim one",
          "context_condition": condition, "question_polarity": polarity, "label": label,
          "context": context, "question": question, "target_loc": 0}
