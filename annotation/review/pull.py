@@ -524,7 +524,7 @@ def _gather(
     family = family.with_key(key).asked(collected.questions)  # asked before issue 44: as then
     answered = {rid: {a.user for a in answers} for rid, answers in collected.answers.items()}
     merged = adjudication.read(connection, dataset, answered)
-    rows = run.table.to_pylist()
+    rows = family.review.units(run.table.to_pylist())  # per item, or per unit reviewed
     items = {str(row["id"]) for row in rows}
     assessed = quality.assess(
         family, collected.long, items, control_items(connection.url, connection.workspace, dataset),
@@ -575,6 +575,7 @@ def _write(
     origin = f"argilla:{connection.workspace}/{g.dataset}"
     if asked.dry_run:
         outcome.corrected = []  # a trial pull teaches the translation memory nothing
+    outcome.reviewed = g.family.review.spread(outcome.reviewed, g.run.table.to_pylist())
     return _write_reviewed(
         out, g.run.table.schema, g.family, outcome, g.collected, summary, provenance, origin
     )

@@ -336,13 +336,16 @@ def push_run(
     present = existing_records(connection, str(found["id"])) if found else {}
     has_records = bool(present)
     family = family.with_key(push_key(connection, dataset_name, family, present))
+    rows = family.review.units(run.table.to_pylist())
     planned = control_items.plan(
         connection.url, connection.workspace, dataset_name, family, from_file=controls,
-        share=control_share, rows=run.table.to_pylist(), has_records=has_records,
+        share=control_share, rows=rows, has_records=has_records,
     )  # fmt: skip
     seed = control_items.state_seed(connection.url, connection.workspace, dataset_name)
     kept = control_items.withheld(connection.url, connection.workspace, dataset_name) - set(present)
-    candidates = run.candidates[~run.candidates["id"].astype(str).isin(kept)]
+    # one record per item, or per unit of items a family reviews together (Review.unit_of)
+    candidates = run.candidates if family.review.unit_of is None else pd.DataFrame(rows)
+    candidates = candidates[~candidates["id"].astype(str).isin(kept)]
     return push_candidates(
         candidates, dataset_name, connection, controls=[c.row for c in planned], seed=seed,
         **kwargs,

@@ -80,10 +80,15 @@ def family_of(values: Iterable[object], where: str) -> Family:
 
 
 def _register_builtins() -> None:
-    from biasforge.families import becpro, crowspairs, slguset, stereoset
+    """Every module of this package that defines ``FAMILY`` (``base`` does not): a built-in
+    family is one module dropped here, named nowhere else."""
+    import importlib
+    import pkgutil
 
-    for module in (becpro, slguset, stereoset, crowspairs):
-        register(module.FAMILY)
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if isinstance(getattr(module, "FAMILY", None), Family):
+            register(module.FAMILY)
 
 
 _register_builtins()

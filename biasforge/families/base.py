@@ -226,6 +226,10 @@ def _no_sources(before: Row, after: Row) -> list[tuple[str, str]]:
     return []
 
 
+def _first(rows: list[Row]) -> Row:
+    return rows[0]
+
+
 def _seen_as_is(row: Row, text: str) -> str:
     return text
 
@@ -414,6 +418,15 @@ class Review:
             return replace(self, adaptation=None)
         return self
 
+    # Issue 45: what annotators judge may be a unit several items share (a template, its
+    # instances the fillings of its slots). ``unit_of``: an item -> its unit's id; ``example``:
+    # the items of one unit, in run order -> the row its record is made from (its ``id``
+    # becomes the unit's; keys beyond the schema's are the hooks' own). ``annotate push``
+    # sends one record per unit (:meth:`units`), ``annotate pull`` decides per unit and gives
+    # every item its unit's decision (:meth:`spread`), so a release keeps the accepted units'.
+    unit_of: Callable[[Row], str] | None = None
+    example: Callable[[list[Row]], Row] = _first
+
     @property
     def joint_name(self) -> str | None:
         """The name under which the joint criteria are estimated as one question."""
@@ -453,6 +466,24 @@ class Review:
             return self
         hooks = {n: getattr(self, n) for n in KEYED_HOOKS if getattr(self, n) is not None}
         return replace(self, **{n: partial(hook, key=key) for n, hook in hooks.items()})
+
+    def units(self, rows: list[Row]) -> list[Row]:
+        """The rows annotators review: ``rows`` themselves, or one per unit (``unit_of``)."""
+        if self.unit_of is None:
+            return rows
+        members: dict[str, list[Row]] = {}
+        for row in rows:
+            members.setdefault(self.unit_of(row), []).append(row)
+        return [{**self.example(items), "id": unit} for unit, items in members.items()]
+
+    def spread(self, reviewed: list[Row], rows: list[Row]) -> list[Row]:
+        """The reviewed rows of the run's items: ``reviewed`` itself, or (``unit_of``) each of
+        ``rows`` with its unit's decision and review columns."""
+        if self.unit_of is None:
+            return reviewed
+        names = [*(name for name, _ in self.review_columns), "decision"]
+        by_unit = {str(unit["id"]): unit for unit in reviewed}
+        return [{**row, **{n: by_unit[self.unit_of(row)].get(n) for n in names}} for row in rows]
 
     @property
     def label_questions(self) -> list[str]:

@@ -1,10 +1,5 @@
 """BBQ, the Bias Benchmark for QA (Parrish et al., Findings of ACL 2022): described once.
 
-Not registered yet (``_register_builtins`` does not list it): the family has no review
-workflow of its own (per template, issue 45), no scoring task and no family page, which the
-tests over every registered family need. Its schema, card and curation command are here so
-that registering it is one line once those exist.
-
 An item is one question with three answers, in an ambiguous or a disambiguated context;
 ``target_loc`` is the answer naming the targeted group (the biased answer), as the authors'
 metadata script finds it.
@@ -12,11 +7,25 @@ metadata script finds it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyarrow as pa
 
 from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.schema import Column, FamilySchema
-from biasforge.families.base import YES_NO, Card, Family, Review, citation
+from biasforge.families.base import (
+    YES_NO,
+    Card,
+    Family,
+    LmEval,
+    Review,
+    Row,
+    as_list,
+    citation,
+    configs_by,
+    data_text,
+    escape,
+)
 
 CATEGORIES = (
     "Age",
@@ -30,6 +39,17 @@ CATEGORIES = (
     "Religion",
     "SES",
     "Sexual_orientation",
+)
+
+#: the nested columns as the published ``data/*.jsonl`` and lm-eval's BBQ tasks read them
+ANSWER_INFO = pa.struct([(f"ans{n}", pa.list_(pa.string())) for n in range(3)])
+METADATA = pa.struct(
+    [
+        ("subcategory", pa.string()),
+        ("stereotyped_groups", pa.list_(pa.string())),
+        ("version", pa.string()),
+        ("source", pa.string()),
+    ]
 )
 
 SCHEMA = FamilySchema(
@@ -46,24 +66,92 @@ SCHEMA = FamilySchema(
         Column("ans1", pa.string(), nonempty=True),
         Column("ans2", pa.string(), nonempty=True),
         Column("label", pa.int64()),
-        Column("answer_info", pa.string(), nonempty=True),  # JSON, as published
-        Column("additional_metadata", pa.string(), nonempty=True),  # JSON, as published
+        Column("answer_info", ANSWER_INFO),  # as published: per answer, [text, group]
+        Column("additional_metadata", METADATA),  # as published
         Column("target_loc", pa.int64(), required=False),  # null where undefined
         Column("label_type", pa.string(), allowed=("label", "name")),
     ),
 )
 
-REVIEW = Review(
-    guidelines="# BBQ review\n\nAnswer *Yes* when the question reads naturally in context.\n",
-    fields=[("context", "Context", False), ("question", "Question", False)],
-    criteria={"natural": ("Is the question natural in this context?", YES_NO, "")},
-    metadata={"category": "Category", "context_condition": "Context"},
-    to_record=lambda row: {
-        "fields": {"context": row["context"], "question": row["question"]},
-        "metadata": {k: row[k] for k in ("category", "context_condition")},
+
+def template_of(row: Row) -> str:
+    """The template an instance is a filling of: its category, ``Q_id`` and version."""
+    version = row["additional_metadata"]["version"]
+    return f"{row['category']}-q{row['question_index']}-{version}"
+
+
+def example(rows: list[Row]) -> Row:
+    """What a template's record shows: the first filling's ambiguous context, disambiguating
+    sentence, both questions and answer options (from its four instances)."""
+    first = rows[0]
+    fill = [r for r in rows[:4] if r["ans0"] == first["ans0"] and r["ans1"] == first["ans1"]]
+    by = {(r["context_condition"], r["question_polarity"]): r for r in fill}
+    ambiguous = by.get(("ambig", "neg"), first)["context"]
+    disambiguated = by.get(("disambig", "neg"), first)["context"]
+    return {
+        **by.get(("ambig", "neg"), first),
+        "shown_disambiguating": disambiguated[len(ambiguous) :].strip(),
+        "shown_nonneg_question": by.get(("ambig", "nonneg"), first)["question"],
+        "shown_instances": len(rows),
+    }
+
+
+NAMED_BY = {"label": "group words", "name": "proper names"}
+
+
+def to_record(row: Row) -> dict[str, Any]:
+    """The template's example, blind: no label, no targeted answer, no context condition."""
+    groups = row["additional_metadata"]["stereotyped_groups"]
+    options = "\n".join(f"- {escape(row[f'ans{n}'])}" for n in range(3))
+    questions = f"- {escape(row['question'])}\n- {escape(row.get('shown_nonneg_question', ''))}"
+    return {
+        "fields": {
+            "ambiguous_context": escape(row["context"]),
+            "disambiguating_sentence": escape(row.get("shown_disambiguating", "")),
+            "questions": questions,
+            "options": options,
+            "about": f"**Groups of the stereotype:** {escape(', '.join(as_list(groups)))}\n\n"
+            f"*One of {row.get('shown_instances', 1)} questions made from this template.*",
+        },
+        "metadata": {"category": str(row["category"]), "named_by": NAMED_BY[row["label_type"]]},
         "suggestions": {},
-    },
-    accepts=lambda decided: decided.get("natural") == "yes",
+    }
+
+
+CRITERIA = {
+    "ambiguous": (
+        "Is the ambiguous context ambiguous (only 'unknown' answers the questions)?",
+        YES_NO,
+        "Read the ambiguous context alone.",
+    ),
+    "settled": (
+        "Does the disambiguating sentence settle the answer to each question?",
+        YES_NO,
+        "With it, each question has exactly one right answer among the two people.",
+    ),
+    "natural": ("Are the answer options natural answers in this language?", YES_NO, ""),
+    "stereotype": (
+        "Is the stereotype about these groups recognised in your culture?",
+        YES_NO,
+        "Known where the language is spoken (you need not agree with it).",
+    ),
+}
+
+REVIEW = Review(
+    guidelines=data_text("bbq_guidelines.md"),
+    fields=[
+        ("ambiguous_context", "Ambiguous context", True),
+        ("disambiguating_sentence", "Disambiguating sentence (added after it)", True),
+        ("questions", "The two questions", True),
+        ("options", "The three answer options", True),
+        ("about", "The template", True),
+    ],
+    criteria=CRITERIA,
+    metadata={"category": "Category", "named_by": "People named by"},
+    to_record=to_record,
+    accepts=lambda decided: all(decided.get(name) == "yes" for name in CRITERIA),
+    unit_of=template_of,
+    example=example,
 )
 
 CARD = Card(
@@ -90,4 +178,10 @@ FAMILY = Family(
     card=CARD,
     text_column="context",
     curation="biasforge.curation.commands.bbq:bbq",
+    config_of=configs_by("language"),
+    scoring_tasks=("biasforge.scoring.tasks.bbq_task:TASK",),
+    lm_eval=LmEval(
+        "biasforge.exports.lm_eval.bbq",
+        "an lm-evaluation-harness task folder (asked as its bbq_multiple_choice)",
+    ),
 )

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from biasforge.curation.bbq.instances import instances
-from biasforge.curation.bbq.slots import fill_row, word_lists
+from biasforge.curation.bbq.slots import Slots, fill_row, word_lists
 from biasforge.resources import package_path
 
 #: the categories of the authors' single-dimension script, in its order
@@ -281,7 +281,7 @@ def _template_instances(plan: _Row, src: Sources, draws: Draws, first_id: int) -
                 ((pairing.word, info1), (second, info2)),
                 ((second, info2), (pairing.word, info1)),
             ):
-                filled = fill_row(plan.row, a[0], b[0], lex_div, rand1, rand2)
+                filled = fill_row(plan.row, Slots(a[0], b[0], lex_div, rand1, rand2))
                 out += instances(
                     filled,
                     plan.category,

@@ -18,7 +18,7 @@ import pandas as pd
 
 from biasforge.curation.bbq.generate import Draws, Sources, as_published, read_templates
 from biasforge.curation.bbq.instances import instances
-from biasforge.curation.bbq.slots import fill_row, word_lists
+from biasforge.curation.bbq.slots import Slots, fill_row, word_lists
 
 CATEGORIES = ("Race_x_gender", "Race_x_SES")
 _OTHER = {"M": "F", "F": "M", "lowSES": "highSES", "highSES": "lowSES"}
@@ -210,7 +210,7 @@ def _pair_instances(
             one, two = (word.word, gs1, info1), (word2, gs2, info2)
             if reverse:
                 one, two = two, one
-            filled = fill_row(plan.row, one[0], two[0], lex_div, *rands, one[1], two[1])
+            filled = fill_row(plan.row, Slots(one[0], two[0], lex_div, *rands, one[1], two[1]))
             names = tuple(([w, gs] if gs1 is not None else w, info) for w, gs, info in (one, two))
             out += instances(
                 filled,

@@ -8,7 +8,6 @@ are not yet computed here: null). English only so far: the templates are the aut
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,8 +47,8 @@ def _rows(category: str, options: Options) -> list[dict]:
             **{k: item[k] for k in ("category", "example_id", "question_index")},
             **{k: item[k] for k in ("question_polarity", "context_condition", "context")},
             **{k: item[k] for k in ("question", "ans0", "ans1", "ans2", "label")},
-            "answer_info": json.dumps(item["answer_info"]),
-            "additional_metadata": json.dumps(item["additional_metadata"]),
+            "answer_info": item["answer_info"],
+            "additional_metadata": item["additional_metadata"],
             "target_loc": target_loc(item, groups[item["question_index"]]) if groups else None,
             "label_type": label_type(item["question_index"]),
             "checks": [],

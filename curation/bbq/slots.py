@@ -9,6 +9,7 @@ were made by it, and a generation that differs in one character would not equal 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _VOWEL_START = re.compile("^[aeiou]")
 _A_BEFORE_VOWEL = re.compile(r"(\s[aA])(\s[aAeEiIoOuU])")
@@ -37,49 +38,47 @@ def word_lists(text: str) -> tuple[list[str], list[str] | str]:
     return first, second
 
 
-def fill(
-    text: str,
-    word1: str,
-    word2: str,
-    lex_div: str,
-    rand1: str,
-    rand2: str,
-    gs1: str | None = None,
-    gs2: str | None = None,
-) -> str:
-    """One template field with its slots filled (the authors' ``do_slotting`` for one column);
-    ``gs1``/``gs2`` are the intersectional templates' gender or SES words."""
-    text = text.replace("{{NAME1}}", word1).replace("{{NAME2}}", word2)
-    if gs1 is not None:
+@dataclass(frozen=True)
+class Slots:
+    """What one instance fills a template's slots with: the two group words, the template's
+    lexical-diversity list (the ``WORD`` slots are filled only when it has words), the two
+    words drawn from it, and the intersectional templates' gender or SES words."""
+
+    word1: str
+    word2: str
+    lex_div: str
+    rand1: str
+    rand2: str
+    gs1: str | None = None
+    gs2: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.gs1 is None) != (self.gs2 is None):
+            raise ValueError("an intersectional template's two gender/SES words come together")
+
+
+def fill(text: str, slots: Slots) -> str:
+    """One template field with its slots filled (the authors' ``do_slotting`` for one column)."""
+    s = slots
+    text = text.replace("{{NAME1}}", s.word1).replace("{{NAME2}}", s.word2)
+    if s.gs1 is not None:
         for slot in ("GEN", "OCC"):
-            text = text.replace(f"{{{{{slot}1}}}}", gs1).replace(f"{{{{{slot}2}}}}", gs2)
-    if len(lex_div) > 1:
-        text = text.replace("{{WORD1}}", rand1).replace("{{WORD2}}", rand2)
+            text = text.replace(f"{{{{{slot}1}}}}", s.gs1).replace(f"{{{{{slot}2}}}}", s.gs2 or "")
+    if len(s.lex_div) > 1:
+        text = text.replace("{{WORD1}}", s.rand1).replace("{{WORD2}}", s.rand2)
     if "lesbian man" in text:
         text = text.replace("lesbian man", "lesbian woman")
     if "Latino woman" in text:
         text = text.replace("Latino woman", "Latina woman")
     # str(None) is "none": it never starts with a vowel, as in the authors' test
-    if any(_VOWEL_START.search(str(w).lower()) for w in (word1, word2, gs1, gs2)):
+    if any(_VOWEL_START.search(str(w).lower()) for w in (s.word1, s.word2, s.gs1, s.gs2)):
         text = _A_BEFORE_VOWEL.sub(r"\1n\2", text)
         text = text.replace(" an European", " a European")
     return text
 
 
-def fill_row(
-    row: dict,
-    word1: str,
-    word2: str,
-    lex_div: str,
-    rand1: str,
-    rand2: str,
-    gs1: str | None = None,
-    gs2: str | None = None,
-) -> dict:
+def fill_row(row: dict, slots: Slots) -> dict:
     """Every text field of a template row filled; other values (the template id) kept."""
     return {
-        key: fill(value, word1, word2, lex_div, rand1, rand2, gs1, gs2)
-        if isinstance(value, str)
-        else value
-        for key, value in row.items()
+        key: fill(value, slots) if isinstance(value, str) else value for key, value in row.items()
     }

@@ -1,13 +1,14 @@
-"""The authors' published BBQ instances and UnifiedQA answers, as bundled (six categories)."""
+"""The authors' published BBQ instances and UnifiedQA answers (six categories): test data, in
+``tests/data/bbq/published`` (the source and licence: ``curation/data/bbq/README.md``)."""
 
 from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
-from biasforge.curation.bbq.generate import default_data_dir
-
-#: the categories whose published files the bundled snapshot holds
+HERE = Path(__file__).resolve().parents[1] / "data" / "bbq" / "published"
+#: the categories whose published files the snapshot holds
 PUBLISHED = (
     "Age",
     "Disability_status",
@@ -21,7 +22,7 @@ PRED_FIELDS = ("unifiedqa-t5-11b_pred_race", "unifiedqa-t5-11b_pred_arc")
 
 def predictions(category: str) -> list[dict]:
     """``results/UnifiedQA/preds_CATEGORY.jsonl`` as the authors published it."""
-    path = default_data_dir() / "published" / f"preds_{category}.jsonl.gz"
+    path = HERE / f"preds_{category}.jsonl.gz"
     with gzip.open(path, "rt", encoding="utf-8") as f:
         return [json.loads(line) for line in f]
 

@@ -1,5 +1,5 @@
-"""``biasforge curate bbq`` with the family installed for the test as a package (it is not registered
-yet: no review workflow or scoring task of its own): all 11 categories, one seed one run."""
+"""``biasforge curate bbq``, the family registered as every built-in one is (a module of
+``biasforge.families``): all 11 categories, one seed one run."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from biasforge.contract.rundir import CANDIDATES, read_run
 from biasforge.families.bbq import FAMILY
-from tests import conftest
+from tests.cli_runner import run_cli
 
 #: the authors' published line counts of data/*.jsonl
 COUNTS = {
@@ -25,12 +25,7 @@ COUNTS = {
 }
 
 
-def run_cli(*args: object, **kwargs):
-    """A process of its own: the family is a package the test installs (``bbq_installed``)."""
-    return conftest.run_cli(*args, process=True, **kwargs)
-
-
-def test_curate_builds_all_eleven_categories(bbq_installed, tmp_path: Path) -> None:
+def test_curate_builds_all_eleven_categories(tmp_path: Path) -> None:
     run_cli("curate", "bbq", "--lang", "en", "--out", tmp_path / "run")
     run = read_run(tmp_path / "run", "bbq")
     table = run.table.to_pandas()
@@ -41,7 +36,7 @@ def test_curate_builds_all_eleven_categories(bbq_installed, tmp_path: Path) -> N
     assert single.target_loc.notna().mean() > 0.99
 
 
-def test_a_seed_gives_a_byte_identical_run(bbq_installed, tmp_path: Path) -> None:
+def test_a_seed_gives_a_byte_identical_run(tmp_path: Path) -> None:
     def curate(name: str, seed: int) -> bytes:
         args = ("--category", "Religion", "--category", "Race_x_SES", "--seed", seed)
         run_cli("curate", "bbq", "--lang", "en", *args, "--out", tmp_path / name)
@@ -50,7 +45,7 @@ def test_a_seed_gives_a_byte_identical_run(bbq_installed, tmp_path: Path) -> Non
     assert curate("a", 4) == curate("b", 4) != curate("c", 5)
 
 
-def test_other_languages_are_refused_naming_the_option(bbq_installed, tmp_path: Path) -> None:
+def test_other_languages_are_refused_naming_the_option(tmp_path: Path) -> None:
     result = run_cli("curate", "bbq", "--lang", "fr", "--out", tmp_path / "r", check=False)
     assert result.returncode == 2
     assert "--lang" in result.stderr + result.stdout

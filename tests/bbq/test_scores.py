@@ -105,3 +105,25 @@ def test_the_port_and_biasforge_agree_with_a_hand_computation() -> None:
     assert theirs.acc_bias == pytest.approx(25.0)
     ours = scores(_items(rows, "unifiedqa-t5-11b_pred_race")).iloc[0]
     assert (ours.accuracy, ours.raw_bias, ours.bias_score) == pytest.approx((0.25, 1 / 3, 0.25))
+
+
+@pytest.mark.parametrize("category", PUBLISHED[:3])
+def test_score_bbq_figures_are_the_r_scripts_with_intervals(category: str) -> None:
+    """``score bbq``'s vectorised figures (what the bootstrap resamples) equal ``scores``
+    (the R script's), and each interval holds its figure."""
+    from biasforge.scoring.tasks.bbq_task import result_table
+    from biasforge.scoring.uncertainty import Resampling
+
+    items = _items(predictions(category), "unifiedqa-t5-11b_pred_race")
+    items["correct"] = items["pred_label"] == items["label"]
+    ours = result_table(items, Resampling(n_resamples=200)).set_index(
+        ["group", "context_condition"]
+    )
+    theirs = scores(items).set_index(["group", "context_condition"])
+    assert list(ours.index) == list(theirs.index)
+    assert ours["questions"].tolist() == theirs["n"].tolist()
+    for name in ("accuracy", "bias_score"):
+        assert ours[name].to_numpy() == pytest.approx(theirs[name].to_numpy(), abs=1e-12)
+        assert (ours[f"{name}_low"] <= ours[name] + 1e-12).all()
+        assert (ours[name] <= ours[f"{name}_high"] + 1e-12).all()
+        assert (ours[f"{name}_low"] < ours[f"{name}_high"]).any()

@@ -14,7 +14,8 @@ from biasforge.scoring.cli import app
 from biasforge.scoring.options import NAMES
 from biasforge.scoring.tasks import registered_tasks
 
-FAMILY_COMMANDS = {"becpro", "crowspairs", "slguset", "stereoset"}
+#: every registered family that declares scoring tasks has one command of its own name
+FAMILY_COMMANDS = {n for n in families.names() if families.get(n).scoring_tasks}
 
 
 def _group():
