@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 
 from biasforge.contract.rundir import read_run
@@ -37,16 +38,34 @@ def test_the_word_lists_agree_words_with_their_nouns():
     assert say("The dog is smart.", "IT") == "Le chien est intelligent."  # no list: French
 
 
+#: per family: the columns whose text is checked, and its score options (Chinese and Japanese
+#: contexts have no spaces for the official StereoSet procedure to split: it refuses them)
+SAMPLES = {
+    "stereoset": (["context"], ["--procedure", "filler"]),
+    "crowspairs": (["sent_more", "sent_less"], []),
+}
+
+
 @pytest.mark.parametrize("lang", sorted(SEEN))
-def test_the_samples_are_curated_in_each_language(lang, fake_deepl, tmp_path):
+def test_the_samples_are_curated_released_and_scored_in_each_language(
+    lang, fake_deepl, tiny_models, tmp_path
+):
     env = {"DEEPL_AUTH_KEY": fake_deepl.auth_key, "DEEPL_SERVER_URL": fake_deepl.url}
     texts = []
-    for family, columns in (("stereoset", ["context"]), ("crowspairs", ["sent_more", "sent_less"])):
+    for family, (columns, score_options) in SAMPLES.items():
         run_cli("curate", family, "--lang", lang, "--limit", "6", "--memory",
                 tmp_path / "tm.sqlite", "--out", tmp_path / family, env=env)  # fmt: skip
         candidates = read_run(tmp_path / family).candidates
         assert len(candidates) and set(candidates["language"]) == {lang}
         texts += [t for column in columns for t in candidates[column]]
+        run_cli("export", "release", tmp_path / family, "--name", f"{family}-{lang}", "--version",
+                "0.1.0", "--out", tmp_path / "releases", "--unreviewed")  # fmt: skip
+        scores = tmp_path / f"scores-{family}"
+        run_cli("score", family, "--dataset", tmp_path / "releases" / f"{family}-{lang}" / "0.1.0",
+                "--model", tiny_models["masked"], "--model", tiny_models["causal"], "--out",
+                scores, "--bootstrap", "20", "--no-progress", *score_options)  # fmt: skip
+        results = pd.read_csv(scores / "results.csv")
+        assert set(results["model"]) == {"tiny-bert", "tiny-gpt2"}
     assert {r["target_lang"] for r in fake_deepl.requests} == {lang.upper()}
     assert sum(bool(SEEN[lang].search(t)) for t in texts) > len(texts) / 2, texts
 
