@@ -26,6 +26,7 @@ from biasforge.contract.adaptation import (
 )
 from biasforge.contract.markdown import excerpt, md_table
 from biasforge.exports.inputs import ReleaseInput
+from biasforge.exports.parallel import is_shared
 from biasforge.exports.quality_card import share_text
 from biasforge.families import Family
 
@@ -101,7 +102,12 @@ def adaptation_md(
     if adaptation is None:
         return ""
     columns = ["id", adaptation.domain, ADAPTATION, ADAPTATION_NOTE, ORIGIN]
-    rows = [r for t in configs.values() for r in t.select(columns).to_pylist()]
+    rows = [  # a parallel release's shared config repeats items of the languages' configs
+        r
+        for name, t in configs.items()
+        if not is_shared(name)
+        for r in t.select(columns).to_pylist()
+    ]
     total = len(rows)
     if rows and all(r[ORIGIN] == SOURCE for r in rows):
         return "The items are in the benchmark's own language, as published: none was adapted."

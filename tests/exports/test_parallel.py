@@ -93,6 +93,11 @@ def test_shared_holds_exactly_the_items_kept_in_all_three(lined_up):
     card = (release / "README.md").read_text()
     assert "**parallel release** of en, fr, pt-br" in card
     assert "**Native items**: 2 items were written" in card and "**not reviewed**" in card
+    # the adaptation table counts each language's items once, not again in the shared config
+    items = sum(pq.read_table(release / lang / "test.parquet").num_rows
+                for lang in ("en", "fr", "pt-br"))  # fmt: skip
+    total = next(line for line in card.splitlines() if line.startswith("| total |"))
+    assert int(total.split("|")[6]) == items, total
 
 
 def test_score_compare_across_the_languages(lined_up, tiny_models, tmp_path):
