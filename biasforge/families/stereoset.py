@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from biasforge.contract.adaptation import NATIVE, origin_of
 from biasforge.contract.markdown import md_table
 from biasforge.contract.schema import Column, FamilySchema
 from biasforge.families.base import (
@@ -243,7 +244,8 @@ def item_markdown(row: Row, *, key: DatasetKey) -> str:
         f"**Context:** {shown}",
         "",
     ]
-    english = as_list(row.get("source_sentences"))
+    # a native item (written in the language) has no English source to show beside it
+    english = [] if origin_of(row) == NATIVE else as_list(row.get("source_sentences"))
     rows = []
     for name, index, item in shown_options(row, key=key):
         sentence = str(item.get("sentence") or "")
@@ -272,11 +274,19 @@ def to_record(row: Row, *, key: DatasetKey) -> dict[str, Any]:
     return {
         "fields": {
             "item": item_markdown(row, key=key),
-            "source": f"**English context:** {escape(row.get('source_text') or '')}",
+            "source": _source_field(row),
         },
         "metadata": metadata,
         "suggestions": suggestions,
     }
+
+
+def _source_field(row: Row) -> str:
+    """The review page's source field: the English context a translation came from, or for a
+    native item (issue 44) that there is none: its ``source_text`` is its own text."""
+    if origin_of(row) == NATIVE:
+        return f"**Written in {escape(row.get('language') or 'the language')}**: no English source."
+    return f"**English context:** {escape(row.get('source_text') or '')}"
 
 
 _LINE = re.compile(r"^\s*(context|A|B|C)\s*:\s*(.*)$")

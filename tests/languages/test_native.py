@@ -5,10 +5,12 @@ in French, in CrowS-Pairs' own CSV layout, untranslated but through the same che
 from __future__ import annotations
 
 import json
+import re
 
 import pyarrow.parquet as pq
 
 from biasforge.contract.rundir import read_run
+from tests.annotation.keyed import keyed_review
 from tests.cli_runner import run_cli
 from tests.conftest import one_error_line
 
@@ -91,3 +93,11 @@ def test_stereoset_takes_native_items_in_its_own_layout(fake_deepl, tmp_path):
     assert len(natives) == 1 and natives[0]["context"] == "Le Breton est BLANK."
     assert natives[0]["source_id"].startswith("native:") and natives[0]["adaptation"] == "native"
     assert len(rows) > 1
+    # its review page shows no English source (a native item's source text is its own)
+    review = keyed_review()
+    fields = review.to_record(natives[0])["fields"]
+    assert "no English source" in fields["source"] and "Breton" not in fields["source"]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", fields["item"])
+    assert cells[2::3] == ["–", "–", "–"], cells  # the English source column of each option
+    translated = review.to_record(next(r for r in rows if r["origin"] != "native"))["fields"]
+    assert translated["source"].startswith("**English context:**")
