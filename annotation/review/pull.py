@@ -43,7 +43,7 @@ from biasforge.annotation.review.preservation import labels_changed
 from biasforge.annotation.review.push import foreign_dataset
 from biasforge.annotation.review.registry import pushed_from, run_of
 from biasforge.annotation.review.report import review_report
-from biasforge.contract.adaptation import ADAPTATION, ADAPTATION_NOTE
+from biasforge.contract.adaptation import ADAPTATION, ADAPTATION_NOTE, NATIVE
 from biasforge.contract.manifest import read_manifest
 from biasforge.contract.redact import public_path, public_url
 from biasforge.contract.reviewed import KIND as REVIEWED_KIND
@@ -293,7 +293,7 @@ def decide_all(
                 "adjudicated_by": decision.adjudicated_by,
                 "decision": decision.decision,
                 **_labels_changed(family, row, new, decision.decision),
-                **_adaptation(family, decision),
+                **_adaptation(family, decision, row),
             }
         )
         outcome.details.append(_detail(rid, decision, corrected, decision.adjudicate))
@@ -307,11 +307,13 @@ def _labels_changed(family: Family, before: dict, after: dict, decision: str) ->
     return {LABELS_CHANGED[0]: labels_changed(family, before, after, decision)}
 
 
-def _adaptation(family: Family, decision: Decision) -> dict:
+def _adaptation(family: Family, decision: Decision, row: dict) -> dict:
     """The ``adaptation`` columns, for a family that translates whose dataset asked the
-    question (None where no decision was reached)."""
+    question (None where no decision was reached); a native item stays ``native``."""
     if family.review.adaptation is None:
         return {}
+    if row.get(ADAPTATION) == NATIVE:
+        return {ADAPTATION: NATIVE, ADAPTATION_NOTE: row.get(ADAPTATION_NOTE)}
     note = decision.adaptation_note if decision.adaptation else None
     return {ADAPTATION: decision.adaptation, ADAPTATION_NOTE: note}
 
@@ -662,7 +664,8 @@ def _write_reviewed(
 ) -> dict[str, Any]:
     """Write the reviewed-records folder atomically; corrections go to the translation memory."""
     for name, kind in (*family.review.review_columns, ("decision", pa.string())):
-        schema = schema.append(pa.field(name, kind))
+        if name not in schema.names:  # a run with native items has the adaptation columns
+            schema = schema.append(pa.field(name, kind))
     with staged_directory(out, overwrite=True, kind=REVIEWED_KIND, family=family.name) as stage:
         people, minimum = summary.get("annotators") or {}, summary["min_competence"]
         if annotators.plot(people, minimum, stage / annotators.PLOT):
