@@ -27,6 +27,7 @@ from biasforge.annotation.review.pull import WITHHELD, pull
 from biasforge.annotation.review.push import record_payloads
 from biasforge.exports.release import make_release
 from biasforge.families import family_of
+from biasforge.families.base import failed_rules
 from tests.annotation.conftest import subset_run
 from tests.annotation.helpers import login, question, sign_in
 from tests.annotation.quality_helpers import answer_in_bulk
@@ -142,7 +143,9 @@ def test_a_control_and_an_item_look_alike_in_the_browser(review, browser, artifa
     api = login(url, "ctl-ann2", review["team"]["ctl-ann2"])
     order = [r["external_id"] for r in seen_by(api, dataset_id)]  # the UI's order
     control = review["planted"][0]
-    item = next(i for i in review["rows"].to_dict("records") if i["id"] in order)
+    # an item the rules flagged as they flagged the control (the flags box shows them)
+    item = next(i for i in review["rows"].to_dict("records")
+                if i["id"] in order and failed_rules(i) == failed_rules(control.row))  # fmt: skip
     page = sign_in(browser, url, "ctl-ann2", review["team"]["ctl-ann2"])
     texts, roles = {}, {}
     for name, rid in (("control", control.id), ("item", item["id"])):
