@@ -2,12 +2,13 @@
 
 Each instance becomes one candidate with the columns lm-evaluation-harness's BBQ tasks and the
 authors' analysis read (context, question, ans0-2, label, answer_info, the metadata) plus
-``target_loc`` (where the authors' metadata script defines it; the intersectional categories'
-are not yet computed here: null). English only so far: the templates are the authors'.
+``target_loc`` and ``label_type`` (as the authors' metadata script defines them, for the
+single-dimension and the intersectional categories alike).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,8 +16,8 @@ import pandas as pd
 
 from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.curation.bbq import generate as single
-from biasforge.curation.bbq import intersectional
-from biasforge.curation.bbq.target import label_type, target_loc, template_groups
+from biasforge.curation.bbq import intersectional, target
+from biasforge.curation.bbq import target_intersectional as crossed
 
 CATEGORIES = (*single.CATEGORIES, *intersectional.CATEGORIES)
 
@@ -29,13 +30,19 @@ class Options:
     lang: str = "en"
 
 
-def _rows(category: str, options: Options) -> list[dict]:
+def _made(category: str, options: Options) -> tuple[list[dict], Callable, Callable]:
+    """The instances of ``category``, the way to find each one's ``target_loc``, and its
+    templates' ``label_type``."""
+    data_dir = options.data_dir
     if category in intersectional.CATEGORIES:
-        made = intersectional.generate(category, options.seed, options.data_dir)
-        groups: dict[str, str] = {}
-    else:
-        made = single.generate(category, options.seed, options.data_dir)
-        groups = template_groups(category, options.data_dir)
+        made = intersectional.generate(category, options.seed, data_dir)
+        return made, crossed.locator(category, data_dir), crossed.label_typer(category, data_dir)
+    made = single.generate(category, options.seed, data_dir)
+    return made, target.locator(category, data_dir), target.label_type
+
+
+def _rows(category: str, options: Options) -> list[dict]:
+    made, locate, label_type = _made(category, options)
     return [
         {
             "id": f"{category}-{item['example_id']}",
@@ -49,7 +56,7 @@ def _rows(category: str, options: Options) -> list[dict]:
             **{k: item[k] for k in ("question", "ans0", "ans1", "ans2", "label")},
             "answer_info": item["answer_info"],
             "additional_metadata": item["additional_metadata"],
-            "target_loc": target_loc(item, groups[item["question_index"]]) if groups else None,
+            "target_loc": locate(item),
             "label_type": label_type(item["question_index"]),
             "checks": [],
             "needs_review": False,

@@ -12,7 +12,7 @@ script finds none, or more than one (those instances are left out of their score
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from biasforge.curation.bbq.generate import read_templates
@@ -83,3 +83,9 @@ def template_groups(category: str, data_dir: Path | None = None) -> dict[str, st
     """Each template id's ``Known_stereotyped_groups`` cell, as ``target_loc`` reads it."""
     frames = read_templates(category, data_dir)
     return {str(q): g for q, g in zip(frames.Q_id, frames.Known_stereotyped_groups, strict=True)}
+
+
+def locator(category: str, data_dir: Path | None = None) -> Callable[[dict], int | None]:
+    """``target_loc`` for the instances of ``category``, each read with its template's groups."""
+    groups = template_groups(category, data_dir)
+    return lambda item: target_loc(item, groups[item["question_index"]])

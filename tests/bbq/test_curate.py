@@ -34,6 +34,9 @@ def test_curate_builds_all_eleven_categories(tmp_path: Path) -> None:
     assert FAMILY.schema.check(run.table) == []
     single = table[~table.category.str.contains("_x_")]
     assert single.target_loc.notna().mean() > 0.99
+    crossed = table[table.category.str.contains("_x_")]  # all but template 21's 44
+    assert crossed.target_loc.isna().sum() == 44
+    assert set(crossed.label_type) == {"name", "label"}
 
 
 def test_a_seed_gives_a_byte_identical_run(tmp_path: Path) -> None:
