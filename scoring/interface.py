@@ -60,6 +60,7 @@ class Capability(enum.Enum):
     SCORE_CONTINUATION = "score a continuation after a context"
     READ_PAIRS = "represent text pairs as vectors"  # optional: a ``PairReader``
     TRAIN_PAIR_ENCODER = "give a trainable copy of itself that represents text pairs"
+    GENERATE = "generate an answer after a prompt"
 
 
 # what a model must be to answer each question (for the refusal message)
@@ -69,6 +70,7 @@ _NEEDS = {
     Capability.SCORE_CONTINUATION: "a causal or encoder-decoder language model",
     Capability.READ_PAIRS: "a transformers model",
     Capability.TRAIN_PAIR_ENCODER: "a trainable transformers model",
+    Capability.GENERATE: "a causal or encoder-decoder language model",
 }
 # the request method that answers each capability (the last two: a ``PairReader``'s)
 _ANSWERED_BY = {
@@ -77,6 +79,7 @@ _ANSWERED_BY = {
     Capability.SCORE_CONTINUATION: "continuation_logprobs",
     Capability.READ_PAIRS: "pair_features",
     Capability.TRAIN_PAIR_ENCODER: "pair_encoder",
+    Capability.GENERATE: "generate",
 }
 
 
@@ -324,6 +327,11 @@ class LanguageModel(abc.ABC):
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
         """Per (context, continuation), the log-probabilities of the continuation's tokens."""
         raise self.refusal(Capability.SCORE_CONTINUATION)
+
+    def generate(self, prompts: Sequence[str], max_new_tokens: int) -> list[str]:
+        """Per prompt, the model's greedy answer: at most ``max_new_tokens`` tokens, cut at
+        the first line break (an answer is the line after "A:")."""
+        raise self.refusal(Capability.GENERATE)
 
     def unknown_to_tokenizer(self, texts: Sequence[str]) -> list[bool] | None:
         """Per text, whether the tokenizer reads some of it as its unknown token (the model

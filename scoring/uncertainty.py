@@ -109,8 +109,10 @@ def compare(
     from scipy import stats
 
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if not figures.names:  # no item in common (e.g. no generated answer named an option)
+        return []
     difference = figures.compute(a) - figures.compute(b)
-    if not resampling.enabled:
+    if not resampling.enabled or a.shape[-1] < 2:  # one item: nothing to resample
         bounds, pvalue = np.full((len(difference), 2), np.nan), np.full(len(difference), np.nan)
     else:
         width = a.shape[0]
@@ -130,7 +132,8 @@ def compare(
                 axis=-1,
                 rng=np.random.default_rng(resampling.seed),
             )
-        pvalue = np.atleast_1d(test.pvalue)
+        # an undefined difference (a figure undefined for a model) has no p-value
+        pvalue = np.where(np.isnan(difference), np.nan, np.atleast_1d(test.pvalue))
     return [
         {"figure": name, "difference": float(d), "low": float(lo), "high": float(hi), "p": float(p)}
         for name, d, (lo, hi), p in zip(figures.names, difference, bounds, pvalue, strict=True)

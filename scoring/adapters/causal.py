@@ -21,6 +21,7 @@ import numpy as np
 
 from biasforge.errors import BiasforgeError
 from biasforge.scoring.adapters.base import ModelOptions, TransformersLM, pad
+from biasforge.scoring.adapters.generation import GENERATES, Generating
 from biasforge.scoring.interface import Capability, FilledSentence
 from biasforge.unspaced import joins_without_space
 
@@ -35,7 +36,7 @@ BOS_ADAPTATION = (
 _MEMO_LIMIT = 2_000_000  # prefixes remembered before the memo is cleared (memory bound)
 
 
-class CausalLM(TransformersLM):
+class CausalLM(Generating, TransformersLM):
     """Decoder-only models: sentences and continuations scored token by token."""
 
     kind = "causal"
@@ -45,6 +46,7 @@ class CausalLM(TransformersLM):
         "(official StereoSet)",
         Capability.SCORE_CONTINUATION: "token probabilities of the continuation after the "
         "context (an empty context: after the start token, in one pass)",
+        **GENERATES,
     }
 
     def __init__(

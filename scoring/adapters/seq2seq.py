@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from biasforge.scoring.adapters.base import ModelOptions, TransformersLM, log_softmax_chunk, pad
+from biasforge.scoring.adapters.generation import GENERATES, Generating
 from biasforge.scoring.interface import Capability, FilledSentence
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def slot_token(tokenizer: Any) -> str:
     return "BLANK"
 
 
-class Seq2SeqLM(TransformersLM):
+class Seq2SeqLM(Generating, TransformersLM):
     """Encoder-decoder models: sentences and continuations scored on the decoder side."""
 
     kind = "seq2seq"
@@ -37,7 +38,9 @@ class Seq2SeqLM(TransformersLM):
         **TransformersLM.capabilities,
         Capability.SCORE_SENTENCE: "decoder token probabilities given the masked template",
         Capability.SCORE_CONTINUATION: "decoder token probabilities given the context",
+        **GENERATES,
     }
+    decoder_only = False
 
     def __init__(
         self, name: str, model: Any, tokenizer: Any, options: ModelOptions, path: str = ""

@@ -103,6 +103,7 @@ REFUSED = {
     Capability.SCORE_CONTINUATION: lambda lm: lm.continuation_logprobs([("a", "b")]),
     Capability.READ_PAIRS: lambda lm: lm.pair_features([("a b", "c")]),
     Capability.TRAIN_PAIR_ENCODER: lambda lm: [lm.pair_encoder()],
+    Capability.GENERATE: lambda lm: lm.generate(["a b"], 2),
 }
 ANSWERS = {  # what each kind answers (issue 24: the adapters answer generic questions only)
     "masked": {Capability.READ_MASKED, Capability.READ_PAIRS, Capability.TRAIN_PAIR_ENCODER},
@@ -111,12 +112,14 @@ ANSWERS = {  # what each kind answers (issue 24: the adapters answer generic que
         Capability.SCORE_CONTINUATION,
         Capability.READ_PAIRS,
         Capability.TRAIN_PAIR_ENCODER,
+        Capability.GENERATE,
     },
     "seq2seq": {
         Capability.SCORE_SENTENCE,
         Capability.SCORE_CONTINUATION,
         Capability.READ_PAIRS,
         Capability.TRAIN_PAIR_ENCODER,
+        Capability.GENERATE,
     },
 }
 

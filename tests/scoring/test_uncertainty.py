@@ -90,6 +90,17 @@ def test_paired_comparison_and_holm():
     )
 
 
+def test_an_undefined_difference_has_no_p_value_and_no_figure_no_row():
+    """A figure undefined for both models (NaN, e.g. a bias score with no non-"unknown" answer)
+    is not "significant": its p-value is NaN, not the permutation test's 0."""
+    nan_mean = Figures(("m",), (50,), lambda x: np.full((*x.shape[:-2], 1), np.nan))
+    a = np.random.default_rng(5).normal(size=(1, 50))
+    (row,) = compare(nan_mean, a, a + 1, Resampling(200))
+    assert np.isnan(row["difference"]) and np.isnan(row["p"])
+    nothing = Figures((), (), lambda x: np.zeros((*x.shape[:-2], 0)))
+    assert compare(nothing, np.zeros((1, 0)), np.zeros((1, 0)), Resampling(200)) == []
+
+
 def test_full_dev_set_takes_seconds(dev):
     examples, scores = dev
     other = {k: v + 0.05 for k, v in scores.items()}
