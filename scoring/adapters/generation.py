@@ -1,6 +1,6 @@
 """Greedy answers from a ``transformers`` model's own ``generate``, for tasks that read what a
-model says rather than how likely it finds each option (BBQ by generation, as the authors read
-UnifiedQA's answers).
+model says rather than how likely it finds each option (a question-answering benchmark read as
+its authors read a generative model's answers).
 
 One prompt at a time, without padding, so that an answer does not depend on which prompts share
 its batch; a decoder-only model's prompt is cut from the left to leave room for the answer (as
