@@ -8,7 +8,8 @@ keep the port and the database open with nobody left to stop them.
 
 The application is wrapped in the sign-in throttle (``login_throttle``): ASGI middleware, not a
 patch of Argilla's internals. Plain HTTP sent to an HTTPS port is answered by ``plain_http``
-(the TLS handshake object, not Argilla).
+(the TLS handshake object, not Argilla). ``sign_in_page`` edits this process's copy of the web
+app so that a throttled sign-in is shown in words.
 """
 
 from __future__ import annotations
@@ -25,8 +26,11 @@ import plain_http  # noqa: E402
 launcher.install_patches()
 plain_http.install()  # plain HTTP to the HTTPS port gets a 400 naming the https URL
 
+import sign_in_page  # noqa: E402
 from argilla_server import app as argilla_app  # noqa: E402
 from login_throttle import LoginThrottle  # noqa: E402
+
+sign_in_page.install(argilla_app)  # a throttled sign-in reads as words, not "AxiosError … 429"
 
 app = LoginThrottle(argilla_app)
 

@@ -112,7 +112,7 @@ class LoginThrottle:
             "sign-in throttled for %s from %s: too many failed sign-ins per %s (%s); retry in %d s",
             _printable(username), _client(scope), kind, limit, retry,
         )  # fmt: skip
-        detail = f"too many failed sign-ins; try again in {retry} s"
+        detail = f"Too many failed sign-ins: try again in {retry} s."  # shown on the sign-in page
         response = JSONResponse(
             {"detail": detail}, status_code=429, headers={"Retry-After": str(retry)}
         )

@@ -66,3 +66,28 @@ def test_annotator_answers_in_the_ui_and_pull_sees_it(
     reviewed = pd.read_parquet(out / "reviewed.parquet").set_index("id")
     assert reviewed.loc[record_id, "decision"] == "reject"  # one annotator needed; agreement failed
     assert (reviewed["decision"] == "pending").sum() == 2
+
+
+def test_a_throttled_sign_in_is_said_in_words_not_as_a_raw_error(server, browser, artifacts):
+    """Issue 47, item 9: once the throttle refuses a username (429, after 10 failures a minute)
+    the sign-in page showed "AxiosError: Request failed with status code 429". It now shows the
+    throttle's sentence, which names the wait."""
+    import httpx
+
+    url = find_server(server.data_dir).url
+    with httpx.Client(base_url=url, verify=False, timeout=60) as api:
+        wrong = [
+            api.post("/api/v1/token", data={"username": "thrown-out", "password": "x" * 12})
+            for _ in range(10)
+        ]
+    assert [r.status_code for r in wrong] == [401] * 10
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/sign-in")
+    page.get_by_label("Username").fill("thrown-out")
+    page.get_by_label("Password").fill("y" * 12)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text("Too many failed sign-ins: try again in").first.wait_for(timeout=30_000)
+    screenshot(page, artifacts, "sign-in-throttled")
+    shown = page.inner_text("body")
+    assert "AxiosError" not in shown and "status code 429" not in shown
+    page.close()
