@@ -73,11 +73,26 @@ def _check_values(items: pd.DataFrame, schema: FamilySchema, where: str) -> None
         table = pa.Table.from_pandas(items[columns], preserve_index=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputError(where, f"columns of mixed types: {exc}") from exc
+    table = _integers_back(table, items, schema, where)
     problems = schema.check(table)
     if problems:
         first = problems[0]
         more = f" ({len(problems) - 1} more)" if len(problems) > 1 else ""
         raise InputError(where, f"{first}{more}", record=first.record)
+
+
+def _integers_back(table: pa.Table, items: pd.DataFrame, schema: FamilySchema, where: str):
+    """pandas reads an integer column with nulls (BBQ's ``target_loc``) as floats: such a
+    column gets its integer type back; a float that is not a whole number is refused."""
+    for n, name in enumerate(table.column_names):
+        expected = schema.arrow.field(name).type
+        if pa.types.is_integer(expected) and pa.types.is_floating(table.schema.field(n).type):
+            try:
+                column = pa.array(items[name], type=expected, from_pandas=True)
+            except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                raise InputError(where, f"column {name}: not whole numbers ({exc})") from exc
+            table = table.set_column(n, name, column)
+    return table
 
 
 def _load_hub(spec: str) -> pd.DataFrame:

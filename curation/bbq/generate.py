@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from biasforge.curation.bbq.instances import instances
+from biasforge.curation.bbq.rendering import ENGLISH, Rendering
 from biasforge.curation.bbq.slots import Slots, fill_row, word_lists
 from biasforge.resources import package_path
 
@@ -262,9 +263,14 @@ def _lexical_words(lex_div: str, rand2: str, draws: Draws) -> tuple[str, str]:
     return rand1, rand2
 
 
-def _template_instances(plan: _Row, src: Sources, draws: Draws, first_id: int) -> list[dict]:
-    """Every instance of one template, numbered from ``first_id``."""
+def _template_instances(
+    plan: _Row, src: Sources, draws: Draws, first_id: int, rendering: Rendering | None
+) -> list[dict]:
+    """Every instance of one template, numbered from ``first_id`` (in the language of
+    ``rendering``, else the authors' English)."""
     out: list[dict] = []
+    render = rendering or ENGLISH
+    row = render.row(plan.row)
     flip = (
         plan.category in NEED_STEREOTYPING_SUBSET
         or plan.proper
@@ -281,15 +287,17 @@ def _template_instances(plan: _Row, src: Sources, draws: Draws, first_id: int) -
                 ((pairing.word, info1), (second, info2)),
                 ((second, info2), (pairing.word, info1)),
             ):
-                filled = fill_row(plan.row, Slots(a[0], b[0], lex_div, rand1, rand2))
+                slots = render.slots(Slots(a[0], b[0], lex_div, rand1, rand2))
+                filled = fill_row(row, slots, english=rendering is None)
                 out += instances(
                     filled,
                     plan.category,
                     plan.subcat,
                     plan.bias_targets,
-                    (a, b),
+                    render.named((a, b)),
                     first_id + len(out),
                     draws.rng,
+                    render.unknown,
                 )
                 if not flip:
                     break
@@ -302,8 +310,12 @@ def as_published(item: dict) -> dict:
     return json.loads(json.dumps(item, default=str))
 
 
-def generate(category: str, seed: int = 0, data_dir: Path | None = None) -> list[dict]:
-    """All instances of one single-dimension category, as the authors' script writes them."""
+def generate(
+    category: str, seed: int = 0, data_dir: Path | None = None, rendering: Rendering | None = None
+) -> list[dict]:
+    """All instances of one single-dimension category, as the authors' script writes them; with
+    a ``rendering``, the same instances (same draws, same answer order and metadata) in its
+    language, from its translated templates and words."""
     if category not in CATEGORIES:
         raise ValueError(f"not a single-dimension BBQ category: {category}")
     src = Sources.read(data_dir)
@@ -315,5 +327,5 @@ def generate(category: str, seed: int = 0, data_dir: Path | None = None) -> list
         # the authors' numpy template id reaches json.dumps(default=str) as a string
         row["Q_id"] = str(row["Q_id"])
         plan = _plan(category, row, src, draws, leaks)
-        out += _template_instances(plan, src, draws, len(out))
+        out += _template_instances(plan, src, draws, len(out), rendering)
     return [as_published(item) for item in out]

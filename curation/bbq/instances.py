@@ -9,6 +9,7 @@ inside an answer marks that answer) and their guard that keeps "man" from matchi
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 UNKNOWN_OPTIONS = (
@@ -59,13 +60,16 @@ def instances(
     names: tuple[tuple[str, Any], tuple[str, Any]],
     first_id: int,
     rng: random.Random,
+    wording: Callable[[str], str] | None = None,
 ) -> list[dict]:
     """The four instances of a filled template ``row``, numbered from ``first_id``.
 
-    ``names`` are the two group words with what is recorded about each (``answer_info``).
+    ``names`` are the two group words with what is recorded about each (``answer_info``);
+    ``wording`` gives the drawn "unknown" wording in the instances' language.
     """
     neg, non_neg = row["Answer_negative"], row["Answer_non_negative"]
     unknown = rng.choice(UNKNOWN_OPTIONS)
+    unknown = wording(unknown) if wording else unknown
     answers = [neg, non_neg, unknown]
     rng.shuffle(answers)
     info = _answer_info(answers, neg, non_neg, unknown, list(names))

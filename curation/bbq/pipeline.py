@@ -18,6 +18,10 @@ from biasforge.contract.rundir import RunResult, input_entry, write_run
 from biasforge.curation.bbq import generate as single
 from biasforge.curation.bbq import intersectional, target
 from biasforge.curation.bbq import target_intersectional as crossed
+from biasforge.curation.bbq.checks import ANSWERS, CHECKS, PRIVATE
+from biasforge.curation.bbq.translation import translate_categories
+from biasforge.curation.checks import run_checks
+from biasforge.curation.translation.settings import TranslationSettings
 
 CATEGORIES = (*single.CATEGORIES, *intersectional.CATEGORIES)
 
@@ -28,6 +32,9 @@ class Options:
     categories: tuple[str, ...] = CATEGORIES
     data_dir: Path | None = None
     lang: str = "en"
+    #: how the templates and vocabulary reach ``lang`` (None: English, the authors' own)
+    translation: TranslationSettings | None = None
+    progress: bool = True
 
 
 def _made(category: str, options: Options) -> tuple[list[dict], Callable, Callable]:
@@ -41,63 +48,127 @@ def _made(category: str, options: Options) -> tuple[list[dict], Callable, Callab
     return made, target.locator(category, data_dir), target.label_type
 
 
+def _row(item: dict, lang: str, english: dict, target_loc, label_type: str) -> dict:
+    """One candidate: ``item`` in ``lang``, its English twin ``english`` (the same item when
+    English) giving its source text."""
+    source_id = f"{item['category']}-{item['example_id']}"
+    return {
+        "id": source_id if lang == "en" else f"{source_id}-{lang}",
+        "family": "bbq",
+        "language": lang,
+        "source_id": source_id,
+        "source_language": "en",
+        "source_text": english["context"],
+        **{k: item[k] for k in ("category", "example_id", "question_index")},
+        **{k: item[k] for k in ("question_polarity", "context_condition", "context")},
+        **{k: item[k] for k in ("question", "ans0", "ans1", "ans2", "label")},
+        "answer_info": item["answer_info"],
+        "additional_metadata": item["additional_metadata"],
+        "target_loc": target_loc,
+        "label_type": label_type,
+        "checks": [],
+        "needs_review": False,
+        "review_reasons": [],
+    }
+
+
 def _rows(category: str, options: Options) -> list[dict]:
     made, locate, label_type = _made(category, options)
     return [
-        {
-            "id": f"{category}-{item['example_id']}",
-            "family": "bbq",
-            "language": options.lang,
-            "source_id": f"{category}-{item['example_id']}",
-            "source_language": "en",
-            "source_text": item["context"],
-            **{k: item[k] for k in ("category", "example_id", "question_index")},
-            **{k: item[k] for k in ("question_polarity", "context_condition", "context")},
-            **{k: item[k] for k in ("question", "ans0", "ans1", "ans2", "label")},
-            "answer_info": item["answer_info"],
-            "additional_metadata": item["additional_metadata"],
-            "target_loc": locate(item),
-            "label_type": label_type(item["question_index"]),
-            "checks": [],
-            "needs_review": False,
-            "review_reasons": [],
-        }
+        _row(item, options.lang, item, locate(item), label_type(item["question_index"]))
         for item in made
     ]
 
 
-def curate(options: Options, out: Path, *, schema, overwrite: bool = False) -> RunResult:
-    """Generate the categories of ``options`` and write them as a run directory."""
-    rows = [row for category in options.categories for row in _rows(category, options)]
-    kept = pd.DataFrame(rows)
-    kept["target_loc"] = kept["target_loc"].astype("Int64")
-    data_dir = options.data_dir or single.default_data_dir()
+def _translated_rows(category: str, options: Options, rendering, rejected: dict) -> list[dict]:
+    """``category`` written from its translated templates, each instance beside its English
+    twin (same draws): the twin gives the target and the tags the translation must keep."""
+    english, locate, label_type = _made(category, options)
+    made = single.generate(category, options.seed, options.data_dir, rendering)
+    rows = []
+    for item, twin in zip(made, english, strict=True):
+        row = _row(item, options.lang, twin, locate(twin), label_type(item["question_index"]))
+        row["_template_problem"] = rejected.get(str(item["question_index"]), "")
+        row["_english_tags"] = [twin["answer_info"][k][1] for k in ANSWERS]
+        rows.append(row)
+    return rows
+
+
+def _instances(options: Options) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Kept and rejected instances, and what translating and checking them did."""
+    if options.translation is None:
+        rows = [row for category in options.categories for row in _rows(category, options)]
+        kept = pd.DataFrame(rows)
+        return kept, kept.iloc[0:0].assign(reasons=[]), {}
+    translated = translate_categories(
+        options.categories, options.translation, options.data_dir, options.progress
+    )
+    rows = [
+        row
+        for c in options.categories
+        for row in _translated_rows(c, options, translated.renderings[c], translated.rejected[c])
+    ]
+    result = run_checks(pd.DataFrame(rows), CHECKS)
+    assert translated.stats is not None
+    done = {
+        "translation": translated.stats.as_dict(),
+        "checks": [s.as_dict() for s in result.stats],
+        "templates_rejected": {c: r for c, r in translated.rejected.items() if r},
+    }
+    return (
+        result.kept.drop(columns=list(PRIVATE)),
+        result.rejected.drop(columns=list(PRIVATE)),
+        done,
+    )
+
+
+def _report(kept: pd.DataFrame, done: dict) -> str:
     per_category = kept.groupby("category").size().to_dict()
+    lines = ["# BBQ run", "", *(f"- {c}: {n}" for c, n in per_category.items())]
+    for category, rejected in done.get("templates_rejected", {}).items():
+        lines += ["", f"## {category}: templates rejected", ""]
+        lines += [f"- {q}: {why}" for q, why in rejected.items()]
+    return "\n".join(lines) + "\n"
+
+
+def curate(options: Options, out: Path, *, schema, overwrite: bool = False) -> RunResult:
+    """Generate the categories of ``options`` (in ``options.lang``, from templates and words
+    translated through ``options.translation``) and write them as a run directory."""
+    kept, rejected, done = _instances(options)
+    kept["target_loc"] = kept["target_loc"].astype("Int64")
+    rejected["target_loc"] = rejected["target_loc"].astype("Int64")
+    data_dir = options.data_dir or single.default_data_dir()
     stats = {
         "family": "bbq",
         "language": options.lang,
         "kept": len(kept),
-        "rejected": 0,
+        "rejected": len(rejected),
         "seed": options.seed,
-        "categories": per_category,
+        "categories": kept.groupby("category").size().to_dict(),
+        **done,
     }
-    report = "# BBQ run\n\n" + "\n".join(f"- {c}: {n}" for c, n in per_category.items()) + "\n"
     inputs = [
         input_entry(data_dir / "vocabulary.csv", "bbq vocabulary"),
         input_entry(data_dir / "vocabulary_proper_names.csv", "bbq proper names"),
     ]
+    if options.translation is not None:
+        names = data_dir / f"names_{options.lang}.csv"
+        inputs.append(input_entry(names, f"bbq first names ({options.lang})"))
     inputs += [
         input_entry(data_dir / "templates" / f"{c}.csv", f"bbq templates: {c}")
         for c in options.categories
     ]
+    config = {"family": "bbq", "seed": options.seed, "categories": list(options.categories)}
+    if options.translation is not None:
+        config |= {"lang": options.lang, "translator": options.translation.translator}
     return write_run(
         out,
         schema=schema,
         candidates=kept,
-        rejected=kept.iloc[0:0].assign(reasons=[]),
+        rejected=rejected,
         stats=stats,
-        report_md=report,
+        report_md=_report(kept, done),
         inputs=inputs,
-        config={"family": "bbq", "seed": options.seed, "categories": list(options.categories)},
+        config=config,
         overwrite=overwrite,
     )

@@ -57,8 +57,9 @@ class Slots:
             raise ValueError("an intersectional template's two gender/SES words come together")
 
 
-def fill(text: str, slots: Slots) -> str:
-    """One template field with its slots filled (the authors' ``do_slotting`` for one column)."""
+def fill(text: str, slots: Slots, english: bool = True) -> str:
+    """One template field with its slots filled (the authors' ``do_slotting`` for one column);
+    the authors' English repairs only where the template is the English one."""
     s = slots
     text = text.replace("{{NAME1}}", s.word1).replace("{{NAME2}}", s.word2)
     if s.gs1 is not None:
@@ -66,6 +67,8 @@ def fill(text: str, slots: Slots) -> str:
             text = text.replace(f"{{{{{slot}1}}}}", s.gs1).replace(f"{{{{{slot}2}}}}", s.gs2 or "")
     if len(s.lex_div) > 1:
         text = text.replace("{{WORD1}}", s.rand1).replace("{{WORD2}}", s.rand2)
+    if not english:
+        return text
     if "lesbian man" in text:
         text = text.replace("lesbian man", "lesbian woman")
     if "Latino woman" in text:
@@ -77,8 +80,9 @@ def fill(text: str, slots: Slots) -> str:
     return text
 
 
-def fill_row(row: dict, slots: Slots) -> dict:
+def fill_row(row: dict, slots: Slots, english: bool = True) -> dict:
     """Every text field of a template row filled; other values (the template id) kept."""
     return {
-        key: fill(value, slots) if isinstance(value, str) else value for key, value in row.items()
+        key: fill(value, slots, english) if isinstance(value, str) else value
+        for key, value in row.items()
     }

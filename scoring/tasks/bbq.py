@@ -134,10 +134,16 @@ def prompt(context: str, question: str) -> str:
     return f"{context}\n\nQ: {question}\nA:"
 
 
-def choices(answers: Sequence[str]) -> tuple[list[str], list[int]]:
+def choices(answers: Sequence[str], answer_info=None) -> tuple[list[str], list[int]]:
     """lm-eval's ``doc_to_choice``: the two answers that are not "unknown", in order, then the
-    ten unknown wordings; and, per choice, the answer (0-2) choosing it means."""
-    unknown = next(n for n, answer in enumerate(answers) if answer in UNKNOWN_RESPONSES)
+    ten unknown wordings; and, per choice, the answer (0-2) choosing it means. An item whose
+    "unknown" answer is none of lm-eval's English wordings (a translated item: its tag in
+    ``answer_info`` says which it is) is offered its own three answers, in their order."""
+    unknown = next((n for n, answer in enumerate(answers) if answer in UNKNOWN_RESPONSES), None)
+    if unknown is None:
+        if answer_info is None:
+            raise ValueError(f"no 'unknown' answer among {list(answers)}")
+        return list(answers), list(range(len(answers)))
     others = [n for n in range(len(answers)) if n != unknown]
     return [answers[n] for n in others] + list(UNKNOWN_RESPONSES), others + [unknown] * len(
         UNKNOWN_RESPONSES
@@ -171,20 +177,22 @@ def choose(lm: LanguageModel, items: pd.DataFrame) -> pd.DataFrame:
     lm.require_any((Capability.SCORE_CONTINUATION, Capability.READ_MASKED), "BBQ")
     asked, meaning = [], []
     for row in items.itertuples(index=False):
-        options, means = choices([row.ans0, row.ans1, row.ans2])
+        options, means = choices([row.ans0, row.ans1, row.ans2], row.answer_info)
         text = prompt(row.context, row.question)
         asked += [(text, option) for option in options]
         meaning.append(means)
-    scores_ = np.array(option_scores(lm, asked)).reshape(len(items), -1)
-    picked = scores_.argmax(axis=1)
+    scores_ = np.array(option_scores(lm, asked))
+    cuts = np.cumsum([len(m) for m in meaning])[:-1]
+    picked = np.array([int(np.argmax(part)) for part in np.split(scores_, cuts)], dtype=int)
     pred = [means[c] for means, c in zip(meaning, picked, strict=True)]
+    unknown = [_unknown_of(info) for info in items["answer_info"]]
     return pd.DataFrame(
         {
             "id": items["id"].to_numpy(),
             **{c: items[c].to_numpy() for c in COLUMNS if c in items.columns},
             "choice": picked,
             "pred_label": pred,
-            "pred_is_unknown": picked >= 2,
+            "pred_is_unknown": np.array(pred) == np.array(unknown),
             "correct": np.array(pred) == items["label"].to_numpy(),
         }
     )
