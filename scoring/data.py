@@ -82,7 +82,7 @@ def _check_values(items: pd.DataFrame, schema: FamilySchema, where: str) -> None
 
 
 def _integers_back(table: pa.Table, items: pd.DataFrame, schema: FamilySchema, where: str):
-    """pandas reads an integer column with nulls (BBQ's ``target_loc``) as floats: such a
+    """pandas reads an integer column with nulls (a family's optional index) as floats: such a
     column gets its integer type back; a float that is not a whole number is refused."""
     for n, name in enumerate(table.column_names):
         expected = schema.arrow.field(name).type
