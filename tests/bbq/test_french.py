@@ -109,3 +109,52 @@ def test_the_french_run_is_released_and_scored(runs, tiny_models) -> None:
     assert len(answers) == 48 and answers.pred_label.notna().all()
     results = pd.read_csv(out / "results.csv")
     assert set(results.context_condition) == {"ambig", "disambig"}
+
+
+def test_french_templates_reviewed_on_the_server_released_and_scored(
+    server, tmp_path, tiny_models
+) -> None:
+    """The French templates are reviewed per template on the real embedded server, blind and
+    in French; a template whose stereotype annotators do not recognise is removed with all its
+    instances; the release keeps the others and is scored."""
+    from biasforge.annotation.client.connection import find_server
+    from biasforge.annotation.review.pull import pull
+    from biasforge.annotation.review.push import push_run
+    from biasforge.annotation.review.registry import remember_run
+    from biasforge.families.bbq import CRITERIA, template_of
+    from tests.annotation.test_families import answer_as_owner
+    from tests.bbq.test_review import SHOWN_METADATA, _records
+
+    fake = FakeDeepL().start()
+    try:
+        result = _curate(tmp_path / "run", fake, tmp_path / "home", "--category", "Religion")
+    finally:
+        fake.stop()
+    assert result.returncode == 0, result.stderr
+    connection = find_server(server.data_dir)
+    pushed = push_run(tmp_path / "run", "bbq-fr", connection, min_submitted=1, progress=False)
+    remember_run(connection.url, connection.workspace, "bbq-fr", tmp_path / "run")
+    records = _records(connection, pushed.dataset_id)
+    assert len(records) == pushed.created == 25
+    for record in records:
+        assert set(record["metadata"]) <= SHOWN_METADATA
+    assert any(" étaient " in r["fields"]["ambiguous_context"] for r in records)  # French shown
+    templates = sorted(r["external_id"] for r in records)
+    removed = templates[3]
+    answers = {t: dict.fromkeys(CRITERIA, "yes") for t in templates}
+    answers[removed]["stereotype"] = "no"
+    answer_as_owner(connection, pushed.dataset_id, answers)
+    pull("bbq-fr", tmp_path / "reviewed", connection)
+    run_cli("export", "release", tmp_path / "reviewed", "--name", "bbq-fr", "--version", "1.0.0",
+            "--out", tmp_path / "rel")  # fmt: skip
+    release = tmp_path / "rel" / "bbq-fr" / "1.0.0"
+    (data,) = release.glob("**/*.parquet")
+    kept = pd.read_parquet(data)
+    run = pd.read_parquet(tmp_path / "run" / "candidates.parquet").to_dict("records")
+    dropped = sum(template_of(row) == removed for row in run)
+    assert dropped > 0 and len(kept) == 1200 - dropped and (kept.language == "fr").all()
+    assert removed not in {template_of(row) for row in kept.to_dict("records")}
+    out = tmp_path / "scores"
+    score("bbq", "-d", str(release), "-m", tiny_models["causal"], "-o", str(out), "--limit",
+          "24", "--bootstrap", "50")  # fmt: skip
+    assert len(pd.read_csv(out / "answers.csv")) == 24
