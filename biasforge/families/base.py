@@ -483,7 +483,20 @@ class Review:
             return reviewed
         names = [*(name for name, _ in self.review_columns), "decision"]
         by_unit = {str(unit["id"]): unit for unit in reviewed}
-        return [{**row, **{n: by_unit[self.unit_of(row)].get(n) for n in names}} for row in rows]
+        return [self._spread_one(row, by_unit[self.unit_of(row)], names) for row in rows]
+
+    def _spread_one(self, row: Row, unit: Row, names: list[str]) -> Row:
+        """``row`` with its unit's decision; a unit's applied correction (its text is what the
+        corrected unit's box would now start with) applied to ``row`` too. An item it cannot
+        be applied to stays pending: the unit's correction does not fit it."""
+        decided = {n: unit.get(n) for n in names}
+        if not (unit.get("corrected_by") and unit.get("decision") == "accept"):
+            return {**row, **decided}
+        assert self.apply_correction is not None  # a unit was corrected through it
+        try:
+            return {**self.apply_correction(dict(row), self.original_text(unit) or ""), **decided}
+        except ValueError:
+            return {**row, **decided, "decision": "pending"}
 
     @property
     def label_questions(self) -> list[str]:

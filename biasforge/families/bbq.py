@@ -7,6 +7,8 @@ metadata script finds it.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from typing import Any
 
 import pyarrow as pa
@@ -52,6 +54,10 @@ METADATA = pa.struct(
     ]
 )
 
+#: the words an instance's slots were filled with ("" where its template has no such slot)
+FILLERS = pa.struct([(slot, pa.string()) for slot in ("NAME1", "NAME2", "WORD1", "WORD2")])
+SLOT = re.compile(r"\{\{(NAME|WORD)[12]\}\}")
+
 SCHEMA = FamilySchema(
     family="bbq",
     columns=(
@@ -70,6 +76,9 @@ SCHEMA = FamilySchema(
         Column("additional_metadata", METADATA),  # as published
         Column("target_loc", pa.int64(), required=False),  # null where undefined
         Column("label_type", pa.string(), allowed=("label", "name")),
+        # what the instance was made from: a corrected template is filled with these again
+        Column("template_context", pa.string(), required=False),
+        Column("fillers", FILLERS, required=False),
     ),
 )
 
@@ -114,8 +123,33 @@ def to_record(row: Row) -> dict[str, Any]:
             f"*One of {row.get('shown_instances', 1)} questions made from this template.*",
         },
         "metadata": {"category": str(row["category"]), "named_by": NAMED_BY[row["label_type"]]},
-        "suggestions": {},
+        "suggestions": {"template": row["template_context"]} if row.get("template_context") else {},
     }
+
+
+def _slots(text: str) -> Counter:
+    return Counter(m.group(0) for m in SLOT.finditer(text))
+
+
+def _filled(template: str, fillers: dict) -> str:
+    return SLOT.sub(lambda m: str(fillers[m.group(0)[2:-2]] or ""), template).strip()
+
+
+def apply_correction(row: Row, text: str) -> Row:
+    """This instance written from its corrected template: the ambiguous context is the
+    correction filled with the instance's own words, a disambiguated context keeps its
+    disambiguating sentence after it. The correction must keep the template's slots; the
+    authors' English repairs ("an" before a vowel…) are not made again, so an instance they
+    changed cannot take the correction (it goes to adjudication with that reason)."""
+    old, fillers = row.get("template_context"), row.get("fillers")
+    if not old or not fillers:
+        raise ValueError("this question records no template to correct")
+    if _slots(text) != _slots(old):
+        raise ValueError(f"the corrected template must keep the slots of {old!r}")
+    before, after = _filled(old, fillers), _filled(text, fillers)
+    if not row["context"].startswith(before):
+        raise ValueError("the context does not begin with its template filled with its words")
+    return {**row, "context": after + row["context"][len(before) :], "template_context": text}
 
 
 CRITERIA = {
@@ -150,6 +184,16 @@ REVIEW = Review(
     metadata={"category": "Category", "named_by": "People named by"},
     to_record=to_record,
     accepts=lambda decided: all(decided.get(name) == "yes" for name in CRITERIA),
+    correction=(
+        "template",
+        "Corrected template of the ambiguous context (keep its {{NAME1}}/{{NAME2}} slots)",
+    ),
+    apply_correction=apply_correction,
+    # the corrected template answers the questions about its wording; the others still hold
+    accepts_corrected=lambda d: d.get("settled") == "yes" and d.get("stereotype") == "yes",
+    settled_by_correction=("ambiguous", "natural"),
+    correction_help="Pre-filled with the template: edit it only if a question above is No; "
+    "every question made from it is written again from your text.",
     unit_of=template_of,
     example=example,
 )
@@ -164,7 +208,10 @@ CARD = Card(
         "asked with an ambiguous and a disambiguated context, generated from the authors' "
         "templates."
     ),
-    limitations=("English templates only so far.",),
+    limitations=(
+        "Other languages are written from translated templates and words; the intersectional "
+        "templates are English only so far.",
+    ),
     citations=(citation("parrish2022"),),
     statistics=lambda configs: "\n\n".join(
         crosstab_md(t.to_pandas(), "category", "context_condition") for t in configs.values()

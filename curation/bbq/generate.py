@@ -263,11 +263,30 @@ def _lexical_words(lex_div: str, rand2: str, draws: Draws) -> tuple[str, str]:
     return rand1, rand2
 
 
+def _made_from(row: dict, slots: Slots) -> dict:
+    """What an instance was made from: its template's ambiguous context (slots in place) and
+    the words filling its slots (a corrected template is filled with them again)."""
+    words = len(slots.lex_div) > 1
+    fillers = {
+        "NAME1": slots.word1,
+        "NAME2": slots.word2,
+        "WORD1": slots.rand1 if words else "",
+        "WORD2": slots.rand2 if words else "",
+    }
+    return {"template_context": row["Ambiguous_Context"], "fillers": fillers}  # fmt: skip
+
+
 def _template_instances(
-    plan: _Row, src: Sources, draws: Draws, first_id: int, rendering: Rendering | None
+    plan: _Row,
+    src: Sources,
+    draws: Draws,
+    first_id: int,
+    rendering: Rendering | None,
+    record: list[dict] | None = None,
 ) -> list[dict]:
     """Every instance of one template, numbered from ``first_id`` (in the language of
-    ``rendering``, else the authors' English)."""
+    ``rendering``, else the authors' English); what each was made from is added to
+    ``record`` when one is given."""
     out: list[dict] = []
     render = rendering or ENGLISH
     row = render.row(plan.row)
@@ -289,7 +308,7 @@ def _template_instances(
             ):
                 slots = render.slots(Slots(a[0], b[0], lex_div, rand1, rand2))
                 filled = fill_row(row, slots, english=rendering is None)
-                out += instances(
+                made = instances(
                     filled,
                     plan.category,
                     plan.subcat,
@@ -299,6 +318,9 @@ def _template_instances(
                     draws.rng,
                     render.unknown,
                 )
+                out += made
+                if record is not None:
+                    record += [_made_from(row, slots)] * len(made)
                 if not flip:
                     break
     return out
@@ -311,11 +333,16 @@ def as_published(item: dict) -> dict:
 
 
 def generate(
-    category: str, seed: int = 0, data_dir: Path | None = None, rendering: Rendering | None = None
+    category: str,
+    seed: int = 0,
+    data_dir: Path | None = None,
+    rendering: Rendering | None = None,
+    record: list[dict] | None = None,
 ) -> list[dict]:
     """All instances of one single-dimension category, as the authors' script writes them; with
     a ``rendering``, the same instances (same draws, same answer order and metadata) in its
-    language, from its translated templates and words."""
+    language, from its translated templates and words. ``record`` receives, per instance, its
+    template's ambiguous context and its slots' words (kept apart from the published fields)."""
     if category not in CATEGORIES:
         raise ValueError(f"not a single-dimension BBQ category: {category}")
     src = Sources.read(data_dir)
@@ -327,5 +354,5 @@ def generate(
         # the authors' numpy template id reaches json.dumps(default=str) as a string
         row["Q_id"] = str(row["Q_id"])
         plan = _plan(category, row, src, draws, leaks)
-        out += _template_instances(plan, src, draws, len(out), rendering)
+        out += _template_instances(plan, src, draws, len(out), rendering, record)
     return [as_published(item) for item in out]

@@ -37,20 +37,28 @@ class Options:
     progress: bool = True
 
 
-def _made(category: str, options: Options) -> tuple[list[dict], Callable, Callable]:
-    """The instances of ``category``, the way to find each one's ``target_loc``, and its
-    templates' ``label_type``."""
+#: what an intersectional instance records of its making (its templates are not corrected yet)
+UNRECORDED = {"template_context": None, "fillers": None}
+
+
+def _made(category: str, options: Options, rendering=None) -> tuple[list, list, Callable, Callable]:
+    """The instances of ``category`` (in ``rendering``'s language, else English), what each
+    was made from, the way to find each one's ``target_loc``, and its templates' ``label_type``."""
     data_dir = options.data_dir
     if category in intersectional.CATEGORIES:
         made = intersectional.generate(category, options.seed, data_dir)
-        return made, crossed.locator(category, data_dir), crossed.label_typer(category, data_dir)
-    made = single.generate(category, options.seed, data_dir)
-    return made, target.locator(category, data_dir), target.label_type
+        locate, typer = crossed.locator(category, data_dir), crossed.label_typer(category, data_dir)
+        return made, [UNRECORDED] * len(made), locate, typer
+    record: list[dict] = []
+    made = single.generate(category, options.seed, data_dir, rendering, record)
+    return made, record, target.locator(category, data_dir), target.label_type
 
 
-def _row(item: dict, lang: str, english: dict, target_loc, label_type: str) -> dict:
+def _row(
+    item: dict, lang: str, english: dict, target_loc, label_type: str, made_from: dict
+) -> dict:
     """One candidate: ``item`` in ``lang``, its English twin ``english`` (the same item when
-    English) giving its source text."""
+    English) giving its source text, ``made_from`` its template and fillers."""
     source_id = f"{item['category']}-{item['example_id']}"
     return {
         "id": source_id if lang == "en" else f"{source_id}-{lang}",
@@ -66,6 +74,7 @@ def _row(item: dict, lang: str, english: dict, target_loc, label_type: str) -> d
         "additional_metadata": item["additional_metadata"],
         "target_loc": target_loc,
         "label_type": label_type,
+        **made_from,
         "checks": [],
         "needs_review": False,
         "review_reasons": [],
@@ -73,21 +82,22 @@ def _row(item: dict, lang: str, english: dict, target_loc, label_type: str) -> d
 
 
 def _rows(category: str, options: Options) -> list[dict]:
-    made, locate, label_type = _made(category, options)
+    made, record, locate, label_type = _made(category, options)
     return [
-        _row(item, options.lang, item, locate(item), label_type(item["question_index"]))
-        for item in made
+        _row(item, options.lang, item, locate(item), label_type(item["question_index"]), source)
+        for item, source in zip(made, record, strict=True)
     ]
 
 
 def _translated_rows(category: str, options: Options, rendering, rejected: dict) -> list[dict]:
     """``category`` written from its translated templates, each instance beside its English
     twin (same draws): the twin gives the target and the tags the translation must keep."""
-    english, locate, label_type = _made(category, options)
-    made = single.generate(category, options.seed, options.data_dir, rendering)
+    english, _, locate, label_type = _made(category, options)
+    made, record, _, _ = _made(category, options, rendering)
     rows = []
-    for item, twin in zip(made, english, strict=True):
-        row = _row(item, options.lang, twin, locate(twin), label_type(item["question_index"]))
+    for item, twin, source in zip(made, english, record, strict=True):
+        index = label_type(item["question_index"])
+        row = _row(item, options.lang, twin, locate(twin), index, source)
         row["_template_problem"] = rejected.get(str(item["question_index"]), "")
         row["_english_tags"] = [twin["answer_info"][k][1] for k in ANSWERS]
         rows.append(row)

@@ -140,9 +140,12 @@ def test_french_templates_reviewed_on_the_server_released_and_scored(
         assert set(record["metadata"]) <= SHOWN_METADATA
     assert any(" étaient " in r["fields"]["ambiguous_context"] for r in records)  # French shown
     templates = sorted(r["external_id"] for r in records)
-    removed = templates[3]
+    removed, corrected = templates[3], templates[5]
+    run = pd.read_parquet(tmp_path / "run" / "candidates.parquet").to_dict("records")
+    (original,) = {r["template_context"] for r in run if template_of(r) == corrected}
     answers = {t: dict.fromkeys(CRITERIA, "yes") for t in templates}
     answers[removed]["stereotype"] = "no"
+    answers[corrected] |= {"ambiguous": "no", "template": original.rstrip() + " Corrigé."}
     answer_as_owner(connection, pushed.dataset_id, answers)
     pull("bbq-fr", tmp_path / "reviewed", connection)
     run_cli("export", "release", tmp_path / "reviewed", "--name", "bbq-fr", "--version", "1.0.0",
@@ -150,11 +153,33 @@ def test_french_templates_reviewed_on_the_server_released_and_scored(
     release = tmp_path / "rel" / "bbq-fr" / "1.0.0"
     (data,) = release.glob("**/*.parquet")
     kept = pd.read_parquet(data)
-    run = pd.read_parquet(tmp_path / "run" / "candidates.parquet").to_dict("records")
     dropped = sum(template_of(row) == removed for row in run)
     assert dropped > 0 and len(kept) == 1200 - dropped and (kept.language == "fr").all()
     assert removed not in {template_of(row) for row in kept.to_dict("records")}
+    rewritten = kept[[template_of(r) == corrected for r in kept.to_dict("records")]]
+    before = {r["id"]: r["context"] for r in run if template_of(r) == corrected}
+    assert len(rewritten) == len(before) > 0  # every question of the template written again
+    for row in rewritten.itertuples():
+        assert "Corrigé." in row.context and row.context != before[row.id]
+        if row.context_condition == "ambig":
+            assert row.context == before[row.id] + " Corrigé."
+        else:
+            assert row.context.count("Corrigé.") == 1 and not row.context.endswith("Corrigé.")
     out = tmp_path / "scores"
     score("bbq", "-d", str(release), "-m", tiny_models["causal"], "-o", str(out), "--limit",
           "24", "--bootstrap", "50")  # fmt: skip
     assert len(pd.read_csv(out / "answers.csv")) == 24
+
+
+def test_a_template_correction_keeps_its_slots_or_is_refused() -> None:
+    from biasforge.families.bbq import apply_correction
+
+    row = {"context": "Un A et un B. Le A a menti.", "template_context": "Un {{NAME1}} et un {{NAME2}}.",
+           "fillers": {"NAME1": "A", "NAME2": "B", "WORD1": "", "WORD2": ""}}  # fmt: skip
+    fixed = apply_correction(row, "Un {{NAME1}} puis un {{NAME2}}.")
+    assert fixed["context"] == "Un A puis un B. Le A a menti."
+    assert fixed["template_context"] == "Un {{NAME1}} puis un {{NAME2}}."
+    with pytest.raises(ValueError, match="must keep the slots"):
+        apply_correction(row, "Un {{NAME1}} et un autre.")
+    with pytest.raises(ValueError, match="records no template"):
+        apply_correction({**row, "template_context": None}, "Un {{NAME1}} et un {{NAME2}}.")
