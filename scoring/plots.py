@@ -5,6 +5,7 @@ BEC-Pro means), the SlguSet pair × model heatmap and BEC-Pro association box pl
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 from pathlib import Path
 
@@ -40,6 +41,9 @@ def _cjk_fallback() -> None:
                 continue
     if families:
         rcParams["font.family"] = ["DejaVu Sans", *dict.fromkeys(families)]
+        # a CJK font with one weight makes matplotlib say, for every figure, that it uses that
+        # weight ("findfont: Failed to find font weight normal…"): true and harmless, so quiet
+        logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
 
 
 def _save(fig, path: Path, dpi: int) -> None:
