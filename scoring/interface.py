@@ -329,8 +329,8 @@ class LanguageModel(abc.ABC):
         raise self.refusal(Capability.SCORE_CONTINUATION)
 
     def generate(self, prompts: Sequence[str], max_new_tokens: int) -> list[str]:
-        """Per prompt, the model's greedy answer: at most ``max_new_tokens`` tokens, cut at
-        the first line break (an answer is the line after "A:")."""
+        """Per prompt, the model's greedy continuation: at most ``max_new_tokens`` new tokens,
+        decoded without special tokens (what a task reads as the answer is the task's own)."""
         raise self.refusal(Capability.GENERATE)
 
     def unknown_to_tokenizer(self, texts: Sequence[str]) -> list[bool] | None:

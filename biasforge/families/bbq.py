@@ -56,7 +56,7 @@ METADATA = pa.struct(
 
 #: the words an instance's slots were filled with ("" where its template has no such slot)
 FILLERS = pa.struct([(slot, pa.string()) for slot in ("NAME1", "NAME2", "WORD1", "WORD2")])
-SLOT = re.compile(r"\{\{(NAME|WORD)[12]\}\}")
+SLOT = re.compile(r"\{\{[A-Z]+[12]\}\}")
 
 SCHEMA = FamilySchema(
     family="bbq",
@@ -127,8 +127,9 @@ def to_record(row: Row) -> dict[str, Any]:
     }
 
 
-def _slots(text: str) -> Counter:
-    return Counter(m.group(0) for m in SLOT.finditer(text))
+def slots_of(text: str) -> Counter:
+    """The slots of a template text (``{{NAME1}}``…), counted."""
+    return Counter(SLOT.findall(text))
 
 
 def _filled(template: str, fillers: dict) -> str:
@@ -144,7 +145,7 @@ def apply_correction(row: Row, text: str) -> Row:
     old, fillers = row.get("template_context"), row.get("fillers")
     if not old or not fillers:
         raise ValueError("this question records no template to correct")
-    if _slots(text) != _slots(old):
+    if slots_of(text) != slots_of(old):
         raise ValueError(f"the corrected template must keep the slots of {old!r}")
     before, after = _filled(old, fillers), _filled(text, fillers)
     if not row["context"].startswith(before):

@@ -14,7 +14,6 @@ writing names of the target culture, a native template.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from biasforge.curation.bbq.slots import word_lists
 from biasforge.curation.translation.runner import Outcome, RunStats, Unit
 from biasforge.curation.translation.settings import TranslationSettings
 from biasforge.errors import BiasforgeError
+from biasforge.families.bbq import SLOT, slots_of
 
 FIELDS = (
     "Ambiguous_Context",
@@ -38,7 +38,6 @@ FIELDS = (
     "Answer_negative",
     "Answer_non_negative",
 )
-SLOT = re.compile(r"\{\{[A-Z]+[12]\}\}")
 _TAG = re.compile(r"</?x>")
 #: templates whose proper names stand for ethnic groups: not translatable by a name list
 ETHNIC_NAMES = "Race_ethnicity"
@@ -93,7 +92,7 @@ def first_names(lang: str, src: Sources, data_dir: Path | None = None) -> dict[s
 
 
 def _slot_problem(source: str, translated: str) -> str | None:
-    sent, back = Counter(SLOT.findall(source)), Counter(SLOT.findall(translated))
+    sent, back = slots_of(source), slots_of(translated)
     if sent == back:
         return None
     return f"slots {sorted(sent.elements())} came back as {sorted(back.elements())}"
@@ -134,6 +133,7 @@ def translate_categories(
             _units(frames.values(), words), translator, memory, progress=progress
         )
     said = {w: outcomes[Unit(w)].text or w for w in words}
+    unknowns = {u: said[u] for u in UNKNOWN_OPTIONS}
     out = Translated(stats=stats)
     for category, table in frames.items():
         texts, rejected = {}, {}
@@ -144,7 +144,6 @@ def translate_categories(
             if reason:
                 rejected[str(row["Q_id"])] = reason
             texts[int(row["index"])] = fields
-        unknowns = {u: said[u] for u in UNKNOWN_OPTIONS}
         out.renderings[category] = Rendering(texts, {**said, **names}, unknowns)
         out.rejected[category] = rejected
     return out

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from biasforge.scoring.interface import Capability
 
-GREEDY = "greedy decoding, the answer cut at its first line break"
+GREEDY = "greedy decoding"
 
 
 class Generating:
@@ -30,7 +30,7 @@ class Generating:
     options: Any
 
     def generate(self, prompts: Sequence[str], max_new_tokens: int) -> list[str]:
-        """Per prompt, the greedy answer's first line (see the module docstring)."""
+        """Per prompt, the greedy continuation (see the module docstring)."""
         import torch
 
         answers = []
@@ -43,7 +43,7 @@ class Generating:
                 )  # fmt: skip
                 new = out[0, ids.shape[1] :] if self.decoder_only else out[0]
                 text = self.tokenizer.decode(new.tolist(), skip_special_tokens=True)
-                answers.append(text.strip().split("\n", 1)[0].strip())
+                answers.append(text)
         return answers
 
     def _prompt_ids(self, prompt: str, max_new_tokens: int) -> list[int]:

@@ -213,7 +213,8 @@ def answer_by_generation(lm: LanguageModel, items: pd.DataFrame, tokens: int) ->
     none) and the columns ``scores`` reads."""
     lm.require(Capability.GENERATE, "BBQ by generation")
     rows = list(items.itertuples(index=False))
-    said = lm.generate([prompt(r.context, r.question) for r in rows], tokens)
+    written = lm.generate([prompt(r.context, r.question) for r in rows], tokens)
+    said = [text.strip().split("\n", 1)[0].strip() for text in written]  # the line after "A:"
     pred = [
         choice_from_text(text, [r.ans0, r.ans1, r.ans2], _answer_texts(r.answer_info))
         for text, r in zip(said, rows, strict=True)
