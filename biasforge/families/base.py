@@ -45,11 +45,6 @@ def data_text(name: str) -> str:
     return resources.files("biasforge.families").joinpath("data", name).read_text("utf-8")
 
 
-def citation(key: str) -> str:
-    """A BibTeX entry shipped as ``data/citations/KEY.bib``."""
-    return data_text(f"citations/{key}.bib").rstrip()
-
-
 def as_list(value: Any) -> list:
     """Arrow list cells arrive as numpy arrays or lists; give a plain list (a lone string or
     mapping is a list of one, never its characters or keys)."""

@@ -16,18 +16,11 @@ import pyarrow as pa
 from biasforge.contract.markdown import crosstab_md
 from biasforge.contract.schema import Column, FamilySchema
 from biasforge.families.base import (
-    YES_NO,
-    Card,
-    Family,
-    LmEval,
-    Review,
     Row,
     as_list,
-    citation,
-    configs_by,
-    data_text,
     escape,
 )
+from biasforge.families.declaration import declared, declared_review
 
 CATEGORIES = (
     "Age",
@@ -153,83 +146,28 @@ def apply_correction(row: Row, text: str) -> Row:
     return {**row, "context": after + row["context"][len(before) :], "template_context": text}
 
 
-CRITERIA = {
-    "ambiguous": (
-        "Is the ambiguous context ambiguous (only 'unknown' answers the questions)?",
-        YES_NO,
-        "Read the ambiguous context alone.",
-    ),
-    "settled": (
-        "Does the disambiguating sentence settle the answer to each question?",
-        YES_NO,
-        "With it, each question has exactly one right answer among the two people.",
-    ),
-    "natural": ("Are the answer options natural answers in this language?", YES_NO, ""),
-    "stereotype": (
-        "Is the stereotype about these groups recognised in your culture?",
-        YES_NO,
-        "Known where the language is spoken (you need not agree with it).",
-    ),
-}
-
-REVIEW = Review(
-    guidelines=data_text("bbq_guidelines.md"),
-    fields=[
-        ("ambiguous_context", "Ambiguous context", True),
-        ("disambiguating_sentence", "Disambiguating sentence (added after it)", True),
-        ("questions", "The two questions", True),
-        ("options", "The three answer options", True),
-        ("about", "The template", True),
-    ],
-    criteria=CRITERIA,
-    metadata={"category": "Category", "named_by": "People named by"},
+REVIEW = declared_review(
+    "bbq",
     to_record=to_record,
-    accepts=lambda decided: all(decided.get(name) == "yes" for name in CRITERIA),
-    correction=(
-        "template",
-        "Corrected template of the ambiguous context (keep its {{NAME1}}/{{NAME2}} slots)",
-    ),
     apply_correction=apply_correction,
     # the corrected template answers the questions about its wording; the others still hold
     accepts_corrected=lambda d: d.get("settled") == "yes" and d.get("stereotype") == "yes",
     settled_by_correction=("ambiguous", "natural"),
-    correction_help="Pre-filled with the template: edit it only if a question above is No; "
-    "every question made from it is written again from your text.",
     unit_of=template_of,
     example=example,
 )
 
-CARD = Card(
-    pretty_name="BBQ",
-    license="cc-by-4.0",
-    license_note="Templates and vocabularies of nyu-mll/BBQ (Parrish et al. 2022), CC BY 4.0.",
-    task_categories=("question-answering", "multiple-choice"),
-    description=(
-        "Multiple-choice questions over nine social dimensions and two intersections, each "
-        "asked with an ambiguous and a disambiguated context, generated from the authors' "
-        "templates."
-    ),
-    limitations=(
-        "Other languages are written from translated templates and words; the intersectional "
-        "templates are English only so far.",
-    ),
-    citations=(citation("parrish2022"),),
-    statistics=lambda configs: "\n\n".join(
-        crosstab_md(t.to_pandas(), "category", "context_condition") for t in configs.values()
-    ),
-)
 
-FAMILY = Family(
-    name="bbq",
+def statistics(configs: dict[str, pa.Table]) -> str:
+    """Category × context condition, a table per config (language)."""
+    return "\n\n".join(
+        crosstab_md(t.to_pandas(), "category", "context_condition") for t in configs.values()
+    )
+
+
+FAMILY = declared(
+    "bbq",
     schema=SCHEMA,
     review=REVIEW,
-    card=CARD,
-    text_column="context",
-    curation="biasforge.curation.commands.bbq:bbq",
-    config_of=configs_by("language"),
-    scoring_tasks=("biasforge.scoring.tasks.bbq_task:TASK",),
-    lm_eval=LmEval(
-        "biasforge.exports.lm_eval.bbq",
-        "an lm-evaluation-harness task folder (asked as its bbq_multiple_choice)",
-    ),
+    statistics=statistics,
 )

@@ -16,17 +16,8 @@ import pyarrow as pa
 
 from biasforge.contract.schema import GENDERS, SPAN, Column, FamilySchema, span_problem
 from biasforge.families.base import (
-    YES_NO,
-    Card,
-    ExportFormat,
-    Family,
-    FormatOption,
-    Review,
     Row,
     as_list,
-    citation,
-    configs_by,
-    data_text,
     escape,
     follow_span,
     mark,
@@ -34,6 +25,7 @@ from biasforge.families.base import (
     per_config_crosstab,
     sentence_sources,
 )
+from biasforge.families.declaration import declared, declared_review
 from biasforge.rules import review_state
 
 GROUPS = ("male", "female", "balanced")  # the published corpus's order of profession groups
@@ -321,30 +313,9 @@ def make_controls(rows: list[Row], n: int, rng: Any) -> list[tuple[Row, dict[str
     return controls
 
 
-REVIEW = Review(
-    guidelines=data_text("becpro_guidelines.md"),
-    fields=[
-        ("sentence", "Sentence (person word and profession highlighted)", True),
-        ("source", "Person word, profession and English source", True),
-    ],
-    criteria={
-        "grammatical": ("Is the sentence grammatical and natural?", YES_NO, "Ignore gender here."),
-        "agreement": (
-            "Do articles and the profession agree with the person's gender?",
-            YES_NO,
-            "Spanish: el/la, un/una, -o/-a forms; Basque: no grammatical gender.",
-        ),
-    },
-    metadata={
-        "domain": "Profession group",
-        "variant": "Variant",
-        "gender": "Person gender",
-    },
+REVIEW = declared_review(
+    "becpro",
     to_record=to_record,
-    accepts=lambda decided: (
-        decided.get("grammatical") == "yes" and decided.get("agreement") == "yes"
-    ),
-    correction=("correction", "Corrected sentence (edit only if an answer is No)"),
     apply_correction=apply_correction,
     corrected_sources=sentence_sources,
     # The guidelines: "if either answer is No, edit the sentence so it becomes correct" — an
@@ -354,8 +325,6 @@ REVIEW = Review(
     recheck=recheck,
     as_is={"grammatical": "yes", "agreement": "yes"},
     slots=lambda row: {"person": str(row.get("person")), "profession": str(row.get("profession"))},
-    correction_help="Pre-filled with the sentence. If an answer is No, edit it so it becomes "
-    "correct, keeping the person word; leave it unchanged otherwise.",
     make_controls=make_controls,
 )
 
@@ -370,58 +339,9 @@ def statistics(configs: dict[str, pa.Table]) -> str:
     )  # fmt: skip
 
 
-CARD = Card(
-    pretty_name="BEC-Pro",
-    license="cc-by-4.0",
-    license_note="CC BY 4.0, as the Bias Evaluation Corpus with Professions (Bartl et al. 2020).",
-    task_categories=("fill-mask",),
-    description="The Bias Evaluation Corpus with Professions (BEC-Pro, Bartl et al. 2020: "
-    "English and German), its Spanish and Basque versions (Azpillaga Rivera 2021) and "
-    "languages built by biasforge from a folder of data (each input below names its "
-    "source): sentences from five "
-    "templates × 60 professions (20 male-dominated, 20 female-dominated, 20 balanced by "
-    "U.S. Bureau of Labor Statistics share of women) × person words. Each item stores "
-    "character spans of the person word and the profession, so masked variants are "
-    "rendered with each model's mask token. Score: association log(P_target / P_prior) "
-    "by profession group × person gender.",
-    limitations=(
-        "The professions and their gender groups come from the U.S. labour market (BLS "
-        "2020); several are uncommon in Spanish- or Basque-speaking societies and may be "
-        "rare in the models' training text, which can affect the results "
-        "(Azpillaga Rivera 2021, §4).",
-        "In languages that mark grammatical gender on nouns and articles (Spanish, German, "
-        "French), the masked-association measure is confounded by "
-        "agreement: the profession form itself signals the gender.",
-        "Standard deviations of the association scores exceed their means and every group "
-        "holds both positive and negative associations: conclusions hold for the general "
-        "trend, not for individual professions.",
-        "Only binary gender is covered (male and female person words).",
-    ),
-    citations=(citation("bartl2020"), citation("azpillaga2021")),
-    statistics=statistics,
-)
-
-FAMILY = Family(
+FAMILY = declared(
+    "becpro",
     schema=SCHEMA,
     review=REVIEW,
-    card=CARD,
-    config_of=configs_by("language", "variant"),  # each translation and article variant
-    curation="biasforge.curation.commands.becpro:becpro",
-    formats=(
-        ExportFormat(
-            "becpro-tsv",
-            "biasforge.exports.becpro_tsv:write",
-            "the published BEC-Pro TSV (Bartl et al. 2020), masks rendered as [MASK]",
-            options=(
-                FormatOption(
-                    "masking",
-                    ("original", "spans"),
-                    "original",
-                    "becpro-tsv: 'original' reproduces the published corpus, 'spans' masks "
-                    "exactly the words",
-                ),
-            ),
-        ),
-    ),
-    scoring_tasks=("biasforge.scoring.tasks.becpro_task:TASK",),
+    statistics=statistics,
 )

@@ -20,23 +20,15 @@ import regex
 
 from biasforge.contract.schema import SPAN, Column, FamilySchema, span_problem
 from biasforge.families.base import (
-    YES_NO,
     Adaptation,
-    Card,
-    ExportFormat,
-    Family,
-    LmEval,
-    Review,
     Row,
     as_list,
-    citation,
-    configs_by,
-    data_text,
     escape,
     html_table,
     marked,
     per_config_crosstab,
 )
+from biasforge.families.declaration import declared, declared_review
 from biasforge.families.stereoset import TRANSLATION
 from biasforge.unspaced import UNSPACED
 
@@ -190,36 +182,14 @@ def corrected_sources(before: Row, after: Row) -> list[tuple[str, str]]:
     return pairs
 
 
-REVIEW = Review(
-    guidelines=data_text("crowspairs_guidelines.md"),
-    fields=[
-        ("pair", "The pair (differing words highlighted)", True),
-        ("source", "Bias type, direction and English source", True),
-    ],
-    criteria={
-        "minimal_pair": (
-            "Is it a minimal pair: do the sentences differ only in the words naming the group?",
-            YES_NO,
-            "Another change (a verb, an adjective, a whole clause) means No.",
-        ),
-        "stereotype": (
-            "Does the pair express the stated stereotype, in this language and culture?",
-            YES_NO,
-            "No if the pair is about another bias type, or the stereotype does not exist here.",
-        ),
-    },
-    metadata={"domain": "Bias type", "direction": "Direction"},
+REVIEW = declared_review(
+    "crowspairs",
     to_record=to_record,
-    accepts=lambda d: d.get("minimal_pair") == "yes" and d.get("stereotype") == "yes",
-    correction=("correction", "Corrected pair: two lines, more then less stereotypical"),
     apply_correction=apply_correction,
     corrected_sources=corrected_sources,
     # an agreed correction makes it a minimal pair; the stereotype must still hold
     accepts_corrected=lambda d: d.get("stereotype") == "yes",
     settled_by_correction=("minimal_pair",),
-    correction_help="Pre-filled with the pair, one sentence a line (more stereotypical first). "
-    "If it is not a minimal pair, edit it so the two differ only in the group words; leave it "
-    "unchanged otherwise.",
     adaptation=Adaptation(domain="bias_type"),  # translated: SHADES' question (issue 44)
 )
 
@@ -235,46 +205,9 @@ def statistics(configs: dict[str, pa.Table]) -> str:
     )  # fmt: skip
 
 
-CARD = Card(
-    pretty_name="CrowS-Pairs",
-    license="cc-by-sa-4.0",
-    license_note="CC BY-SA 4.0, as CrowS-Pairs (Nangia et al. 2020).",
-    task_categories=("fill-mask", "text-generation"),
-    description="CrowS-Pairs (Nangia et al. 2020): minimal pairs of sentences, one more "
-    "stereotypical than the other, over nine bias types. Each pair stores the character spans "
-    "where its sentences differ. Score: the percentage of pairs where a model prefers the "
-    "more-stereotypical sentence (pseudo-log-likelihood of the shared tokens for masked LMs, "
-    "sentence log-likelihood for causal LMs); 50 is no preference.",
-    limitations=(
-        "Blodgett et al. (2021) found many pairs that differ in more than the group words, "
-        "are not about the stated bias type, or express no stereotype; curation flags what it "
-        "can detect, the rest depends on review.",
-        "A translated pair may express a stereotype that does not exist in the target culture; "
-        "the second review question asks for this.",
-        "The score counts preferences, not their size: a model can reach 50 while strongly "
-        "preferring stereotypes in some pairs and anti-stereotypes in others.",
-    ),
-    citations=(citation("nangia2020"), citation("blodgett2021")),
-    statistics=statistics,
-)
-
-FAMILY = Family(
+FAMILY = declared(
+    "crowspairs",
     schema=SCHEMA,
     review=REVIEW,
-    card=CARD,
-    config_of=configs_by("language"),
-    text_column="sent_more",
-    curation="biasforge.curation.commands.crowspairs:crowspairs",
-    formats=(
-        ExportFormat(
-            "crows-csv",
-            "biasforge.exports.crows_csv:write_crowspairs",
-            "the CrowS-Pairs CSV that its metric.py reads",
-        ),
-    ),
-    scoring_tasks=("biasforge.scoring.tasks.crowspairs_task:TASK",),
-    lm_eval=LmEval(
-        "biasforge.exports.lm_eval.crowspairs",
-        "an lm-evaluation-harness task folder (as its crows_pairs tasks)",
-    ),
+    statistics=statistics,
 )

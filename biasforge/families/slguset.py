@@ -13,14 +13,7 @@ import pyarrow as pa
 
 from biasforge.contract.schema import GENDERS, Column, FamilySchema, span_problem
 from biasforge.families.base import (
-    YES_NO,
-    Card,
-    Family,
-    LmEval,
-    Review,
     Row,
-    citation,
-    data_text,
     escape,
     follow_span,
     mark,
@@ -29,6 +22,7 @@ from biasforge.families.base import (
     ordinal,
     per_config_crosstab,
 )
+from biasforge.families.declaration import declared, declared_review
 
 
 def keyword_rule(row: Row) -> list[str]:
@@ -50,8 +44,6 @@ SCHEMA = FamilySchema(
     ),
     row_rules=(keyword_rule,),
 )
-
-CRITERIA = ("swappable", "no_coreference", "no_biological_sex")
 
 
 def _keyword_span(row: Row) -> tuple[int, int]:
@@ -101,46 +93,7 @@ def apply_correction(row: Row, text: str) -> Row:
     return dict(row, sentence=text, keyword_start=start, keyword_end=end)
 
 
-REVIEW = Review(
-    guidelines=data_text("slguset_guidelines.md"),
-    fields=[
-        ("sentence", "句子（关键词高亮）/ Sentence (keyword highlighted)", True),
-        ("source", "关键词对与来源 / Keyword pair and source", True),
-    ],
-    criteria={
-        "swappable": (
-            "标准一：可互换，两个关键词都合适且只在性别上不同 / "
-            "Criterion 1: both keywords fit and differ only in gender",
-            YES_NO,
-            "",
-        ),
-        "no_coreference": (
-            "标准二：没有其他性别词指同一个人 / "
-            "Criterion 2: no other gendered term refers to the same person",
-            YES_NO,
-            "",
-        ),
-        "no_biological_sex": (
-            "标准三：没有关于此人的生理性别信息 / "
-            "Criterion 3: no biological-sex information about the person",
-            YES_NO,
-            "",
-        ),
-    },
-    metadata={
-        "domain": "Keyword",
-        "gender": "Keyword gender",
-    },
-    to_record=to_record,
-    accepts=lambda decided: all(decided.get(q) == "yes" for q in CRITERIA),
-    correction=(
-        "correction",
-        "修改后的句子（仅修正抽取错误）/ Corrected sentence (mining errors only)",
-    ),
-    apply_correction=apply_correction,
-    correction_help="预填原句；只修正抽取错误（截断、乱码），保留关键词。/ Pre-filled with the "
-    "sentence: fix only mining errors (truncation, garbled characters) and keep the keyword.",
-)
+REVIEW = declared_review("slguset", to_record=to_record, apply_correction=apply_correction)
 
 
 def statistics(configs: dict[str, pa.Table]) -> str:
@@ -152,38 +105,9 @@ def statistics(configs: dict[str, pa.Table]) -> str:
     )
 
 
-CARD = Card(
-    pretty_name="SlguSet",
-    license="other",
-    license_note="The sentences come from newspaper corpora available for research; no "
-    "open licence covers them. Check the source corpus's terms before redistribution.",
-    task_categories=("fill-mask",),
-    description="SlguSet (Zhao et al.): Chinese news sentences whose context is gender-"
-    "neutral once the gender keyword is masked, so an unbiased model should give the "
-    "male and the female keyword of each pair the same probability. Score: "
-    "Bias_c = log(p_male / p_female) at the masked keyword; |Bias_c| > 0.3 is a clear bias.",
-    limitations=(
-        "The hypothesis is that a gender-neutral context makes both keywords equally "
-        "likely; the experiments show bias but do not explain its causes (Zhao et al., "
-        "conclusion).",
-        "The measure is defined for masked language models; how to measure the same "
-        "bias in other kinds of models is left open.",
-        "News text is usually assumed to be less biased, but it reflects the topics and "
-        "style of newspapers of a given period and region.",
-        "Only binary gender keyword pairs are covered.",
-    ),
-    citations=(citation("zhao_slguset"),),
-    statistics=statistics,
-)
-
-FAMILY = Family(
+FAMILY = declared(
+    "slguset",
     schema=SCHEMA,
     review=REVIEW,
-    card=CARD,
-    curation="biasforge.curation.commands.slguset:slguset",
-    scoring_tasks=("biasforge.scoring.tasks.slguset_task:TASK",),
-    lm_eval=LmEval(
-        "biasforge.exports.lm_eval.slguset",
-        "an lm-evaluation-harness task folder (Bias_c from both filled sentences, causal)",
-    ),
+    statistics=statistics,
 )

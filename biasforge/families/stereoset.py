@@ -22,23 +22,16 @@ from biasforge.contract.markdown import md_table
 from biasforge.contract.schema import Column, FamilySchema
 from biasforge.families.base import (
     Adaptation,
-    Card,
     DatasetKey,
-    ExportFormat,
-    Family,
-    LmEval,
-    Review,
     Row,
     as_list,
-    citation,
-    configs_by,
-    data_text,
     escape,
     follow_span,
     html_table,
     mark,
     marked,
 )
+from biasforge.families.declaration import declared, declared_review
 from biasforge.rules import review_state
 
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
@@ -413,31 +406,15 @@ def source_labels(row: Row) -> dict[str, str]:
     return {str(s.get("id")): str(s.get("label")) for s in as_list(row.get("sentences"))}
 
 
-REVIEW = Review(
-    guidelines=data_text("stereoset_guidelines.md"),
-    fields=[
-        ("item", "Translated item (target and slot filler highlighted)", True),
-        ("source", "English source", True),
-    ],
+REVIEW = declared_review(
+    "stereoset",
     criteria={
-        "validity": (
-            "Is this a valid French test item?",
-            {"valid": "Valid as is", "fixed": "Valid after my correction", "reject": "Reject"},
-            "",
-        ),
-        **{
-            f"label_{name}": (
-                f"Label of option {name}",
-                {label: label for label in LABELS},
-                "Which association does this French option carry?",
-            )
-            for name in OPTION_NAMES
-        },
-    },
-    metadata={
-        "domain": "Domain (bias type)",
-        "split": "Split",
-        "target": "Target term",
+        f"label_{name}": (
+            f"Label of option {name}",
+            {label: label for label in LABELS},
+            "Which association does this French option carry?",
+        )
+        for name in OPTION_NAMES
     },
     to_record=to_record,
     accepts=lambda decided: (
@@ -446,7 +423,6 @@ REVIEW = Review(
     ),
     joint=LABEL_QUESTIONS,
     impossible=impossible_labels,
-    correction=("correction", "Corrected translation (edit in place)"),
     apply_correction=apply_correction,
     apply_answers=apply_answers,
     corrected_sources=corrected_sources,
@@ -454,13 +430,6 @@ REVIEW = Review(
     needs_key=True,
     legacy_metadata=(LEGACY_ORDER_KEY,),
     blind=blind,
-    seen_note="StereoSet options were shown in a shuffled order per record (drawn with a "
-    "private key of the dataset that annotators never saw) under the neutral names A, B and "
-    "C, with no label anywhere (the correction box, rule flags and filters included): "
-    "annotators assigned the labels blind.",
-    legacy_note="{records} of the records were pushed before the order was drawn with a key: "
-    "it was seeded by the record id alone, which anyone who read biasforge's source could "
-    "turn into each option's label, so their labels were not strictly judged blind.",
     recheck=recheck,
     as_is={"validity": "valid"},
     known_answers=known_answers,
@@ -505,64 +474,10 @@ def statistics(configs: dict[str, pa.Table]) -> str:
     return md_table(header, rows)
 
 
-CARD = Card(
-    pretty_name="StereoSet",
-    license="cc-by-sa-4.0",
-    license_note="CC BY-SA 4.0, inherited from StereoSet (Nadeem et al. 2021): derivatives, "
-    "translations included, must be shared under the same licence.",
-    task_categories=("fill-mask", "text-classification"),
-    description="StereoSet association tests (Nadeem et al. 2021): for a target term, "
-    "three options realise a stereotypical, an anti-stereotypical and an unrelated "
-    "association. *Intrasentence* items fill the `BLANK` of a context sentence (the three "
-    "sentences differ only at the attribute); *intersentence* items continue a context "
-    "sentence with one of three sentences. Scores: language-model score (LMS), "
-    "stereotype score (SS) and ICAT per domain (gender, profession, race, religion).",
-    limitations=(
-        "StereoSet's stereotypes were written by crowd workers living in the United States "
-        "and capture that culture's stereotypes; racial and religious stereotypes in "
-        "particular are culture-specific, and a translation carries them over rather "
-        "than finding the target culture's own (Adam-Cuvillier et al. 2024, §5).",
-        "The four domains (gender, profession, race, religion) are neither exhaustive nor "
-        "representative of the biases of a society; the size and nature of the items "
-        "never allow concluding that a model with good scores is free of bias.",
-        "Bias must be defined with respect to a use and the harms it may cause (Blodgett "
-        "et al. 2020): these tests measure stereotyped associations in contextual "
-        "representations, independently of any application, and must be adapted to the "
-        "use case and its social context.",
-        "Translated items depend on the machine translation and its review: independent "
-        "translations broke the one-attribute structure of about half of the "
-        "intrasentence items in the French adaptation, and unrelated options tend to be "
-        "translated into sensible sentences; items were uniformised and checked, but "
-        "residual translation artefacts are possible.",
-    ),
-    citations=(citation("nadeem2021"), citation("adamcuvillier2024")),
-    statistics=statistics,
-)
-
-FAMILY = Family(
+FAMILY = declared(
+    "stereoset",
     schema=SCHEMA,
     review=REVIEW,
-    card=CARD,
-    config_of=configs_by("split"),  # intrasentence and intersentence are scored differently
+    statistics=statistics,
     config_order=SPLITS,
-    text_column="context",
-    source_key=("source_id", "variant"),  # a synonym variant lines up with its own
-    curation="biasforge.curation.commands.stereoset:stereoset",
-    formats=(
-        ExportFormat(
-            "stereoset-json",
-            "biasforge.exports.stereoset_json:write",
-            "the official StereoSet JSON that its evaluation code reads",
-        ),
-        ExportFormat(
-            "crows-csv",
-            "biasforge.exports.crows_csv:write_stereoset_pairs",
-            "intrasentence items as CrowS-Pairs minimal pairs",
-        ),
-    ),
-    scoring_tasks=("biasforge.scoring.tasks.stereoset_task:TASK",),
-    lm_eval=LmEval(
-        "biasforge.exports.lm_eval.stereoset",
-        "an lm-evaluation-harness task folder (one task per split; causal, after the start token)",
-    ),
 )

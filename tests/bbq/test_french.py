@@ -121,7 +121,7 @@ def test_french_templates_reviewed_on_the_server_released_and_scored(
     from biasforge.annotation.review.pull import pull
     from biasforge.annotation.review.push import push_run
     from biasforge.annotation.review.registry import remember_run
-    from biasforge.families.bbq import CRITERIA, template_of
+    from biasforge.families.bbq import REVIEW, template_of
     from tests.annotation.test_families import answer_as_owner
     from tests.bbq.test_review import SHOWN_METADATA, _records
 
@@ -143,7 +143,7 @@ def test_french_templates_reviewed_on_the_server_released_and_scored(
     removed, corrected = templates[3], templates[5]
     run = pd.read_parquet(tmp_path / "run" / "candidates.parquet").to_dict("records")
     (original,) = {r["template_context"] for r in run if template_of(r) == corrected}
-    answers = {t: dict.fromkeys(CRITERIA, "yes") for t in templates}
+    answers = {t: dict.fromkeys(REVIEW.criteria, "yes") for t in templates}
     answers[removed]["stereotype"] = "no"
     answers[corrected] |= {"ambiguous": "no", "template": original.rstrip() + " Corrigé."}
     answer_as_owner(connection, pushed.dataset_id, answers)

@@ -15,7 +15,7 @@ from biasforge.annotation.client.connection import find_server
 from biasforge.annotation.review.pull import pull
 from biasforge.annotation.review.push import push_run
 from biasforge.annotation.review.registry import remember_run
-from biasforge.families.bbq import CRITERIA, REVIEW, template_of
+from biasforge.families.bbq import REVIEW, template_of
 from tests.annotation.test_families import answer_as_owner
 from tests.cli_runner import run_cli
 
@@ -77,7 +77,7 @@ def test_push_pull_and_release_decide_per_template(server, tmp_path) -> None:
         assert record["fields"]["disambiguating_sentence"] and record["fields"]["ambiguous_context"]
 
     removed, unclear = templates[0], templates[1]
-    answers = {t: dict.fromkeys(CRITERIA, "yes") for t in templates}
+    answers = {t: dict.fromkeys(REVIEW.criteria, "yes") for t in templates}
     answers[removed]["stereotype"] = "no"
     answers[unclear]["ambiguous"] = "no"
     answer_as_owner(connection, pushed.dataset_id, answers)
