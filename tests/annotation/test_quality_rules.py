@@ -96,3 +96,21 @@ def test_exclude_changed_needs_labels_that_could_change(tmp_path):
     marked = ReleaseInput(tmp_path, "reviewed", table.append_column(
         "labels_changed", pa.array([True])), {})  # fmt: skip
     assert exclude_changed(marked).table.num_rows == 0 and marked.excluded_changed == 1
+
+
+def test_the_same_answers_are_fitted_once_and_other_answers_again():
+    """Every pull fits both models (the report gives both): the same answers in one process
+    are one fit; a changed answer or a changed known answer is a new one."""
+    from biasforge.annotation.review import competence
+
+    rng = random.Random(7)
+    rows = [(f"r{i}", w, rng.choice("ab")) for i in range(30) for w in ("x", "y", "z")]
+    data = pd.DataFrame(rows, columns=["task", "worker", "label"])
+    golden = pd.Series({"r0": "a"}, dtype=object)
+    first = competence._fit(data, golden)
+    assert competence._fit(data.copy(), golden.copy()) is first
+    changed = data.copy()
+    changed.loc[0, "label"] = "b" if data.loc[0, "label"] == "a" else "a"
+    assert competence._fit(changed, golden) is not first
+    assert competence._fit(data, pd.Series({"r0": "b"}, dtype=object)) is not first
+    assert competence._fit(data, golden.iloc[0:0]) is not first
