@@ -3,7 +3,8 @@ with no line of it outside this folder: a toy release is exported as an lm-eval 
 (its ``family.py`` is ``lm_eval_tasks.py`` here), the real ``lm_eval`` runs it with a tiny
 model, ``score import-lm-eval`` replays the logged log-likelihoods through the toy's own
 scoring task, and ``score merge`` re-aggregates folders scored apart into the folder one run
-of all the models writes."""
+of all the models writes. The commands run in this process, where ``toy_installed`` found the
+toy's entry point (``test_toy_family`` runs them as a user's processes)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tests.conftest import run_cli
 from tests.lm_eval.conftest import run_lm_eval
 from tests.toy_family import lm_eval_tasks
-from tests.toy_family.conftest import run_cli
 
 TOL = 1e-5  # lm-eval sums float32 log-probabilities
 
