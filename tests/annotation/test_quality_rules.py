@@ -98,11 +98,15 @@ def test_exclude_changed_needs_labels_that_could_change(tmp_path):
     assert exclude_changed(marked).table.num_rows == 0 and marked.excluded_changed == 1
 
 
-def test_the_same_answers_are_fitted_once_and_other_answers_again():
+def test_the_same_answers_are_fitted_once_and_other_answers_again(monkeypatch):
     """Every pull fits both models (the report gives both): the same answers in one process
-    are one fit; a changed answer or a changed known answer is a new one."""
+    are one fit; a changed answer or a changed known answer is a new one. (The models are
+    counted, not fitted: what is under test is which answers count as the same.)"""
     from biasforge.annotation.review import competence
 
+    made = []
+    monkeypatch.setattr(competence, "_FITS", {})
+    monkeypatch.setattr(competence, "_fit_models", lambda d, g: made.append(1) or object())
     rng = random.Random(7)
     rows = [(f"r{i}", w, rng.choice("ab")) for i in range(30) for w in ("x", "y", "z")]
     data = pd.DataFrame(rows, columns=["task", "worker", "label"])
@@ -114,3 +118,4 @@ def test_the_same_answers_are_fitted_once_and_other_answers_again():
     assert competence._fit(changed, golden) is not first
     assert competence._fit(data, pd.Series({"r0": "b"}, dtype=object)) is not first
     assert competence._fit(data, golden.iloc[0:0]) is not first
+    assert len(made) == 4

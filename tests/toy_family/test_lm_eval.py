@@ -3,8 +3,9 @@ with no line of it outside this folder: a toy release is exported as an lm-eval 
 (its ``family.py`` is ``lm_eval_tasks.py`` here), the real ``lm_eval`` runs it with a tiny
 model, ``score import-lm-eval`` replays the logged log-likelihoods through the toy's own
 scoring task, and ``score merge`` re-aggregates folders scored apart into the folder one run
-of all the models writes. The commands run in this process, where ``toy_installed`` found the
-toy's entry point (``test_toy_family`` runs them as a user's processes)."""
+of all the models writes. ``curate toy`` and ``score toy`` run in processes of their own (a
+command line built before the toy was installed has no such commands); the others run in this
+process, where ``toy_installed`` registered the toy."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ import pandas as pd
 from tests.conftest import run_cli
 from tests.lm_eval.conftest import run_lm_eval
 from tests.toy_family import lm_eval_tasks
+from tests.toy_family.conftest import run_cli as run_new_cli
 
 TOL = 1e-5  # lm-eval sums float32 log-probabilities
 
 
 def _release(tmp_path):
-    run_cli("curate", "toy", "--out", tmp_path / "run")
+    run_new_cli("curate", "toy", "--out", tmp_path / "run")
     run_cli(
         "export", "release", tmp_path / "run", "--name", "toy", "--version", "1.0.0", "--out",
         tmp_path / "releases", "--unreviewed",
@@ -32,7 +34,7 @@ def _release(tmp_path):
 
 
 def _score(release, models, out, *extra) -> pd.DataFrame:
-    run_cli(
+    run_new_cli(
         "score", "toy", "--dataset", release, *[a for m in models for a in ("--model", m)],
         "--out", out, "--no-progress", "--bootstrap", "50", "--dtype", "float32", *extra,
     )  # fmt: skip
