@@ -20,8 +20,10 @@ from tests.helpers import score
 from tests.scoring.official_reference import flat_jsonl_items
 
 DATA = SHARED / "data" / "stereoset" / "stereoset_dev_en.jsonl"
-ITEMS = 150
-BF16_ITEMS = 12  # the bf16 run's share (see test_bfloat16_gives_the_float32_scores)
+#: far above chance needs no more: on the bundled sample's 105 items LMS was 91.1 [87.6, 94.3]
+#: (docs/measurements.md), against a floor of 65 and a lower bound above 50
+ITEMS = 100
+BF16_ITEMS = 6  # the bf16 run's share (see test_bfloat16_gives_the_float32_scores)
 
 
 def _score(path, out, *options: str) -> None:
@@ -71,9 +73,9 @@ def test_bfloat16_gives_the_float32_scores(intrasentence, float32_run):
     """The issue's bf16 check, on CPU and the real model, on the first BF16_ITEMS items: each
     sentence's score moves by about 1 % (median). Only those items, because a CPU without
     native bf16 (AVX-512-BF16) emulates every bf16 matmul: the 150 items took 477 s on such a
-    machine against 24 s on one with it (issue 47, item 16). That the paper's figures stay
-    put (LMS and SS within 0.5 points on 150 items) is a measurement, not a unit test:
-    benchmarks/bench_gemma_bf16.py."""
+    machine against 24 s on one with it (issue 47, item 16), and 12 items 53 s of a full run
+    here. That the paper's figures stay put (LMS and SS within 0.5 points on 150 items) is a
+    measurement, not a unit test: benchmarks/bench_gemma_bf16.py."""
     few = intrasentence.parent / "intrasentence-few.parquet"
     pd.read_parquet(intrasentence).head(BF16_ITEMS).to_parquet(few, index=False)
     out = intrasentence.parent / "bfloat16"
