@@ -40,9 +40,10 @@ YES_NO = {"yes": "Yes", "no": "No"}
 Row = dict[str, Any]
 
 
-def data_text(name: str) -> str:
-    """A text file shipped in ``biasforge/families/data`` (guidelines, citations)."""
-    return resources.files("biasforge.families").joinpath("data", name).read_text("utf-8")
+def data_text(name: str, package: str = "biasforge.families") -> str:
+    """A text file shipped in ``package``'s ``data`` folder (a family's declaration, its
+    guidelines, citations); a family from another package keeps its own."""
+    return resources.files(package).joinpath("data", name).read_text("utf-8")
 
 
 def as_list(value: Any) -> list:

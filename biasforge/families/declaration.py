@@ -15,7 +15,6 @@ import copy
 import tomllib
 from collections.abc import Callable
 from functools import cache, partial
-from importlib import resources
 from typing import Any
 
 from biasforge.errors import BiasforgeError
@@ -28,13 +27,13 @@ from biasforge.families.base import (
     LmEval,
     Review,
     configs_by,
+    data_text,
 )
 
 
 @cache
 def _file(package: str, name: str) -> dict[str, Any]:
-    text = resources.files(package).joinpath("data", f"{name}.toml").read_text("utf-8")
-    return tomllib.loads(text)
+    return tomllib.loads(data_text(f"{name}.toml", package))
 
 
 def _read(name: str, package: str, build: Callable[..., Any], hooks: dict[str, Any]) -> Any:
@@ -60,12 +59,10 @@ def _formats(specs: list[dict[str, Any]]) -> tuple[ExportFormat, ...]:
 
 
 def _family(spec: dict[str, Any], package: str, hooks: dict[str, Any]) -> Family:
-    data = resources.files(package).joinpath("data")
     spec.pop("review", None)  # read by declared_review
     card = _tuples(spec.pop("card"))
     card["citations"] = tuple(
-        data.joinpath("citations", f"{key}.bib").read_text("utf-8").rstrip()
-        for key in card["citations"]
+        data_text(f"citations/{key}.bib", package).rstrip() for key in card["citations"]
     )
     card = Card(**card, statistics=hooks.pop("statistics"))
     if "config_by" in spec:
@@ -90,8 +87,7 @@ def _criteria(specs: dict[str, dict[str, Any]]) -> dict[str, tuple[str, dict[str
 
 def _review(spec: dict[str, Any], package: str, hooks: dict[str, Any]) -> Review:
     spec = _tuples(spec["review"])
-    spec["guidelines"] = resources.files(package).joinpath("data", spec["guidelines"])
-    spec["guidelines"] = spec["guidelines"].read_text("utf-8")
+    spec["guidelines"] = data_text(spec["guidelines"], package)
     spec["fields"] = [tuple(f) for f in spec["fields"]]
     criteria = _criteria(spec.pop("criteria")) | hooks.pop("criteria", {})
     hooks.setdefault("accepts", partial(_all_yes, tuple(criteria)))
