@@ -278,7 +278,11 @@ def check_replaceable(
             raise OutputExistsError(
                 f"{final} already exists; choose another --out or pass --overwrite to replace it"
             )
-        _refuse_unless_replaceable(final, kind, family)
+        # under the writers' swap lock: a concurrent writer's swap (old folder out, new one
+        # in) read half-way would look like a folder whose files changed since its manifest
+        with _swap_lock(final):
+            if final.exists() or final.is_symlink():
+                _refuse_unless_replaceable(final, kind, family)
 
 
 @contextlib.contextmanager

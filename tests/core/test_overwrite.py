@@ -6,12 +6,14 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
 from biasforge.errors import OutputExistsError
-from biasforge.files import clean_leftovers, staged_directory
+from biasforge.contract.manifest import write_manifest
+from biasforge.files import check_replaceable, clean_leftovers, staged_directory
 from tests.conftest import curate_becpro_en, one_error_line, run_cli
 
 
@@ -120,3 +122,39 @@ def test_two_concurrent_overwriters_both_finish_and_leave_one_complete_run(tmp_p
             "--out", tmp_path / "rel")  # fmt: skip  # verifies the run against its manifest
     leftovers = [p.name for p in tmp_path.iterdir() if ".partial-" in p.name or ".old-" in p.name]
     assert leftovers == []
+
+
+def test_the_check_before_the_work_never_reads_a_concurrent_swap_half_way(tmp_path):
+    """The check an ``--overwrite`` command makes before its work read the old folder's
+    manifest and then a file of the folder another writer had just swapped in, and refused a
+    folder biasforge wrote as "changed since biasforge wrote it" (two concurrent overwriters,
+    once in a full run). It reads under the writers' swap lock now."""
+    final = tmp_path / "run"
+
+    def write(n: int) -> None:
+        with staged_directory(final, overwrite=True, kind="run") as stage:
+            for part in range(20):
+                (stage / f"part-{part}.md").write_text(f"written {n}\n" * 500)
+            write_manifest(stage, "run")
+
+    write(0)
+    stop, refused = threading.Event(), []
+
+    def writer() -> None:
+        n = 1
+        while not stop.is_set():
+            write(n)
+            n += 1
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        for _ in range(200):
+            try:
+                check_replaceable(final, overwrite=True, kind="run")
+            except OutputExistsError as refusal:
+                refused.append(str(refusal))
+    finally:
+        stop.set()
+        thread.join()
+    assert refused == []
