@@ -83,9 +83,13 @@ def gender_balance(batch: pd.DataFrame) -> pd.DataFrame:
         batch.groupby(["template_index", "profession_en", "gender"]).size().unstack(fill_value=0)
     )
     counts = counts.reindex(columns=["male", "female"], fill_value=0)
+    # a dict, not counts.loc per row: .loc took a second of a 5,400-item curation
+    persons = dict(
+        zip(counts.index, zip(counts["male"], counts["female"], strict=True), strict=True)
+    )
     passed, detail = [], []
-    for row in batch.itertuples(index=False):
-        male, female = counts.loc[(row.template_index, row.profession_en)]
+    for key in zip(batch["template_index"], batch["profession_en"], strict=True):
+        male, female = persons[key]
         passed.append(bool(male == female and male > 0))
         detail.append(f"{male} male and {female} female persons for this template and profession")
     return verdicts(passed, detail, batch.index)
