@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from biasforge.errors import OutputExistsError
 from biasforge.contract.manifest import write_manifest
+from biasforge.errors import OutputExistsError
 from biasforge.files import check_replaceable, clean_leftovers, staged_directory
 from tests.conftest import curate_becpro_en, one_error_line, run_cli
 
