@@ -6,7 +6,9 @@ A test is sent to a worker with the others of its *group*, which run there in fi
 - the tests of a module that has a module- or class-scoped fixture (built once, not once per
   worker) or that uses the shared embedded server (they may build on each other's users and
   datasets, as in a serial run);
-- any other test is its own group, so cheap independent tests fill the gaps at the end.
+- any other test is its own group, so cheap independent tests fill the gaps at the end; so is
+  a test marked ``scheduled_alone``, which uses the shared server but nothing its module's other
+  tests leave there (the halves of Argilla's SDK suite run at once on two workers' servers).
 
 Groups named in ``tests/slow_groups.txt`` (the longest, longest first) are handed out first,
 so the run does not end waiting for one long group started last. Without xdist nothing changes.
@@ -41,6 +43,11 @@ THREAD_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "scheduled_alone: a group of its own under xdist, though it uses the shared server "
+        "(it relies on nothing its module's other tests leave there)",
+    )
     if "PYTEST_XDIST_WORKER" in os.environ:
         for name in THREAD_POOLS:
             os.environ.setdefault(name, "1")
@@ -54,6 +61,8 @@ def slow_groups() -> list[str]:
 def group_of(item: pytest.Item) -> str | None:
     """The group ``item`` is scheduled with, or None to schedule it alone."""
     module = item.nodeid.split("::", 1)[0]
+    if item.get_closest_marker("scheduled_alone"):
+        return None
     block = getattr(item, "callspec", None) and item.callspec.params.get("block")
     if block is not None and hasattr(block, "page"):
         return f"docs:{block.page}"
