@@ -10,7 +10,10 @@ web processes that each import ``asgi`` (the patched application), since Argilla
 ``prepare CREDENTIALS`` does a start's database work in one process: the migrations, then
 the search index (indexing the records it does not hold yet: a data folder from before the
 index), then the owner account from a 0600 credentials file, so passwords and API keys never
-appear on a command line (where ``ps`` would show them) nor in the server's output;
+appear on a command line (where ``ps`` would show them) nor in the server's output. A server
+of one web process does that work in that process instead (``start --prepare CREDENTIALS``):
+each process pays the import of argilla_server (about 7 s of CPU on a slow core), and there
+uvicorn serves from the process that already imported it;
 ``rotate-api-key USERNAME`` gives a user a new API key when their password is reset.
 
 Only the standard library and argilla_server are importable here: this file runs outside the
@@ -118,7 +121,14 @@ def start(argv: list[str]) -> int:
     parser.add_argument("--ssl-certfile")
     parser.add_argument("--ssl-keyfile")
     parser.add_argument("--trusted-proxy", action="append", default=[])
+    parser.add_argument("--prepare", metavar="CREDENTIALS")
     args = parser.parse_args(argv)
+    if args.prepare:  # one web process: it does the database work itself, then serves
+        try:
+            prepare(args.prepare)
+        except patches.TargetChanged as changed:
+            print(f"error: {changed}", file=sys.stderr, flush=True)
+            return 2
     uvicorn.run(
         "asgi:app",
         host=args.host,

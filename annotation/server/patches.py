@@ -216,7 +216,7 @@ def apply(groups: Iterable[str]) -> list[Patch]:
     """Check every row of ``groups``, then apply them in table order; returns the rows.
 
     Checking first means a changed target stops the server before anything is patched."""
-    patches = selected(groups)
+    patches = [patch for patch in selected(groups) if patch not in _APPLIED]
     originals = [check(patch) for patch in patches]
     for patch, original in zip(patches, originals, strict=True):
         if patch.replace:
@@ -224,4 +224,10 @@ def apply(groups: Iterable[str]) -> list[Patch]:
             setattr(owner, name, _function(patch.replace)(current))
         elif patch.install:
             _function(patch.install)(original)
+        _APPLIED.add(patch)
     return patches
+
+
+#: the rows applied in this process: a web process that did the start's database work first
+#: (``launcher.py start --prepare``) imports ``asgi``, which applies its groups again
+_APPLIED: set[Patch] = set()
