@@ -268,9 +268,9 @@ class EmbeddedServer:
         # processes start; a single web process does it itself (one import of argilla_server
         # fewer: about 7 s of CPU per start on a slow core)
         workers = self.web_workers if self.load_tuning and not self.stock else 1
-        if workers > 1:
+        prepare = credentials_path if workers == 1 else None
+        if prepare is None:
             self._setup_step(python, env, logs, "prepare", str(credentials_path))
-        prepare = None if workers > 1 else credentials_path
         server = self._start_server(python, env, logs, workers, prepare)
         if self.worker:
             argv = [str(python), _launcher(), "worker", "--num-workers", "1"]

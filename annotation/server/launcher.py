@@ -97,14 +97,19 @@ def rotate_api_key(username: str) -> int:
     return 0
 
 
+def refused(changed: patches.TargetChanged) -> int:
+    """The one line a changed patch target ends a launcher command with; its exit status."""
+    print(f"error: {changed}", file=sys.stderr, flush=True)
+    return 2
+
+
 def install_patches() -> None:
     """biasforge's changes to argilla-server, applied in every server process before it
     serves anything; a changed target ends the process with one line naming it."""
     try:
         patches.apply(patch_groups())
     except patches.TargetChanged as changed:
-        print(f"error: {changed}", file=sys.stderr, flush=True)
-        sys.exit(2)
+        sys.exit(refused(changed))
 
 
 def start(argv: list[str]) -> int:
@@ -127,8 +132,7 @@ def start(argv: list[str]) -> int:
         try:
             prepare(args.prepare)
         except patches.TargetChanged as changed:
-            print(f"error: {changed}", file=sys.stderr, flush=True)
-            return 2
+            return refused(changed)
     uvicorn.run(
         "asgi:app",
         host=args.host,
@@ -175,8 +179,7 @@ def main(argv: list[str]) -> int:
         try:
             return one_shot[argv[0]](argv[1])
         except patches.TargetChanged as changed:
-            print(f"error: {changed}", file=sys.stderr, flush=True)
-            return 2
+            return refused(changed)
     if argv[:1] == ["start"]:
         return start(argv[1:])  # patches applied by asgi, in each web process
     install_patches()

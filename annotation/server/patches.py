@@ -212,6 +212,11 @@ def selected(groups: Iterable[str]) -> list[Patch]:
     return [patch for patch in PATCHES if patch.group in wanted]
 
 
+#: the rows applied in this process: a web process that did the start's database work first
+#: (``launcher.py start --prepare``) imports ``asgi``, which applies its groups again
+_APPLIED: set[Patch] = set()
+
+
 def apply(groups: Iterable[str]) -> list[Patch]:
     """Check every row of ``groups``, then apply them in table order; returns the rows.
 
@@ -226,8 +231,3 @@ def apply(groups: Iterable[str]) -> list[Patch]:
             _function(patch.install)(original)
         _APPLIED.add(patch)
     return patches
-
-
-#: the rows applied in this process: a web process that did the start's database work first
-#: (``launcher.py start --prepare``) imports ``asgi``, which applies its groups again
-_APPLIED: set[Patch] = set()
