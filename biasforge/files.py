@@ -18,6 +18,7 @@ import re
 import shutil
 import socket
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -132,19 +133,50 @@ def clean_leftovers(final: Path, *, siblings: bool = False) -> list[Path]:
     return removed
 
 
-@contextlib.contextmanager
-def _swap_lock(final: Path) -> Iterator[None]:
-    """Serialise the final swap between concurrent writers of the same folder.
+# The swap lock of each parent directory this process holds: (device, inode) -> [fd, depth].
+# ``flock`` is per open file, so a second ``open`` + ``flock`` of the same directory by the
+# holder would wait for itself; a holder that checks a folder again (the swap reads the
+# manifest it replaces) enters again instead. The RLock keeps other threads out meanwhile.
+_HELD: dict[tuple[int, int], list[int]] = {}
+_THREAD_LOCKS: dict[tuple[int, int], threading.RLock] = {}
+_GUARD = threading.Lock()
 
-    The lock is taken on the parent directory itself, so no lock file is left behind; the
-    swap is two renames, so writers of sibling folders wait only for an instant.
+
+@contextlib.contextmanager
+def swap_lock(final: str | Path) -> Iterator[None]:
+    """Serialise writers of ``final`` with whoever reads what it holds meanwhile.
+
+    A writer holds it for its swap (old folder out, new one in); a check of whether ``final``
+    may be replaced holds it while it reads the manifest and the files, so it never sees a
+    swap half-way. The lock is taken on the parent directory itself, so no lock file is left
+    behind; the swap is two renames, so writers of sibling folders wait only for an instant.
+    It is re-entrant in one thread: a check made under it takes it again.
     """
-    fd = os.open(final.parent, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
+    parent = Path(final).parent
+    fd = os.open(parent, os.O_RDONLY)
+    info = os.fstat(fd)
+    key = (info.st_dev, info.st_ino)
+    with _GUARD:
+        thread_lock = _THREAD_LOCKS.setdefault(key, threading.RLock())
+    with thread_lock:
+        held = _HELD.get(key)
+        if held is not None:  # this thread holds it already
+            os.close(fd)
+            held[1] += 1
+        else:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(fd)
+                raise
+            held = _HELD[key] = [fd, 1]
+        try:
+            yield
+        finally:
+            held[1] -= 1
+            if held[1] == 0:
+                del _HELD[key]
+                os.close(held[0])  # closing releases the lock
 
 
 def _every_file(folder: Path) -> list[str]:
@@ -200,8 +232,14 @@ def replaceable_problem(
     It must be a directory with a manifest (of ``kind`` and ``family`` when given: a run of
     one family never replaces a run of another) that lists every file in it, each unchanged.
     A user's own file inside, or an edited one, makes it theirs. The manifest is read by the
-    contract's reader (``use_manifest_reader``).
+    contract's reader (``use_manifest_reader``). It reads under the writers' swap lock, so a
+    concurrent writer's swap is never read half-way (the old manifest, then a new file).
     """
+    with swap_lock(folder):
+        return _problem_of(Path(folder), kind, family)
+
+
+def _problem_of(folder: Path, kind: str | None, family: str | None) -> str | None:
     if folder.is_symlink() or not folder.is_dir():
         return "is not a folder biasforge wrote (it is a file or a link)"
     manifest = _manifest_of(folder)
@@ -280,7 +318,7 @@ def check_replaceable(
             )
         # under the writers' swap lock: a concurrent writer's swap (old folder out, new one
         # in) read half-way would look like a folder whose files changed since its manifest
-        with _swap_lock(final):
+        with swap_lock(final):
             if final.exists() or final.is_symlink():
                 _refuse_unless_replaceable(final, kind, family)
 
@@ -314,7 +352,7 @@ def staged_directory(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    with _swap_lock(final):
+    with swap_lock(final):
         _swap_into_place(staging, final, overwrite, (kind, family))
 
 

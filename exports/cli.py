@@ -202,7 +202,7 @@ def convert(
 ) -> None:
     """Write items in another tool's layout; the formats and their options come from the
     family registry."""
-    from biasforge.contract.exported import check_output, mark_output
+    from biasforge.contract.exported import check_output, mark_output, written_together
     from biasforge.contract.folders import read_items
     from biasforge.errors import InputError
 
@@ -216,10 +216,15 @@ def convert(
     layout = family.format(format.value)
     _refuse_foreign_options(given, format.value, family.name)
     check_output(out, format.value, source, overwrite, family.name, layout.folder)
-    summary = layout.write(frame, out, given, label=items.label, source=source, overwrite=overwrite)
+    if layout.folder:  # a folder records the same in its own manifest, swapped in whole
+        summary = layout.write(frame, out, given, label=items.label, source=source,
+                               overwrite=overwrite)  # fmt: skip
+    else:
+        with written_together(out):
+            summary = layout.write(frame, out, given, label=items.label, source=source,
+                                   overwrite=overwrite)  # fmt: skip
+            mark_output(out, format.value, family.name)
     typer.echo(summary)
-    if not layout.folder:  # a folder records the same in its own manifest
-        mark_output(out, format.value, family.name)
 
 
 def _convert_command() -> None:

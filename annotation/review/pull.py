@@ -52,7 +52,7 @@ from biasforge.contract.rundir import Run, read_run, run_identity
 from biasforge.errors import BiasforgeError, OutputExistsError
 from biasforge.families import Family, family_of
 from biasforge.families.base import LABELS_CHANGED
-from biasforge.files import replaceable_problem, staged_directory
+from biasforge.files import replaceable_problem, staged_directory, swap_lock
 from biasforge.translation_memory import TranslationMemory
 
 __all__ = ["POLICIES", "adjudication_name", "collect", "pull"]
@@ -370,10 +370,11 @@ def reviewed_folder_problem(out: Path, dataset: str, workspace: str) -> str | No
     """Why ``out`` may not be replaced by a pull of ``dataset``, or None: only an earlier
     pull of the same dataset and workspace, unchanged since (its manifest says so), is ours
     to replace — never another dataset's folder, a run, a release or the user's files."""
-    problem = replaceable_problem(out, REVIEWED_KIND)
-    if problem:
-        return problem
-    manifest = read_manifest(out, "reviewed-records folder")
+    with swap_lock(out):  # both reads of one folder, not of two on either side of a swap
+        problem = replaceable_problem(out, REVIEWED_KIND)
+        if problem:
+            return problem
+        manifest = read_manifest(out, "reviewed-records folder")
     if manifest.get("kind") != "reviewed":
         return "is not a reviewed-records folder"
     if (manifest.get("dataset"), manifest.get("workspace")) != (dataset, workspace):

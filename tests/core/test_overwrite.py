@@ -8,12 +8,16 @@ import subprocess
 import sys
 import threading
 import time
+from functools import partial
 
 import pytest
 
+from biasforge.contract.exported import KIND as EXPORT
+from biasforge.contract.exported import check_output, folder_problem, mark_output, written_together
 from biasforge.contract.manifest import write_manifest
+from biasforge.contract.reviewed import KIND as REVIEWED
 from biasforge.errors import OutputExistsError
-from biasforge.files import check_replaceable, clean_leftovers, staged_directory
+from biasforge.files import check_replaceable, clean_leftovers, staged_directory, swap_lock
 from tests.conftest import curate_becpro_en, one_error_line, run_cli
 
 
@@ -124,37 +128,95 @@ def test_two_concurrent_overwriters_both_finish_and_leave_one_complete_run(tmp_p
     assert leftovers == []
 
 
-def test_the_check_before_the_work_never_reads_a_concurrent_swap_half_way(tmp_path):
-    """The check an ``--overwrite`` command makes before its work read the old folder's
-    manifest and then a file of the folder another writer had just swapped in, and refused a
-    folder biasforge wrote as "changed since biasforge wrote it" (two concurrent overwriters,
-    once in a full run). It reads under the writers' swap lock now."""
-    final = tmp_path / "run"
+def _write_folder(final, n: int, kind: str = "run", **fields) -> None:
+    with staged_directory(final, overwrite=True, kind=kind, family=fields.get("family")) as stage:
+        for part in range(20):
+            (stage / f"part-{part}.md").write_text(f"written {n}\n" * 500)
+        write_manifest(stage, kind, **fields)
 
-    def write(n: int) -> None:
-        with staged_directory(final, overwrite=True, kind="run") as stage:
-            for part in range(20):
-                (stage / f"part-{part}.md").write_text(f"written {n}\n" * 500)
-            write_manifest(stage, "run")
 
-    write(0)
+def _write_file(final, n: int) -> None:
+    with written_together(final):
+        final.write_text(f"written {n}\n" * 5000)  # not atomic: the lock must cover it
+        mark_output(final, "crows-csv", "crowspairs")
+
+
+def _refusals(final, write, check, checks: int = 200) -> list[str]:
+    """What ``check`` says of ``final`` ``checks`` times while a thread rewrites it."""
+    write(final, 0)
     stop, refused = threading.Event(), []
 
     def writer() -> None:
         n = 1
         while not stop.is_set():
-            write(n)
+            write(final, n)
             n += 1
 
     thread = threading.Thread(target=writer)
     thread.start()
     try:
-        for _ in range(200):
+        for _ in range(checks):
             try:
-                check_replaceable(final, overwrite=True, kind="run")
+                problem = check(final)
             except OutputExistsError as refusal:
-                refused.append(str(refusal))
+                problem = str(refusal)
+            if problem:
+                refused.append(problem)
     finally:
         stop.set()
         thread.join()
-    assert refused == []
+    return refused
+
+
+def test_the_check_before_the_work_never_reads_a_concurrent_swap_half_way(tmp_path):
+    """The check an ``--overwrite`` command makes before its work read the old folder's
+    manifest and then a file of the folder another writer had just swapped in, and refused a
+    folder biasforge wrote as "changed since biasforge wrote it" (two concurrent overwriters,
+    once in a full run). It reads under the writers' swap lock now."""
+    check = partial(check_replaceable, overwrite=True, kind="run")
+    assert _refusals(tmp_path / "run", _write_folder, check) == []
+
+
+def test_an_export_folders_check_never_reads_a_concurrent_swap_half_way(tmp_path):
+    """The same race in ``export convert --format lm-eval --overwrite``'s own check (the
+    folder's format, read after the generic check)."""
+    write = partial(_write_folder, kind=EXPORT, format="lm-eval", family="crowspairs")
+    check = partial(folder_problem, format="lm-eval", family="crowspairs")
+    assert _refusals(tmp_path / "tasks", write, check) == []
+
+
+def test_a_reviewed_folders_check_never_reads_a_concurrent_swap_half_way(tmp_path):
+    """The same race in ``annotate pull --overwrite``'s check (dataset and workspace read
+    after the generic check): two pulls into one folder."""
+    from annotation.review.pull import reviewed_folder_problem
+
+    write = partial(_write_folder, kind=REVIEWED, family="crowspairs", dataset="d", workspace="w")
+    check = partial(reviewed_folder_problem, dataset="d", workspace="w")
+    assert _refusals(tmp_path / "reviewed", write, check) == []
+
+
+def test_an_exported_files_check_never_reads_it_against_an_older_marker(tmp_path):
+    """A single exported file and its marker change together for a concurrent check of
+    ``export convert --overwrite``: never the new file against the old marker's sha256."""
+    source = tmp_path / "release"
+    source.mkdir()
+    check = partial(check_output, format="crows-csv", source=source, overwrite=True,
+                    family="crowspairs")  # fmt: skip
+    assert _refusals(tmp_path / "pairs.csv", _write_file, check) == []
+
+
+def test_a_check_under_the_writers_lock_does_not_wait_for_itself(tmp_path):
+    """The swap checks the folder it replaces while it holds the lock, and the folder may be
+    named through a link to its parent: one directory, one lock, taken again, no wait."""
+    _write_folder(tmp_path / "run", 0)
+    (tmp_path / "link").symlink_to(tmp_path)
+    answers = []
+
+    def nested() -> None:
+        with swap_lock(tmp_path / "run"), swap_lock(tmp_path / "link" / "run"):
+            answers.append(check_replaceable(tmp_path / "link" / "run", overwrite=True))
+
+    thread = threading.Thread(target=nested, daemon=True)
+    thread.start()
+    thread.join(20)
+    assert answers == [None]
