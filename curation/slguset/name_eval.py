@@ -16,6 +16,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -185,13 +186,24 @@ def evaluate_name_filter(
     lac = LacNames() if name_check == "lac" else None
     pattern = load_lexicon().pattern
 
+    # Each verdict is a pure function of the sentence, asked again for the "all" part and
+    # for the candidate shares: it is computed once per sentence (half the evaluation's time).
+    @cache
     def first(sentence: str) -> bool:
         if finder.find_in(sentence):
             return True
         return bool(thulac is not None and thulac.find(sentence))
 
+    @cache
+    def second(sentence: str) -> bool:
+        return bool(lac is not None and lac.find(sentence))
+
+    @cache
+    def jieba_nr(sentence: str) -> bool:
+        return bool(jieba_nr_names(tokenizer.tokens(sentence, "posseg")))
+
     def flags(sentence: str) -> bool:
-        return first(sentence) or bool(lac is not None and lac.find(sentence))
+        return first(sentence) or second(sentence)
 
     gold = read_gold(path)
     recorded = json.loads(MODEL_PATH.read_text(encoding="utf-8")).get("evaluation", {})
@@ -207,14 +219,9 @@ def evaluate_name_filter(
         subset = [g for g in gold if part == "all" or split_of(g.id) == part]
         result[part] = {
             "model": sentence_pr(subset, flags).as_dict(),
-            "jieba_nr": sentence_pr(
-                subset, lambda s: bool(jieba_nr_names(tokenizer.tokens(s, "posseg")))
-            ).as_dict(),
+            "jieba_nr": sentence_pr(subset, jieba_nr).as_dict(),
             "candidates": candidate_share(
-                subset,
-                lambda s: pattern.search(s) is not None,
-                first,
-                (lambda s: bool(lac.find(s))) if lac else None,
+                subset, lambda s: pattern.search(s) is not None, first, second if lac else None
             ),
         }
     return result
