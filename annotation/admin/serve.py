@@ -14,12 +14,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -82,10 +84,53 @@ def chosen_web_workers() -> int:
     return int(chosen)
 
 
-def free_port() -> int:
+#: ports :func:`free_port` handed out in this process: never one twice, though the server it
+#: was for may not have bound it yet (two servers started side by side, a server and its Redis)
+_HANDED_OUT: set[int] = set()
+_HANDING = threading.Lock()
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
+def _ephemeral_floor() -> int:
+    """The lowest port the kernel picks by itself (Linux); 0 where it cannot be read."""
+    try:
+        return int(EPHEMERAL_RANGE.read_text(encoding="ascii").split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _bindable(port: int) -> bool:
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 that nothing holds now, for a server that binds it moments later.
+
+    Drawn at random below the kernel's ephemeral range: the kernel gives ports of that range
+    to every outgoing connection and every bind to port 0, so a port of it can be taken between
+    this check and the server's bind (a full test run met it: "port … is in use"). Never one
+    handed out before in this process. Where the range is unknown, the kernel's own pick."""
+    floor, draw = _ephemeral_floor(), random.SystemRandom()
+    with _HANDING:
+        for _ in range(200):
+            if floor > 2048:
+                port = draw.randrange(floor // 2, floor)
+                if port in _HANDED_OUT or not _bindable(port):
+                    continue
+            else:
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", 0))
+                    port = sock.getsockname()[1]
+                if port in _HANDED_OUT:
+                    continue
+            _HANDED_OUT.add(port)
+            return port
+    raise BiasforgeError("no free port found on 127.0.0.1; choose one with --port")
 
 
 def refuse_if_running(data_dir: Path) -> None:
