@@ -235,14 +235,27 @@ def replaceable_problem(
     contract's reader (``use_manifest_reader``). It reads under the writers' swap lock, so a
     concurrent writer's swap is never read half-way (the old manifest, then a new file).
     """
+    return replaceable_manifest(folder, kind, family)[0]
+
+
+def replaceable_manifest(
+    folder: Path, kind: str | None = None, family: str | None = None
+) -> tuple[str | None, Mapping[str, Any]]:
+    """:func:`replaceable_problem`'s answer and the manifest it read (empty where there is
+    none), both from one read under the lock: a caller that asks more of the manifest (an
+    export's format, a pull's dataset) asks it of the folder that was checked."""
+    folder = Path(folder)
     with swap_lock(folder):
-        return _problem_of(Path(folder), kind, family)
+        manifest = {} if folder.is_symlink() or not folder.is_dir() else _manifest_of(folder)
+        problem = _problem_of(folder, manifest, kind, family)
+    return problem, manifest if isinstance(manifest, Mapping) else {}
 
 
-def _problem_of(folder: Path, kind: str | None, family: str | None) -> str | None:
+def _problem_of(
+    folder: Path, manifest: Mapping[str, Any] | str, kind: str | None, family: str | None
+) -> str | None:
     if folder.is_symlink() or not folder.is_dir():
         return "is not a folder biasforge wrote (it is a file or a link)"
-    manifest = _manifest_of(folder)
     if isinstance(manifest, str):
         files = [name for name in _every_file(folder) if name != MANIFEST]
         holds = f"holds {files[0]}, and " if files else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from enum import StrEnum
 from pathlib import Path
@@ -202,9 +203,10 @@ def convert(
 ) -> None:
     """Write items in another tool's layout; the formats and their options come from the
     family registry."""
-    from biasforge.contract.exported import check_output, mark_output, written_together
+    from biasforge.contract.exported import check_output, mark_output
     from biasforge.contract.folders import read_items
     from biasforge.errors import InputError
+    from biasforge.files import swap_lock
 
     given = {name: str(value) for name, value in options.items() if value is not None}
     _refuse_foreign_options(given, format.value)  # before anything is read
@@ -216,13 +218,13 @@ def convert(
     layout = family.format(format.value)
     _refuse_foreign_options(given, format.value, family.name)
     check_output(out, format.value, source, overwrite, family.name, layout.folder)
-    if layout.folder:  # a folder records the same in its own manifest, swapped in whole
-        summary = layout.write(frame, out, given, label=items.label, source=source,
-                               overwrite=overwrite)  # fmt: skip
-    else:
-        with written_together(out):
-            summary = layout.write(frame, out, given, label=items.label, source=source,
-                                   overwrite=overwrite)  # fmt: skip
+    # a file and its marker change together for a concurrent --overwrite check (a folder
+    # records the same in its own manifest, and is swapped in whole under the same lock)
+    with contextlib.nullcontext() if layout.folder else swap_lock(out):
+        summary = layout.write(
+            frame, out, given, label=items.label, source=source, overwrite=overwrite
+        )
+        if not layout.folder:
             mark_output(out, format.value, family.name)
     typer.echo(summary)
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from biasforge.annotation.admin.listen import (
+    LOOPBACK,
     PLAIN_HTTP_WARNING,
     Binding,
     Listening,
@@ -99,13 +100,14 @@ def _ephemeral_floor() -> int:
         return 0
 
 
-def _bindable(port: int) -> bool:
+def _candidate(floor: int, draw: random.Random) -> int:
+    """A port below the kernel's ephemeral range ``floor``; where that is unknown, the
+    kernel's own pick."""
+    if floor > 2048:
+        return draw.randrange(floor // 2, floor)
     with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
+        sock.bind((LOOPBACK, 0))
+        return sock.getsockname()[1]
 
 
 def free_port() -> int:
@@ -118,16 +120,13 @@ def free_port() -> int:
     floor, draw = _ephemeral_floor(), random.SystemRandom()
     with _HANDING:
         for _ in range(200):
-            if floor > 2048:
-                port = draw.randrange(floor // 2, floor)
-                if port in _HANDED_OUT or not _bindable(port):
-                    continue
-            else:
-                with socket.socket() as sock:
-                    sock.bind(("127.0.0.1", 0))
-                    port = sock.getsockname()[1]
-                if port in _HANDED_OUT:
-                    continue
+            port = _candidate(floor, draw)
+            if port in _HANDED_OUT:
+                continue
+            try:
+                check_bindable(LOOPBACK, port)  # as the server will bind it
+            except BiasforgeError:
+                continue
             _HANDED_OUT.add(port)
             return port
     raise BiasforgeError("no free port found on 127.0.0.1; choose one with --port")

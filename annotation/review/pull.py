@@ -44,7 +44,6 @@ from biasforge.annotation.review.push import foreign_dataset
 from biasforge.annotation.review.registry import pushed_from, run_of
 from biasforge.annotation.review.report import review_report
 from biasforge.contract.adaptation import ADAPTATION, ADAPTATION_NOTE, NATIVE
-from biasforge.contract.manifest import read_manifest
 from biasforge.contract.redact import public_path, public_url
 from biasforge.contract.reviewed import KIND as REVIEWED_KIND
 from biasforge.contract.reviewed import write_reviewed
@@ -52,7 +51,7 @@ from biasforge.contract.rundir import Run, read_run, run_identity
 from biasforge.errors import BiasforgeError, OutputExistsError
 from biasforge.families import Family, family_of
 from biasforge.families.base import LABELS_CHANGED
-from biasforge.files import replaceable_problem, staged_directory, swap_lock
+from biasforge.files import replaceable_manifest, staged_directory
 from biasforge.translation_memory import TranslationMemory
 
 __all__ = ["POLICIES", "adjudication_name", "collect", "pull"]
@@ -370,11 +369,9 @@ def reviewed_folder_problem(out: Path, dataset: str, workspace: str) -> str | No
     """Why ``out`` may not be replaced by a pull of ``dataset``, or None: only an earlier
     pull of the same dataset and workspace, unchanged since (its manifest says so), is ours
     to replace — never another dataset's folder, a run, a release or the user's files."""
-    with swap_lock(out):  # both reads of one folder, not of two on either side of a swap
-        problem = replaceable_problem(out, REVIEWED_KIND)
-        if problem:
-            return problem
-        manifest = read_manifest(out, "reviewed-records folder")
+    problem, manifest = replaceable_manifest(out, REVIEWED_KIND)
+    if problem:
+        return problem
     if manifest.get("kind") != "reviewed":
         return "is not a reviewed-records folder"
     if (manifest.get("dataset"), manifest.get("workspace")) != (dataset, workspace):

@@ -12,16 +12,14 @@ task folders) records the same in the folder's manifest (kind ``export``, ``form
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 
-from biasforge.contract.manifest import read_manifest
 from biasforge.errors import BiasforgeError, OutputExistsError
 from biasforge.files import (
     MANIFEST,
     check_not_input,
-    replaceable_problem,
+    replaceable_manifest,
     sha256_file,
     swap_lock,
     write_json_atomic,
@@ -44,7 +42,8 @@ def _inside_folder(out: Path) -> Path | None:
 
 def _written_by_us(out: Path, format: str, family: str) -> str | None:
     """Why ``out`` is not an earlier output of ``format`` from ``family`` items that biasforge
-    wrote; None if it is. Read under the lock its writer holds (``written_together``)."""
+    wrote; None if it is. Read under the lock ``export convert`` holds while it writes the
+    file and its marker (``swap_lock``), never the new file against the old marker."""
     with swap_lock(out):
         return _marker_problem(out, format, family)
 
@@ -100,18 +99,11 @@ def folder_problem(out: Path, format: str, family: str) -> str | None:
     """Why the folder ``out`` is not an earlier ``format`` output of ``family`` items that
     biasforge wrote and nobody changed since (its manifest: kind ``export``, the format, the
     family, every file's sha256); None if it is."""
-    with swap_lock(out):  # both reads of one folder, not of two on either side of a swap
-        problem = replaceable_problem(out, KIND, family)
-        if problem:
-            return problem
-        found = read_manifest(out, "export folder").get("format")
+    problem, manifest = replaceable_manifest(out, KIND, family)
+    if problem:
+        return problem
+    found = manifest.get("format")
     return None if found == format else f"it holds {found!r}, not {format!r}"
-
-
-def written_together(out: Path) -> contextlib.AbstractContextManager[None]:
-    """Hold while writing the file ``out`` and its marker: a concurrent ``--overwrite``
-    check would otherwise read the new file against the old marker and call it changed."""
-    return swap_lock(out)
 
 
 def mark_output(out: Path, format: str, family: str) -> None:

@@ -13,7 +13,7 @@ from functools import partial
 import pytest
 
 from biasforge.contract.exported import KIND as EXPORT
-from biasforge.contract.exported import check_output, folder_problem, mark_output, written_together
+from biasforge.contract.exported import check_output, folder_problem, mark_output
 from biasforge.contract.manifest import write_manifest
 from biasforge.contract.reviewed import KIND as REVIEWED
 from biasforge.errors import OutputExistsError
@@ -136,7 +136,7 @@ def _write_folder(final, n: int, kind: str = "run", **fields) -> None:
 
 
 def _write_file(final, n: int) -> None:
-    with written_together(final):
+    with swap_lock(final):  # as export convert writes a file and its marker
         final.write_text(f"written {n}\n" * 5000)  # not atomic: the lock must cover it
         mark_output(final, "crows-csv", "crowspairs")
 
