@@ -12,6 +12,7 @@ corrections change an item; schema, statistics) to :func:`declared_review` and
 from __future__ import annotations
 
 import copy
+import dataclasses
 import tomllib
 from collections.abc import Callable
 from functools import cache, partial
@@ -36,9 +37,32 @@ def _file(package: str, name: str) -> dict[str, Any]:
     return tomllib.loads(data_text(f"{name}.toml", package))
 
 
-def _read(name: str, package: str, build: Callable[..., Any], hooks: dict[str, Any]) -> Any:
-    """``build(spec, package, hooks)`` on a copy of the file's tables; any fault of the file in
-    one line naming it."""
+#: per dataclass built: the hooks only a module can give (code, which the file cannot hold),
+#: and the hooks it may give beyond the dataclass's own fields
+_HOOKS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    Family: (("schema", "review", "statistics"), ("statistics",)),
+    Review: (("to_record",), ()),
+}
+
+
+def _check_hooks(call: str, made: type, hooks: dict[str, Any]) -> None:
+    """A hook the module misnames or leaves out, in one line naming the module's call (not
+    the file, which is not at fault)."""
+    needed, extra = _HOOKS[made]
+    known = {f.name for f in dataclasses.fields(made)} | set(extra)
+    if unknown := sorted(set(hooks) - known):
+        raise BiasforgeError(f"{call}: unknown hooks {unknown} (not fields of {made.__name__})")
+    if missing := [h for h in needed if h not in hooks]:
+        raise BiasforgeError(f"{call}: missing hooks {missing} (the module gives them)")
+
+
+def _read(
+    name: str, package: str, build: Callable[..., Any], made: type, hooks: dict[str, Any]
+) -> Any:
+    """``build(spec, package, hooks)`` on a copy of the file's tables, once the module's hooks
+    are checked; any fault of the file in one line naming it."""
+    call = f"{package}: {'declared_review' if made is Review else 'declared'}({name!r})"
+    _check_hooks(call, made, hooks)
     try:
         return build(copy.deepcopy(_file(package, name)), package, dict(hooks))
     except (OSError, tomllib.TOMLDecodeError, TypeError, KeyError, ValueError) as exc:
@@ -100,7 +124,7 @@ def declared_review(name: str, *, package: str = "biasforge.families", **hooks: 
     metadata titles, the correction box and notes), with the code ``hooks`` of its module.
     Questions a module builds in code (``criteria=``) come after the file's; without
     ``accepts``, an item is kept when every question is answered yes."""
-    return _read(name, package, _review, hooks)
+    return _read(name, package, _review, Review, hooks)
 
 
 def declared(name: str, *, package: str = "biasforge.families", **hooks: Any) -> Family:
@@ -108,4 +132,4 @@ def declared(name: str, *, package: str = "biasforge.families", **hooks: Any) ->
     code ``hooks`` (``schema``, ``review``, ``statistics`` for its card; any other
     :class:`Family` field) given by its module. A key the file should not hold is named in
     one line with the file."""
-    return _read(name, package, _family, hooks)
+    return _read(name, package, _family, Family, hooks)

@@ -135,6 +135,29 @@ def test_a_fault_of_the_file_is_one_line_naming_it(package, edit, said):
     assert said in message
 
 
+@pytest.mark.parametrize(
+    ("review_hooks", "family_hooks", "said"),
+    [
+        ({"to_recrod": print}, {}, "toydecl: declared_review('toy'): unknown hooks ['to_recrod']"),
+        ({}, {"statistcs": print}, "toydecl: declared('toy'): unknown hooks ['statistcs']"),
+        ({}, {"statistics": None}, "toydecl: declared('toy'): missing hooks ['statistics']"),
+    ],
+)
+def test_a_fault_of_the_modules_hooks_names_its_call_not_the_file(
+    package, review_hooks, family_hooks, said
+):
+    """A misnamed or missing hook is the module's fault: the file is fine (it used to be
+    blamed: ``toy.toml: KeyError: 'statistics'``)."""
+    hooks = {"statistics": lambda configs: "", **family_hooks}
+    hooks = {k: v for k, v in hooks.items() if v is not None}
+    with pytest.raises(BiasforgeError) as caught:
+        review = declared_review("toy", package="toydecl", **{"to_record": print, **review_hooks})
+        declared("toy", package="toydecl", schema=FamilySchema("toy", ()), review=review, **hooks)
+    message = str(caught.value)
+    assert "\n" not in message and "toy.toml" not in message
+    assert message.startswith(said)
+
+
 def test_every_built_in_family_reads_its_file():
     """Each built-in's file declares its guidelines, questions and card (nothing left in code)."""
     import biasforge.families as families
