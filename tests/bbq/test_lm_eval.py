@@ -123,3 +123,16 @@ def test_score_bbq_equals_lm_evals_bbq_multiple_choice(tmp_path, bos_model) -> N
     )  # fmt: skip
     imported = pd.read_csv(tmp_path / "imported" / "answers.csv", dtype={"id": str})
     assert imported.set_index("id")["choice"].to_dict() == chosen
+
+
+def test_both_copies_of_the_unknown_wordings_are_lm_evals_own() -> None:
+    """The ten "unknown" wordings are kept twice, in ``score bbq`` and in the file copied into
+    exported task folders (which imports nothing from biasforge): both are lm-eval's list, in
+    its order (the order is the choices' order, so it decides ties)."""
+    from lm_eval.tasks.bbq import utils as lm_evals
+
+    from biasforge.exports.lm_eval import bbq as exported
+    from biasforge.scoring.tasks import bbq as scoring
+
+    assert list(scoring.UNKNOWN_RESPONSES) == lm_evals.UNKNOWN_RESPONSES
+    assert exported.UNKNOWN_RESPONSES == lm_evals.UNKNOWN_RESPONSES
