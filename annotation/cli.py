@@ -329,6 +329,13 @@ def push(
             f"{dataset}: {result.created} records created, {result.already_present} already there "
             f"({result.total} candidates) -> {connection.url}/dataset/{result.dataset_id}/annotation-mode"
         )
+        if result.outdated:
+            typer.echo(
+                f"{dataset}: {result.outdated} of the records already there show other text "
+                "than this run's items (pushed from an earlier run); they are left as they are, "
+                "since annotators may have answered them: push the run to a new --dataset to "
+                "review its text"
+            )
         if result.controls:
             typer.echo(
                 f"{dataset}: {result.controls} control items ({result.controls_created} created "

@@ -67,6 +67,9 @@ class PushResult:
     family: str
     controls: int = 0  # control items of the dataset (see biasforge.annotation.review.controls)
     controls_created: int = 0
+    #: records already there whose fields differ from what this run's items would show
+    #: (pushed from an earlier run of other text): left as they are, said by ``annotate push``
+    outdated: int = 0
 
 
 def ensure_workspace(rg_client, name: str) -> dict[str, Any]:
@@ -176,14 +179,33 @@ def record_payloads(
     return items
 
 
-def existing_records(connection: Connection, dataset_id: str) -> dict[str, dict[str, Any]]:
-    """The dataset's records: external id -> metadata."""
+def stored_records(connection: Connection, dataset_id: str) -> dict[str, dict[str, Any]]:
+    """The dataset's records as stored: external id -> record (fields, metadata, …)."""
     with http(connection) as api:
         return {
-            str(r["external_id"]): r.get("metadata") or {}
-            for r in iter_records(api, dataset_id)
-            if r.get("external_id")
+            str(r["external_id"]): r for r in iter_records(api, dataset_id) if r.get("external_id")
         }
+
+
+def existing_records(connection: Connection, dataset_id: str) -> dict[str, dict[str, Any]]:
+    """The dataset's records: external id -> metadata."""
+    return {
+        rid: record.get("metadata") or {}
+        for rid, record in stored_records(connection, dataset_id).items()
+    }
+
+
+def outdated_records(
+    family: Family, rows: list[dict[str, Any]], stored: dict[str, dict[str, Any]]
+) -> int:
+    """How many of ``rows`` the dataset holds with other fields than these rows give: a record
+    pushed from an earlier run whose text has changed since (a push never rewrites a record
+    annotators may have answered, so it says how many instead of staying silent)."""
+    there = [row for row in rows if str(row["id"]) in stored]
+    return sum(
+        item["fields"] != (stored[item["external_id"]].get("fields") or {})
+        for item in record_payloads(family, there, {})
+    )
 
 
 def existing_ids(connection: Connection, dataset_id: str) -> set[str]:
@@ -269,11 +291,13 @@ def _push_once(
 
     dataset = ensure_dataset(connection, dataset_name, family, min_submitted)
     dataset_id = str(dataset.id)
-    present = existing_records(connection, dataset_id)
+    stored = stored_records(connection, dataset_id)
+    present = {rid: record.get("metadata") or {} for rid, record in stored.items()}
     family = family.with_key(push_key(connection, dataset_name, family, present))
-    missing = candidates[~candidates["id"].astype(str).isin(present)]
     # through Arrow, so a null stays None (pandas would give NaN for a missing string)
-    rows = pa.Table.from_pandas(missing, preserve_index=False).to_pylist()
+    every = pa.Table.from_pandas(candidates, preserve_index=False).to_pylist()
+    rows = [row for row in every if str(row["id"]) not in present]
+    outdated = outdated_records(family, every, stored)
     if controls:
         from biasforge.annotation.review.controls import interleave
 
@@ -297,7 +321,7 @@ def _push_once(
     created = len(rows) - made
     return PushResult(
         dataset_name, dataset_id, len(candidates), created, len(candidates) - created,
-        family.name, controls=len(controls), controls_created=made,
+        family.name, controls=len(controls), controls_created=made, outdated=outdated,
     )  # fmt: skip
 
 
