@@ -187,12 +187,14 @@ def stored_records(connection: Connection, dataset_id: str) -> dict[str, dict[st
         }
 
 
+def metadata_of(stored: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """External id -> metadata of :func:`stored_records`."""
+    return {rid: record.get("metadata") or {} for rid, record in stored.items()}
+
+
 def existing_records(connection: Connection, dataset_id: str) -> dict[str, dict[str, Any]]:
     """The dataset's records: external id -> metadata."""
-    return {
-        rid: record.get("metadata") or {}
-        for rid, record in stored_records(connection, dataset_id).items()
-    }
+    return metadata_of(stored_records(connection, dataset_id))
 
 
 def outdated_records(
@@ -292,7 +294,7 @@ def _push_once(
     dataset = ensure_dataset(connection, dataset_name, family, min_submitted)
     dataset_id = str(dataset.id)
     stored = stored_records(connection, dataset_id)
-    present = {rid: record.get("metadata") or {} for rid, record in stored.items()}
+    present = metadata_of(stored)
     family = family.with_key(push_key(connection, dataset_name, family, present))
     # through Arrow, so a null stays None (pandas would give NaN for a missing string)
     every = pa.Table.from_pandas(candidates, preserve_index=False).to_pylist()
