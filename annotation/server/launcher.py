@@ -36,6 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import patches
 from overrides import load_tuning
 
+if os.environ.get("BIASFORGE_STOCK_SERVER") != "1":  # a stock server loads what Argilla loads
+    patches.defer()  # the Hub jobs load at their first use (patches.DEFERRED), before any import
+
 # sql_engine and sql_index import argilla_server (which builds the app and copies its 14 MB
 # web UI): they are imported where needed, so uvicorn's supervisor process and the copy of
 # this module each worker process imports stay light.

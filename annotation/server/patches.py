@@ -25,6 +25,10 @@ missing or changed target raises :class:`TargetChanged`, which the launcher turn
 line naming it and an exit status of 2: the server does not start on an Argilla whose
 internals moved under the patches.
 
+A row whose module is deferred (:data:`DEFERRED`, ``deferred.py``: loaded at its first use, not
+at start-up) and not loaded yet is checked from the module's source, and applied right after
+the module has loaded (where it is checked once more, as loaded).
+
 Only the standard library is imported here; targets are imported when checked.
 """
 
@@ -36,10 +40,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import deferred
+
 #: the argilla-server version every row below was checked against
 ARGILLA_CHECKED = "2.8.0"
 #: a row whose target is a value (not callable): existence is all that is checked
 VALUE = "<value>"
+#: modules of argilla-server loaded when first used (deferred.py): the Hub jobs, which import
+#: datasets, pandas, pyarrow and PIL into every server process for the refused Push to Hub
+DEFERRED = ("argilla_server.jobs.hub_jobs",)
 
 SQLITE = "sqlalchemy.dialects.sqlite.aiosqlite"
 CURSOR = f"{SQLITE}:AsyncAdapt_aiosqlite_cursor"
@@ -188,12 +197,17 @@ def signature_of(value: Any) -> str:
 
 
 def check(patch: Patch) -> Any:
-    """The target's current value; TargetChanged when it is missing or its signature moved."""
+    """The target's current value (None for a deferred module not loaded yet, checked from its
+    source); TargetChanged when it is missing or its signature moved."""
+    module_name, qualname = patch.target.split(":")
     try:
-        _, _, value = _resolve(patch.target)
+        if deferred.waiting(module_name):
+            value, found = None, signature_of(deferred.source_function(module_name, qualname))
+        else:
+            _, _, value = _resolve(patch.target)
+            found = signature_of(value)
     except (ImportError, AttributeError) as error:
         raise TargetChanged(patch.target, f"is missing ({error})") from None
-    found = signature_of(value)
     if found != patch.signature:
         raise TargetChanged(patch.target, f"has the signature {found}, expected {patch.signature}")
     return value
@@ -224,10 +238,23 @@ def apply(groups: Iterable[str]) -> list[Patch]:
     patches = [patch for patch in selected(groups) if patch not in _APPLIED]
     originals = [check(patch) for patch in patches]
     for patch, original in zip(patches, originals, strict=True):
-        if patch.replace:
-            owner, name, current = _resolve(patch.target)  # an earlier row may have wrapped it
-            setattr(owner, name, _function(patch.replace)(current))
-        elif patch.install:
-            _function(patch.install)(original)
+        module_name = patch.target.split(":")[0]
+        if deferred.waiting(module_name):  # checked from its source: applied once it loads
+            deferred.when_loaded(module_name, lambda _, row=patch: _apply_row(row, check(row)))
+        else:
+            _apply_row(patch, original)
         _APPLIED.add(patch)
     return patches
+
+
+def defer() -> None:
+    """Load the :data:`DEFERRED` modules when first used; before argilla_server is imported."""
+    deferred.defer(DEFERRED)
+
+
+def _apply_row(patch: Patch, original: Any) -> None:
+    if patch.replace:
+        owner, name, current = _resolve(patch.target)  # an earlier row may have wrapped it
+        setattr(owner, name, _function(patch.replace)(current))
+    elif patch.install:
+        _function(patch.install)(original)

@@ -108,3 +108,80 @@ def test_a_moved_target_stops_the_server_with_one_line_naming_it(case, tmp_path)
     assert lines[0].startswith(f"error: argilla-server patch target {target} {problem}")
     assert "2.8.0" in lines[0] and "Traceback" not in result.stderr
     assert not (data / "server.json").exists()
+
+
+HUB_AT_FIRST_USE = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import launcher  # defers the Hub jobs, as in every server process
+launcher.install_patches()
+from argilla_server import app
+from argilla_server.jobs import hub_jobs
+heavy = ("datasets", "pandas", "pyarrow", "PIL")
+print("at start:", sorted(m for m in heavy if m in sys.modules))
+try:
+    hub_jobs.export_dataset_to_hub_job.delay(name="x/y", subset="default", split="train",
+                                             private=True, token="hf_none", dataset_id=None)
+except Exception as refused:
+    print("export:", type(refused).__name__, refused)
+print("after:", sorted(m for m in heavy if m in sys.modules))
+"""
+
+
+def test_the_hub_jobs_load_at_their_first_use_and_push_to_hub_is_still_refused(tmp_path):
+    """patches.DEFERRED: a server process no longer loads datasets, pandas, pyarrow and PIL at
+    start (0.7 s of CPU and 100 MB each); the Hub job, loaded when first used, is refused."""
+    python = ensure_server_venv(quiet=True)
+    result = subprocess.run(
+        [str(python), "-c", HUB_AT_FIRST_USE, str(server_code_dir())],
+        env=server_env(tmp_path), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert lines[0] == "at start: []"
+    assert lines[1].startswith("export: UnprocessableEntityError Push to Hub is disabled")
+    assert lines[2] == "after: ['PIL', 'datasets', 'pandas', 'pyarrow']"
+
+
+SOURCE_CHECK = """
+import json, sys
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+import patches
+patches.deferred.defer(["later.jobs"])
+found = {}
+for target, signature in (("later.jobs:job", "(a, b=1, *, c)"), ("later.jobs:job", "(a)"),
+                          ("later.jobs:gone", "(a)")):
+    try:
+        patches.check(patches.Patch(target, signature, "product"))
+        found[f"{target} {signature}"] = "ok"
+    except patches.TargetChanged as changed:
+        found[f"{target} {signature}"] = str(changed).split(" (biasforge")[0]
+print(json.dumps([found, "expensive" in sys.modules, type(sys.modules["later.jobs"]).__name__]))
+"""
+
+
+def test_a_deferred_target_is_checked_from_its_source_without_running_it(tmp_path):
+    """A row of a deferred module is checked at start from the module's source (its code, here
+    an import that would fail, does not run), and a moved target still stops the start."""
+    package = tmp_path / "code" / "later"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "jobs.py").write_text(
+        "import expensive  # not installed: running the module would fail\n\n"
+        "@expensive.job\nasync def job(a: int, b: int = 1, *, c: str) -> None:\n    pass\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", SOURCE_CHECK, str(server_code_dir()), str(tmp_path / "code")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    found, imported, kind = json.loads(result.stdout)
+    prefix = "argilla-server patch target"
+    assert found == {
+        "later.jobs:job (a, b=1, *, c)": "ok",
+        "later.jobs:job (a)": f"{prefix} later.jobs:job has the signature (a, b=1, *, c), "
+        "expected (a)",
+        "later.jobs:gone (a)": f"{prefix} later.jobs:gone is missing (module 'later.jobs' has "
+        "no attribute 'gone')",
+    }
+    assert (imported, kind) == (False, "_LazyModule")
