@@ -13,7 +13,9 @@ index), then the owner account from a 0600 credentials file, so passwords and AP
 appear on a command line (where ``ps`` would show them) nor in the server's output. A server
 of one web process does that work in that process instead (``start --prepare CREDENTIALS``):
 each process pays the import of argilla_server (about 7 s of CPU on a slow core), and there
-uvicorn serves from the process that already imported it;
+uvicorn serves from the process that already imported it, and the job worker is forked from it
+(``--job-worker LOG PID_FILE``, ``job_worker.py``) rather than started as a process that would
+import it again;
 ``rotate-api-key USERNAME`` gives a user a new API key when their password is reset.
 
 Only the standard library and argilla_server are importable here: this file runs outside the
@@ -33,6 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import job_worker
 import patches
 from overrides import load_tuning
 
@@ -130,9 +133,13 @@ def start(argv: list[str]) -> int:
     parser.add_argument("--ssl-keyfile")
     parser.add_argument("--trusted-proxy", action="append", default=[])
     parser.add_argument("--prepare", metavar="CREDENTIALS")
+    parser.add_argument("--job-worker", nargs=2, metavar=("LOG", "PID_FILE"))
     args = parser.parse_args(argv)
     if args.prepare:  # one web process: it does the database work itself, then serves
         try:
+            if args.job_worker:  # forked once patched, before any database work (job_worker.py)
+                install_patches()
+                job_worker.fork(*args.job_worker)
             prepare(args.prepare)
         except patches.TargetChanged as changed:
             return refused(changed)

@@ -148,6 +148,32 @@ def test_crash_mid_push_then_restart_loses_and_duplicates_nothing(server, becpro
     assert again.created == 0
 
 
+def test_a_dying_job_worker_stops_the_server_and_is_named(server):
+    """The job worker of a one-process server is forked by the web process
+    (annotation/server/job_worker.py); when it dies, the whole server stops, as for any child
+    of the supervisor, and the web process's log names it."""
+    worker = server.state["children"]["worker"]
+    assert psutil.Process(worker).ppid() == server.state["server_pid"]  # forked, not spawned
+    children = server.children()
+    server_log = server.data_dir / "logs" / "server.log"
+    logged = server_log.stat().st_size
+    try:
+        os.kill(worker, signal.SIGKILL)
+        assert server.proc.wait(60) == 1
+        deadline = time.monotonic() + 30
+        while any(pid_alive(p) for p in children) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(pid_alive(p) for p in children)
+        assert not (server.data_dir / "server.json").exists()
+        with server_log.open("rb") as log:
+            log.seek(logged)
+            said = log.read().decode(errors="replace")
+        assert f"the job worker (pid {worker}) exited (code -9): the web server stops" in said
+    finally:
+        server.log.close()
+        server.start()  # leave it running for any later test, even after a failure here
+
+
 def test_sigterm_stops_every_child(server):
     children = server.children()
     assert set(server.state["children"]) == {"redis", "server", "worker"}
