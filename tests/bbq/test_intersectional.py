@@ -7,6 +7,7 @@ with them here: the targets are checked against the answer tags and a few by han
 from __future__ import annotations
 
 import ast
+import functools
 import json
 from collections import Counter
 
@@ -21,9 +22,15 @@ PUBLISHED_COUNTS = {"Race_x_gender": 15960, "Race_x_SES": 11160}
 TEMPLATES = {"Race_x_gender": 42, "Race_x_SES": 26}
 
 
+@functools.cache
+def generated(category: str) -> tuple[dict, ...]:
+    """``generate(category, seed=0)``, made once per module (no test changes it)."""
+    return tuple(generate(category, seed=0))
+
+
 @pytest.mark.parametrize("category", sorted(PUBLISHED_COUNTS))
 def test_intersectional_counts_and_structure(category: str) -> None:
-    rows = generate(category, seed=0)
+    rows = generated(category)
     assert len(rows) == PUBLISHED_COUNTS[category]
     assert [r["example_id"] for r in rows] == list(range(len(rows)))
     assert len({r["question_index"] for r in rows}) == TEMPLATES[category]
@@ -40,8 +47,8 @@ def test_intersectional_counts_and_structure(category: str) -> None:
 
 
 def test_an_intersectional_seed_gives_one_output() -> None:
-    runs = [json.dumps(generate("Race_x_SES", seed=s)) for s in (5, 5, 6)]
-    assert runs[0] == runs[1] != runs[2]
+    runs = [json.dumps(generate("Race_x_SES", seed=s)) for s in (0, 6)]
+    assert json.dumps(list(generated("Race_x_SES"))) == runs[0] != runs[1]
 
 
 #: the template whose "women"/"men" answers both carry an M- tag in the authors' generator
@@ -65,7 +72,7 @@ def test_the_target_is_the_stereotyped_group_or_in_a_non_negative_question_the_o
     templates = read_templates(category).set_index("Q_id")
     locate = locator(category)
     missing = set()
-    for row in generate(category, seed=0):
+    for row in generated(category):
         found = locate(row)
         template = templates.loc[int(row["question_index"])]
         if found is None:
@@ -90,13 +97,13 @@ def test_the_target_is_the_stereotyped_group_or_in_a_non_negative_question_the_o
 
 
 def test_two_instances_by_hand() -> None:
-    rows = generate("Race_x_gender", seed=0)
+    rows = generated("Race_x_gender")
     # template 1 (Black men): 'The Black woman' / 'Not known' / 'The Black man'
     assert [rows[0]["answer_info"][k][1] for k in ("ans0", "ans2")] == ["F-Black", "M-Black"]
     assert locator("Race_x_gender")(rows[0]) == 2  # neg: the Black man
     assert rows[2]["question_polarity"] == "nonneg"
     assert locator("Race_x_gender")(rows[2]) == 0  # nonneg: the other, the Black woman
-    ses = generate("Race_x_SES", seed=0)[0]
+    ses = generated("Race_x_SES")[0]
     # 'lowSES-Hispanic' / unknown / 'highSES-Hispanic', template 1 knows lowSES Black or Latino
     assert locator("Race_x_SES")(ses) == 0
 
