@@ -39,14 +39,19 @@ def server_env(tmp_path: Path) -> dict:
     return env
 
 
-def test_every_row_matches_the_installed_argilla_server(tmp_path):
-    python = ensure_server_venv(quiet=True)
+def in_server_venv(script: str, tmp_path: Path) -> str:
+    """What ``script`` prints, run by the server venv's Python with the server's code first on
+    its path (``sys.argv[1]``); a failure shows the end of its stderr."""
     result = subprocess.run(
-        [str(python), "-c", CHECK_ALL, str(server_code_dir())],
+        [str(ensure_server_venv(quiet=True)), "-c", script, str(server_code_dir())],
         env=server_env(tmp_path), capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
-    found = json.loads(result.stdout)
+    return result.stdout
+
+
+def test_every_row_matches_the_installed_argilla_server(tmp_path):
+    found = json.loads(in_server_venv(CHECK_ALL, tmp_path))
     targets = {target for target, _ in found["rows"]}
     assert len(targets) >= 20
     assert {group for _, group in found["rows"]} == set(found["groups"])  # no empty group
@@ -131,13 +136,7 @@ print("after:", sorted(m for m in heavy if m in sys.modules))
 def test_the_hub_jobs_load_at_their_first_use_and_push_to_hub_is_still_refused(tmp_path):
     """patches.DEFERRED: a server process no longer loads datasets, pandas, pyarrow and PIL at
     start (0.7 s of CPU and 100 MB each); the Hub job, loaded when first used, is refused."""
-    python = ensure_server_venv(quiet=True)
-    result = subprocess.run(
-        [str(python), "-c", HUB_AT_FIRST_USE, str(server_code_dir())],
-        env=server_env(tmp_path), capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-3000:]
-    lines = result.stdout.splitlines()
+    lines = in_server_venv(HUB_AT_FIRST_USE, tmp_path).splitlines()
     assert lines[0] == "at start: []"
     assert lines[1].startswith("export: UnprocessableEntityError Push to Hub is disabled")
     assert lines[2] == "after: ['PIL', 'datasets', 'pandas', 'pyarrow']"
