@@ -77,6 +77,6 @@ def _reap(pid: int) -> None:
         return
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     code = os.waitstatus_to_exitcode(status)
-    print(f"the job worker (pid {pid}) exited (code {code}): the web server stops",
-          file=sys.stderr, flush=True)  # fmt: skip
+    said = f"the job worker (pid {pid}) exited (code {code}): the web server stops\n"
+    os.write(2, said.encode())  # not print: the handler may run inside a write to sys.stderr
     os.kill(os.getpid(), signal.SIGTERM)  # uvicorn: a second SIGTERM during a stop is a no-op
