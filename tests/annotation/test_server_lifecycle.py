@@ -154,7 +154,12 @@ def test_a_dying_job_worker_stops_the_server_and_is_named(server):
     of the supervisor, and the web process's log names it."""
     worker = server.state["children"]["worker"]
     assert psutil.Process(worker).ppid() == server.state["server_pid"]  # forked, not spawned
-    children = server.children()
+    deadline = time.monotonic() + 60
+    while not psutil.Process(worker).children() and time.monotonic() < deadline:
+        time.sleep(0.5)  # the rq worker pool forks its worker once it has loaded
+    rq_workers = [p.pid for p in psutil.Process(worker).children(recursive=True)]
+    assert rq_workers
+    children = server.children() + rq_workers  # the pool's own worker, orphaned by the kill
     server_log = server.data_dir / "logs" / "server.log"
     logged = server_log.stat().st_size
     try:
