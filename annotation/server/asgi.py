@@ -14,11 +14,9 @@ app so that a throttled sign-in is shown in words.
 
 from __future__ import annotations
 
-import ctypes
-import signal
+import parent_death
 
-PR_SET_PDEATHSIG = 1
-ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+parent_death.sigterm_when_parent_dies()
 
 import launcher  # noqa: E402
 import plain_http  # noqa: E402

@@ -17,14 +17,13 @@ Only the standard library and argilla_server are imported here.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import sys
 import traceback
 from pathlib import Path
 
-PR_SET_PDEATHSIG = 1
+import parent_death
 
 
 def fork(log: str, pid_file: str) -> int:
@@ -45,7 +44,7 @@ def _run(log: str) -> None:
     what the web process registered to run at its own exit."""
     code = 1
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        parent_death.sigterm_when_parent_dies()
         if os.getppid() == 1:  # the web process died before the line above
             os._exit(1)
         out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
