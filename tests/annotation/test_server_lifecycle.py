@@ -148,17 +148,26 @@ def test_crash_mid_push_then_restart_loses_and_duplicates_nothing(server, becpro
     assert again.created == 0
 
 
+def _descendants_once_forked(pids: list[int]) -> list[int]:
+    """The processes below ``pids``, once there are any: the rq worker pool forks its worker
+    only when it has loaded (up to 60 s)."""
+    deadline = time.monotonic() + 60
+    while True:
+        below = [c.pid for p in pids for c in psutil.Process(p).children(recursive=True)]
+        if below or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert below, f"nothing was forked below {pids} within 60 s"
+    return below
+
+
 def test_a_dying_job_worker_stops_the_server_and_is_named(server):
     """The job worker of a one-process server is forked by the web process
     (annotation/server/job_worker.py); when it dies, the whole server stops, as for any child
     of the supervisor, and the web process's log names it."""
     worker = server.state["children"]["worker"]
     assert psutil.Process(worker).ppid() == server.state["server_pid"]  # forked, not spawned
-    deadline = time.monotonic() + 60
-    while not psutil.Process(worker).children() and time.monotonic() < deadline:
-        time.sleep(0.5)  # the rq worker pool forks its worker once it has loaded
-    rq_workers = [p.pid for p in psutil.Process(worker).children(recursive=True)]
-    assert rq_workers
+    rq_workers = _descendants_once_forked([worker])
     children = server.children() + rq_workers  # the pool's own worker, orphaned by the kill
     server_log = server.data_dir / "logs" / "server.log"
     logged = server_log.stat().st_size
@@ -183,13 +192,7 @@ def test_sigterm_stops_every_child(server):
     children = server.children()
     assert set(server.state["children"]) == {"redis", "server", "worker"}
     assert children and all(pid_alive(p) for p in children)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # the rq worker pool forks its worker once it has loaded
-        descendants = [c.pid for p in children for c in psutil.Process(p).children(recursive=True)]
-        if descendants:
-            break
-        time.sleep(0.5)
-    assert descendants
+    descendants = _descendants_once_forked(children)
     worker_log = server.data_dir / "logs" / "worker.log"
     logged = worker_log.stat().st_size
     try:
